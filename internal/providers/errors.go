@@ -1,0 +1,161 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// APIError is an error reported by a provider, either as an HTTP status or as
+// an error object inside a successful stream.
+type APIError struct {
+	Provider   string // the configured provider name, filled in by the caller
+	StatusCode int    // 0 when the error came inside a 200 stream
+	Type       string // "invalid_request_error", "NOT_FOUND", ...
+	Code       string
+	Message    string
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	if e.Provider != "" {
+		b.WriteString(e.Provider)
+		b.WriteString(": ")
+	}
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, "HTTP %d", e.StatusCode)
+	} else {
+		b.WriteString("error in stream")
+	}
+	if e.Type != "" {
+		fmt.Fprintf(&b, " (%s)", e.Type)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+// IsAuth reports whether the provider rejected the credentials.
+func (e *APIError) IsAuth() bool {
+	switch e.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return true
+	}
+	t := strings.ToLower(e.Type)
+	return t == "authentication_error" || t == "permission_error" || t == "unauthenticated" || t == "permission_denied"
+}
+
+// Retryable reports whether the same request may succeed later: 408, 409,
+// 429, 5xx and Anthropic's 529, except a spend limit, which will not lift.
+func (e *APIError) Retryable() bool {
+	if strings.Contains(e.Code, "spend_limit") {
+		return false
+	}
+	switch c := e.StatusCode; {
+	case c == 408, c == 409, c == 429, c >= 500:
+		return true
+	}
+	return false
+}
+
+// ErrMalformed marks a response that could not be read as the protocol says.
+var ErrMalformed = errors.New("malformed response")
+
+// Malformed wraps a description of an unreadable response in ErrMalformed.
+func Malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
+}
+
+// ErrStreamCut marks a stream that ended before its terminal event.
+var ErrStreamCut = errors.New("stream ended early")
+
+// DecodeError reads an error body in any of the shapes providers use:
+//
+//	{"error":{"message","type","code"}}           OpenAI, DeepSeek, Moonshot
+//	{"error":{"code":429,"message","metadata"}}    OpenRouter
+//	{"type":"error","error":{"type","message"}}   Anthropic
+//	{"error":{"code":404,"message","status"}}      Gemini
+//	{"error":"message"}                            Ollama
+//
+// Anything else (an HTML page from a proxy, say) is summarised from its text.
+func DecodeError(status int, body []byte) *APIError {
+	e := &APIError{StatusCode: status}
+	if gjson.ValidBytes(body) {
+		errv := gjson.GetBytes(body, "error")
+		switch {
+		case errv.Type == gjson.String:
+			e.Message = errv.String()
+		case errv.IsObject():
+			e.Message = errv.Get("message").String()
+			e.Type = firstNonEmpty(errv.Get("type").String(), errv.Get("status").String())
+			e.Code = errv.Get("code").String()
+			if c := errv.Get("details.error_code").String(); c != "" {
+				e.Code = c
+			}
+			if raw := errv.Get("metadata.raw").String(); raw != "" && len(raw) < 300 {
+				e.Message += " (" + raw + ")"
+			}
+		default:
+			e.Message = gjson.GetBytes(body, "message").String()
+		}
+		if e.Message != "" {
+			return e
+		}
+	}
+	e.Message = summarize(body)
+	if e.Message == "" {
+		e.Message = http.StatusText(status)
+	}
+	return e
+}
+
+// StreamError returns the error an in-stream event reports, or nil. It
+// recognises a top-level "error" object or string (OpenAI dialects,
+// OpenRouter, Ollama) and Anthropic's and Responses' typed error events.
+func StreamError(data []byte) *APIError {
+	errv := gjson.GetBytes(data, "error")
+	typ := gjson.GetBytes(data, "type").String()
+	if (!errv.Exists() || errv.Type == gjson.Null) && typ != "error" {
+		return nil
+	}
+	e := DecodeError(0, data)
+	if typ == "error" && !errv.Exists() {
+		e.Message = gjson.GetBytes(data, "message").String()
+		e.Code = gjson.GetBytes(data, "code").String()
+	}
+	return e
+}
+
+// summarize turns an unexpected body (often HTML) into one short line.
+func summarize(body []byte) string {
+	s := string(body)
+	if i := strings.Index(strings.ToLower(s), "<title>"); i >= 0 {
+		rest := s[i+len("<title>"):]
+		if j := strings.Index(strings.ToLower(rest), "</title>"); j >= 0 {
+			return "HTML page: " + strings.TrimSpace(rest[:j])
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// itoa is strconv.Itoa, kept short for JSON path building.
+func itoa(i int) string { return strconv.Itoa(i) }

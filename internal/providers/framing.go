@@ -1,0 +1,142 @@
+package providers
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// maxEventSize bounds one SSE event or NDJSON line. Thinking signatures and
+// thought signatures run to kilobytes; a megabyte-sized tool argument is
+// rare but real.
+const maxEventSize = 64 << 20
+
+// ReadSSE calls fn for each event of a text/event-stream until the stream
+// ends or fn returns ErrStop or another error. It accepts LF and CRLF line
+// ends, skips comment lines (": keep-alive"), joins multi-line data fields
+// with "\n" and strips one space after the colon, per the SSE specification.
+// Events with no data are skipped.
+func ReadSSE(r io.Reader, fn func(Event) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventSize)
+	var name string
+	var data []byte
+	hasData := false
+	dispatch := func() error {
+		if !hasData {
+			name = ""
+			return nil
+		}
+		ev := Event{Name: name, Data: data}
+		name, data, hasData = "", nil, false
+		return fn(ev)
+	}
+	for sc.Scan() {
+		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+		if len(line) == 0 {
+			if err := dispatch(); err != nil {
+				return stopIsNil(err)
+			}
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read stream: %w", err)
+	}
+	return stopIsNil(dispatch())
+}
+
+// ReadNDJSON calls fn for each non-blank line until the stream ends or fn
+// returns ErrStop or another error.
+func ReadNDJSON(r io.Reader, fn func(Event) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventSize)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(Event{Data: line}); err != nil {
+			return stopIsNil(err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read stream: %w", err)
+	}
+	return nil
+}
+
+// ErrStop ends ReadSSE or ReadNDJSON early without an error.
+var ErrStop = errors.New("stop reading")
+
+func stopIsNil(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// ReadStream feeds a framed stream through an accumulator, calling onDelta
+// with each piece of text as it arrives, and returns the accumulated turn.
+func ReadStream(r io.Reader, f Framing, s Stream, onDelta func(string)) (*Turn, error) {
+	read := ReadSSE
+	if f == NDJSON {
+		read = ReadNDJSON
+	}
+	err := read(r, func(ev Event) error {
+		delta, err := s.Add(ev)
+		if err != nil {
+			return err
+		}
+		if delta != "" && onDelta != nil {
+			onDelta(delta)
+		}
+		if s.Done() {
+			return ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Turn()
+}
+
+// IsStreamBody reports whether a recorded body looks like an SSE stream or an
+// NDJSON stream (more than one JSON value, one a line) rather than a single
+// JSON document.
+func IsStreamBody(body []byte, f Framing) bool {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	if f == SSE {
+		return bytes.HasPrefix(t, []byte("data:")) || bytes.HasPrefix(t, []byte("event:")) ||
+			bytes.HasPrefix(t, []byte(":")) || bytes.HasPrefix(t, []byte("id:"))
+	}
+	first, rest, _ := bytes.Cut(t, []byte("\n"))
+	return len(bytes.TrimSpace(rest)) > 0 && bytes.HasPrefix(bytes.TrimSpace(first), []byte("{"))
+}
+
+// ParseBody reads a response body that may be a plain JSON document or a whole
+// recorded stream, as `ask provider parse-tool-calls` and replays need.
+func ParseBody(p Protocol, body []byte) (*Turn, error) {
+	if IsStreamBody(body, p.Framing()) {
+		return ReadStream(bytes.NewReader(body), p.Framing(), p.NewStream(), nil)
+	}
+	return p.ParseResponse(body)
+}

@@ -1,0 +1,60 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tidwall/sjson"
+)
+
+// JoinArray renders raw JSON values as one JSON array. Building the array in
+// one pass keeps request building linear; appending with sjson's "-1" path in
+// a loop is quadratic.
+func JoinArray(items []json.RawMessage) json.RawMessage {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, ']')
+}
+
+// Quote renders s as a JSON string without escaping <, > and &, so text
+// round-trips byte for byte.
+func Quote(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // encoding a string cannot fail
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// Set is sjson.SetBytes with the path named in its error. Paths must be
+// static literals: a dynamic key needs escaping that sjson does not do.
+func Set(doc []byte, path string, v any) ([]byte, error) {
+	out, err := sjson.SetBytes(doc, path, v)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// SetRaw is sjson.SetRawBytes for a value that must already be valid JSON.
+func SetRaw(doc []byte, path string, raw []byte) ([]byte, error) {
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("set %s: value is not valid JSON", path)
+	}
+	out, err := sjson.SetRawBytes(doc, path, raw)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", path, err)
+	}
+	return out, nil
+}

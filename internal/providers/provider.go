@@ -1,0 +1,130 @@
+// Package providers holds the contract every model provider implements and the
+// plumbing they share: the standardized tool formats of DESIGN §2, SSE and
+// NDJSON framing, API error decoding and the HTTP caller.
+//
+// A protocol package (openai, responses, anthropic, gemini, ollama) is a set of
+// pure translations between the standardized formats and one wire protocol. It
+// never does I/O; Caller does that for all of them.
+package providers
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Protocol is one wire protocol. All methods are pure functions over bytes.
+type Protocol interface {
+	// Name is the protocol's short name, such as "openai" or "anthropic".
+	Name() string
+
+	// FormatTools turns standardized tools into the value of the request's
+	// tools field. An empty list gives nil.
+	FormatTools(tools []Tool) (json.RawMessage, error)
+
+	// ParseToolCalls reads the standardized calls from a response body or a
+	// whole recorded stream.
+	ParseToolCalls(body []byte) ([]ToolCall, error)
+
+	// FormatToolResults turns the results of one step into the history
+	// messages (or items) the protocol expects after the assistant message.
+	FormatToolResults(results []ToolResult) ([]json.RawMessage, error)
+
+	// UserMessage is a plain user turn holding text.
+	UserMessage(text string) (json.RawMessage, error)
+
+	// BuildRequest renders the request body for one step.
+	BuildRequest(r Request) ([]byte, error)
+
+	// ParseResponse reads a non-streamed response body into a Turn.
+	ParseResponse(body []byte) (*Turn, error)
+
+	// NewStream returns an accumulator for one streamed response.
+	NewStream() Stream
+
+	// Framing tells how the protocol frames a streamed response.
+	Framing() Framing
+
+	// Endpoint is the URL to POST a request to.
+	Endpoint(baseURL, model string, stream bool) string
+
+	// Authorize sets the credential headers (and any fixed headers the
+	// protocol requires) on an outgoing request. key may be empty.
+	Authorize(h http.Header, key string)
+}
+
+// Stream accumulates the events of one streamed response.
+type Stream interface {
+	// Add consumes one event. It returns text to show the user as it
+	// arrives, and an *APIError when the event reports an error.
+	Add(ev Event) (delta string, err error)
+
+	// Done reports whether the stream reached its terminal event; events
+	// after that are not read.
+	Done() bool
+
+	// Turn returns what the stream said. It fails when the stream ended
+	// before the protocol's terminal event.
+	Turn() (*Turn, error)
+}
+
+// Framing is how a protocol frames a streamed response.
+type Framing int
+
+const (
+	SSE    Framing = iota // text/event-stream
+	NDJSON                // one JSON object a line
+)
+
+// Event is one framed stream event. For NDJSON, Name is empty and Data is
+// one line.
+type Event struct {
+	Name string
+	Data []byte
+}
+
+// Request is what the loop asks a protocol to render for one step.
+type Request struct {
+	Model    string
+	System   string
+	Messages []json.RawMessage // history in the protocol's own form
+	Tools    []Tool
+	Stream   bool
+	// MaxTokens caps the reply; 0 leaves the provider's default (protocols
+	// that require a value, like Anthropic's, choose one).
+	MaxTokens int
+	// Schema, when set, asks for a final answer matching this JSON Schema.
+	Schema json.RawMessage
+}
+
+// Turn is one reply of the model.
+type Turn struct {
+	Text      string
+	Reasoning string // shown to the user only; the protocol's own copy travels in Messages
+	Calls     []ToolCall
+	// Messages is the reply as history items in the protocol's own form,
+	// echoed byte for byte on the next request (thinking blocks,
+	// signatures, reasoning items and generated call ids included).
+	Messages   []json.RawMessage
+	Usage      Usage
+	StopReason string
+}
+
+// Usage counts the tokens of one request, or of several added together.
+type Usage struct {
+	InputTokens     int `json:"input_tokens"`
+	OutputTokens    int `json:"output_tokens"`
+	CachedTokens    int `json:"cached_tokens,omitempty"`
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	TotalTokens     int `json:"total_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:     u.InputTokens + o.InputTokens,
+		OutputTokens:    u.OutputTokens + o.OutputTokens,
+		CachedTokens:    u.CachedTokens + o.CachedTokens,
+		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens,
+		TotalTokens:     u.TotalTokens + o.TotalTokens,
+	}
+}
