@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -157,5 +156,3 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// itoa is strconv.Itoa, kept short for JSON path building.
-func itoa(i int) string { return strconv.Itoa(i) }

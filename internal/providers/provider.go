@@ -107,6 +107,13 @@ type Turn struct {
 	Messages   []json.RawMessage
 	Usage      Usage
 	StopReason string
+
+	// Invalid is set by the text tool protocol when the reply looked like a
+	// tool call but could not be parsed; the loop answers it with this text.
+	Invalid string
+	// Terminate is set by the text tool protocol when the model marked its
+	// calls as its last action: the loop runs them and then finishes.
+	Terminate bool
 }
 
 // Usage counts the tokens of one request, or of several added together.
