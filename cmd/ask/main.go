@@ -1,0 +1,335 @@
+// Command ask lets a language model use tools over several steps and prints
+// its answer. See man/ask.1 and README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.0.0").
+var version = "dev"
+
+// Exit codes of DESIGN §7.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitProvider    = 3
+	exitAuth        = 4
+	exitLimit       = 5
+	exitRefused     = 6
+	exitTimeout     = 124
+	exitInterrupted = 130
+)
+
+// IO is the process's streams and environment, passed down so that tests can
+// run the whole CLI in-process.
+type IO struct {
+	In               io.Reader
+	Out, Err         io.Writer
+	InTTY, OutTTY    bool
+	ErrTTY           bool
+	Getenv           func(string) string
+	Environ          func() []string
+	HTTP             *http.Client
+	Now              func() time.Time
+	Wd               string
+	TTYPath          string // where approvals are read; "" disables prompting
+	interruptedTwice chan struct{}
+}
+
+func main() {
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	os.Exit(run(ctx, os.Args, systemIO()))
+}
+
+func systemIO() *IO {
+	wd, _ := os.Getwd()
+	force := os.Getenv("ASK_FORCE_TTY") != ""
+	return &IO{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY:   isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
+		OutTTY:  force || isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY:  force || isatty.IsTerminal(os.Stderr.Fd()),
+		Getenv:  os.Getenv,
+		Environ: os.Environ,
+		HTTP:    &http.Client{Transport: newTransport()},
+		Now:     time.Now,
+		Wd:      wd,
+		TTYPath: "/dev/tty",
+	}
+}
+
+// newTransport bounds connecting and waiting for response headers; a
+// stream's silences are bounded by the caller's idle timeout instead.
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = 5 * time.Minute
+	return t
+}
+
+// interruptible cancels the context with loop.ErrInterrupted on the first
+// SIGINT or SIGTERM, so that the run stops cleanly and flushes its
+// transcript; a second signal exits at once.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				cancel(loop.ErrInterrupted)
+				continue
+			}
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel(nil) }
+}
+
+// run executes the CLI and maps its outcome to an exit code. It is the one
+// place where errors become exit codes.
+func run(ctx context.Context, args []string, stdio *IO) int {
+	app := newApp(stdio)
+	err := app.RunContext(ctx, reorderArgs(app, args))
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	var silent *silentError
+	if !errors.As(err, &silent) {
+		fmt.Fprintf(stdio.Err, "ask: %s\n", oneLine(err.Error()))
+	}
+	return code
+}
+
+// exitError carries an exit code chosen by a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+func usageErr(format string, args ...any) error {
+	return withCode(exitUsage, fmt.Errorf(format, args...))
+}
+
+// silentError is an exit code whose message was already shown.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func exitCode(err error) int {
+	var ee *exitError
+	var se *silentError
+	var apiErr *providers.APIError
+	var keyErr *catalog.MissingKeyError
+	switch {
+	case errors.As(err, &se):
+		return se.code
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &keyErr):
+		return exitAuth
+	case errors.As(err, &apiErr):
+		if apiErr.IsAuth() {
+			return exitAuth
+		}
+		return exitProvider
+	case errors.Is(err, loop.ErrTimeout):
+		return exitTimeout
+	case errors.Is(err, loop.ErrInterrupted), errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle):
+		return exitProvider
+	case isFlagError(err):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// isFlagError recognises urfave/cli's flag parsing errors, which it returns
+// as plain errors.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "invalid boolean", "Required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine keeps an error message to one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}
+
+// versionString is the version with the commit the binary was built from.
+func versionString() string {
+	commit, dirty := "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	v := version
+	if commit != "" {
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		v += " (commit " + commit
+		if dirty {
+			v += ", modified"
+		}
+		v += ")"
+	}
+	return v
+}
+
+func newApp(stdio *IO) *cli.App {
+	app := &cli.App{
+		Name:                   "ask",
+		Usage:                  "let a language model use tools, then answer",
+		UsageText:              "ask [flags] [PROMPT...]\n   command | ask [flags] [PROMPT...]\n   ask replay [FILE]",
+		Version:                versionString(),
+		Reader:                 stdio.In,
+		Writer:                 stdio.Out,
+		ErrWriter:              stdio.Err,
+		HideHelpCommand:        true,
+		UseShortOptionHandling: true,
+		Flags:                  runFlags(),
+		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
+		Commands:               []*cli.Command{replayCommand(stdio)},
+		ExitErrHandler:         func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return withCode(exitUsage, fmt.Errorf("%w (see ask --help)", err))
+		},
+	}
+	for _, c := range app.Commands {
+		setUsageError(c)
+	}
+	return app
+}
+
+func setUsageError(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return withCode(exitUsage, fmt.Errorf("%w (see ask %s --help)", err, c.Name))
+	}
+	for _, sub := range c.Subcommands {
+		setUsageError(sub)
+	}
+}
+
+// reorderArgs lets flags follow the prompt (`ask "why?" --json`), as users
+// of git and gh expect; urfave/cli stops at the first positional argument.
+// Flags after "--" and everything after a subcommand name stay where they are.
+func reorderArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	for _, c := range app.Commands {
+		for _, n := range c.Names() {
+			if firstPositional(app, args[1:]) == n {
+				return args
+			}
+		}
+	}
+	takesValue := map[string]bool{}
+	known := map[string]bool{}
+	for _, f := range app.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			known[n] = true
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, positional []string
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i+1:]...)
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		name, _, hasValue := strings.Cut(name, "=")
+		isFlag := len(a) > 1 && a[0] == '-'
+		// Before the prompt every dash word is a flag (urfave/cli reports
+		// unknown ones); after it, only the flags ask knows are moved, so
+		// that "ask what is -5 squared" keeps its words.
+		if isFlag && (known[name] || len(positional) == 0) {
+			flags = append(flags, a)
+			if takesValue[name] && !hasValue && i+1 < len(rest) {
+				flags = append(flags, rest[i+1])
+				i++
+			}
+			continue
+		}
+		positional = append(positional, a)
+	}
+	out := append([]string{args[0]}, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+	}
+	return append(out, positional...)
+}
+
+// firstPositional returns the first argument that is not a flag or a flag's
+// value, as urfave/cli would see it.
+func firstPositional(app *cli.App, args []string) string {
+	takesValue := map[string]bool{}
+	for _, f := range app.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			if a == "--" && i+1 < len(args) {
+				return ""
+			}
+			return a
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if takesValue[name] && !hasValue {
+			i++
+		}
+	}
+	return ""
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and scripts' expected output")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ask": func() {
+			ctx, stop := interruptible(context.Background())
+			code := run(ctx, os.Args, systemIO())
+			stop()
+			os.Exit(code)
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			env.Values[fakeKey{}] = &fakeHolder{}
+			env.Setenv("HOME", env.WorkDir)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakeprovider": cmdFakeProvider,
+			"fakerequests": cmdFakeRequests,
+		},
+	})
+}
+
+type fakeKey struct{}
+
+type fakeHolder struct {
+	mu  sync.Mutex
+	srv *fakeprovider.Server
+}
+
+// scriptReply is a reply in a script's replies file.
+type scriptReply struct {
+	Text     string               `json:"text"`
+	Calls    []providers.ToolCall `json:"calls"`
+	BodyFile string               `json:"body_file"`
+	Status   int                  `json:"status"`
+}
+
+// cmdFakeProvider starts a scripted provider: `fakeprovider REPLIES.json`.
+// It points ask at it through ASK_PROVIDER, ASK_BASE_URL and a test key.
+func cmdFakeProvider(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fakeprovider REPLIES.json")
+	}
+	var script []scriptReply
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &script); err != nil {
+		ts.Fatalf("replies: %v", err)
+	}
+	var replies []fakeprovider.Reply
+	for _, r := range script {
+		reply := fakeprovider.Reply{Text: r.Text, Calls: r.Calls, Status: r.Status}
+		if r.BodyFile != "" {
+			reply.Body = ts.ReadFile(r.BodyFile)
+		}
+		replies = append(replies, reply)
+	}
+	srv := fakeprovider.Start(replies...)
+	ts.Defer(srv.Close)
+	h := ts.Value(fakeKey{}).(*fakeHolder)
+	h.mu.Lock()
+	h.srv = srv
+	h.mu.Unlock()
+	ts.Setenv("ASK_PROVIDER", "openai")
+	ts.Setenv("ASK_BASE_URL", srv.URL)
+	ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000")
+}
+
+// cmdFakeRequests writes the request bodies the fake provider received to
+// FILE, one a line: `fakerequests FILE`.
+func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fakerequests FILE")
+	}
+	h := ts.Value(fakeKey{}).(*fakeHolder)
+	h.mu.Lock()
+	srv := h.srv
+	h.mu.Unlock()
+	if srv == nil {
+		ts.Fatalf("fakerequests: no fakeprovider running")
+	}
+	var b bytes.Buffer
+	for _, r := range srv.Requests() {
+		if err := json.Compact(&b, r); err != nil {
+			ts.Fatalf("request is not JSON: %v", err)
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]), b.Bytes(), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// askResult is what one in-process run printed and returned.
+type askResult struct {
+	stdout, stderr string
+	code           int
+}
+
+type askEnv struct {
+	env    map[string]string
+	stdin  string
+	tty    bool // stdout and stderr are terminals
+	wd     string
+	server *fakeprovider.Server
+}
+
+// runAsk runs the CLI in-process.
+func runAsk(t *testing.T, e askEnv, args ...string) askResult {
+	t.Helper()
+	var out, errb strings.Builder
+	env := map[string]string{}
+	if e.server != nil {
+		env["ASK_PROVIDER"] = "openai"
+		env["ASK_BASE_URL"] = e.server.URL
+		env["OPENAI_API_KEY"] = "sk-test-not-a-real-key-0000"
+	}
+	for k, v := range e.env {
+		env[k] = v
+	}
+	wd := e.wd
+	if wd == "" {
+		wd = t.TempDir()
+	}
+	stdio := &IO{
+		In: strings.NewReader(e.stdin), Out: &out, Err: &errb,
+		InTTY: e.stdin == "", OutTTY: e.tty, ErrTTY: e.tty,
+		Getenv:  func(k string) string { return env[k] },
+		Environ: func() []string { return nil },
+		HTTP:    &http.Client{Timeout: 30 * time.Second},
+		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
+		Wd:      wd,
+	}
+	code := run(context.Background(), append([]string{"ask"}, args...), stdio)
+	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+func TestExitCodes(t *testing.T) {
+	text := func(s string) fakeprovider.Reply { return fakeprovider.Reply{Text: s} }
+	loopForever := func(n int) []fakeprovider.Reply {
+		var rs []fakeprovider.Reply
+		for i := range n {
+			rs = append(rs, fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call(fmt.Sprint(i), "list_directory", fmt.Sprintf(`{"path":".","n":%d}`, i))}})
+		}
+		return rs
+	}
+	tests := []struct {
+		name      string
+		replies   []fakeprovider.Reply
+		noServer  bool
+		env       map[string]string
+		args      []string
+		stdin     string
+		wantCode  int
+		wantOut   string
+		wantErrRe string // substring of stderr
+	}{
+		{name: "answer", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?"}, wantCode: 0, wantOut: "42\n"},
+		{name: "flags after the prompt", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?", "--no-stream", "-q"}, wantCode: 0, wantOut: "42\n"},
+		{name: "no prompt", args: nil, wantCode: 2, wantErrRe: "no prompt"},
+		{name: "unknown flag", args: []string{"--frobnicate", "x"}, wantCode: 2, wantErrRe: "frobnicate"},
+		{name: "bad max steps", args: []string{"--max-steps", "0", "x"}, wantCode: 2, wantErrRe: "--max-steps"},
+		{name: "unknown provider", noServer: true, args: []string{"-p", "nope", "x"}, wantCode: 2, wantErrRe: "unknown provider \"nope\""},
+		{name: "missing key names the variable", noServer: true, args: []string{"-p", "anthropic", "x"}, wantCode: 4, wantErrRe: "set ANTHROPIC_API_KEY"},
+		{name: "rejected key", replies: []fakeprovider.Reply{{Status: 401, Body: `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`}},
+			args: []string{"x"}, wantCode: 4, wantErrRe: "HTTP 401"},
+		{name: "provider error after retries", replies: []fakeprovider.Reply{{Status: 500, Body: "<html><title>Bad Gateway</title></html>"}, {Status: 500, Body: "oops"}, {Status: 500, Body: "oops"}},
+			args: []string{"x", "--no-stream"}, wantCode: 3, wantErrRe: "HTTP 500"},
+		{name: "max steps", replies: loopForever(3), args: []string{"--max-steps", "2", "x"}, wantCode: 5, wantErrRe: "stopped after 2 steps"},
+		{name: "json and events", args: []string{"--json", "--events", "x"}, wantCode: 2, wantErrRe: "choose one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := askEnv{env: tt.env, stdin: tt.stdin}
+			if !tt.noServer {
+				e.server = fakeprovider.Start(tt.replies...)
+				defer e.server.Close()
+			}
+			r := runAsk(t, e, tt.args...)
+			if r.code != tt.wantCode {
+				t.Errorf("exit code %d, want %d; stderr: %s", r.code, tt.wantCode, r.stderr)
+			}
+			if tt.wantOut != "" && r.stdout != tt.wantOut {
+				t.Errorf("stdout %q, want %q", r.stdout, tt.wantOut)
+			}
+			// Retries may add notes; the error itself is the last line, and
+			// only one line.
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if last := lines[len(lines)-1]; !strings.Contains(last, tt.wantErrRe) {
+				t.Errorf("last stderr line %q lacks %q", last, tt.wantErrRe)
+			}
+			for _, l := range lines {
+				if l != "" && !strings.HasPrefix(l, "ask: ") {
+					t.Errorf("stderr line %q is not an ask: message", l)
+				}
+			}
+		})
+	}
+}
+
+func TestTerminalStreamsTheAnswer(t *testing.T) {
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "streamed answer"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, tty: true}, "q")
+	if r.code != 0 || r.stdout != "streamed answer\n" {
+		t.Fatalf("code %d stdout %q", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "step 1/8") {
+		t.Errorf("no live status on a terminal stderr: %q", r.stderr)
+	}
+	piped := runAsk(t, askEnv{server: fakeprovider.Start(fakeprovider.Reply{Text: "x"})}, "q")
+	if piped.stderr != "" {
+		t.Errorf("stderr not empty when piped: %q", piped.stderr)
+	}
+}
+
+func TestStdinIsContext(t *testing.T) {
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "ok"}, fakeprovider.Reply{Text: "ok"})
+	defer srv.Close()
+	runAsk(t, askEnv{server: srv, stdin: "line one\nline two\n"}, "summarize")
+	runAsk(t, askEnv{server: srv, stdin: "only stdin"}, "-")
+	reqs := srv.Requests()
+	var a, b struct {
+		Messages []struct{ Role, Content string }
+	}
+	json.Unmarshal(reqs[0], &a)
+	json.Unmarshal(reqs[1], &b)
+	if got := a.Messages[len(a.Messages)-1].Content; got != "summarize\n\n<stdin>\nline one\nline two\n</stdin>" {
+		t.Errorf("prompt with stdin = %q", got)
+	}
+	if got := b.Messages[len(b.Messages)-1].Content; got != "only stdin" {
+		t.Errorf("prompt from stdin = %q", got)
+	}
+	if a.Messages[0].Role != "system" || !strings.Contains(a.Messages[0].Content, "2026-11-22") {
+		t.Errorf("first message is not the default system prompt: %+v", a.Messages[0])
+	}
+}
+
+func TestJSONOutput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "read_file", `{"path":"a.txt"}`)}},
+		fakeprovider.Reply{Text: "it says alpha"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: dir}, "--json", "what is in a.txt?")
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	if got.Status != "completed" || got.Answer != "it says alpha" || got.Steps != 2 || len(got.ToolCalls) != 1 ||
+		!strings.Contains(got.ToolCalls[0].Content, "alpha") || got.Usage.TotalTokens != 240 || got.ExitCode != 0 {
+		t.Errorf("--json = %+v", got)
+	}
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/demo"
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+func replayCommand(stdio *IO) *cli.Command {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "re-run a recorded transcript offline; with no FILE, the built-in demo",
+		ArgsUsage: "[FILE]",
+		Description: "The recorded responses stand in for the network; the tools really run, in --workdir.\n" +
+			"With no FILE, ask replays its built-in demo session in a fresh copy of the demo project.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "check", Usage: "exit 1 with a diff when the requests this build makes differ from the recorded ones"},
+			&cli.BoolFlag{Name: "recorded-results", Usage: "use the recorded tool results instead of running the tools"},
+			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
+			&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
+			&cli.StringFlag{Name: "transcript", Usage: "write the replay's own events to `FILE`"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request and tool call on stderr"},
+		},
+		Action: func(c *cli.Context) error { return replayAction(c, stdio) },
+	}
+}
+
+func replayAction(c *cli.Context, stdio *IO) error {
+	if c.NArg() > 1 {
+		return usageErr("replay takes one transcript file, got %d arguments", c.NArg())
+	}
+	if c.Bool("json") && c.Bool("events") {
+		return usageErr("--json and --events both write to stdout: choose one")
+	}
+	var data []byte
+	var err error
+	workdir := absPath(stdio.Wd, c.String("workdir"))
+	switch name := c.Args().First(); name {
+	case "":
+		data = demo.Transcript()
+		if !c.IsSet("workdir") {
+			dir, err := os.MkdirTemp("", "ask-demo-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			if err := demo.Extract(dir); err != nil {
+				return fmt.Errorf("demo: %w", err)
+			}
+			workdir = dir
+		}
+	case "-":
+		data, err = io.ReadAll(stdio.In)
+	default:
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return usageErr("replay: %v", err)
+	}
+	events, err := records.Read(bytes.NewReader(data))
+	if err != nil {
+		return usageErr("replay: %v", err)
+	}
+	start := events[0]
+	set := start.Settings
+	if set == nil {
+		return usageErr("replay: run.started has no settings")
+	}
+	prov, err := catalog.Lookup(start.Provider)
+	if err != nil {
+		return usageErr("replay: %v", err)
+	}
+	proto, err := catalog.NewProtocol(prov.Protocol)
+	if err != nil {
+		return usageErr("replay: %v", err)
+	}
+	root, err := tools.NewRoot(workdir)
+	if err != nil {
+		return usageErr("--workdir: %v", err)
+	}
+
+	byName := map[string]tools.Tool{}
+	for _, t := range tools.Builtins(root) {
+		byName[t.Info().Name] = t
+	}
+	var list []tools.Tool
+	var declared []providers.Tool
+	for _, n := range set.Tools {
+		t, ok := byName[n]
+		switch {
+		case ok:
+			list = append(list, t)
+			info := t.Info()
+			declared = append(declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+		case c.Bool("recorded-results"):
+			// A tool this build lacks (a user tool, an MCP server's) is
+			// declared by name only; its results come from the transcript.
+			declared = append(declared, providers.Tool{Name: n})
+		default:
+			return usageErr("replay: the transcript uses tool %q, which this build does not have; replay with --recorded-results", n)
+		}
+	}
+	var toolbox loop.Toolbox
+	if c.Bool("recorded-results") {
+		toolbox = newRecordedResults(events)
+	} else {
+		reg, err := tools.NewRegistry(list...)
+		if err != nil {
+			return err
+		}
+		toolbox = reg
+	}
+
+	rt := newReplayTransport(events, c.Bool("check"))
+	timeout, err := time.ParseDuration(set.Timeout)
+	if err != nil || timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	s := &session{
+		io:        stdio,
+		provider:  prov.Name,
+		modelName: start.Model,
+		baseURL:   set.BaseURL,
+		protocol:  proto,
+		model: &providers.Caller{
+			Provider: prov.Name, Protocol: proto, BaseURL: set.BaseURL, Model: start.Model, Header: prov.Header,
+			HTTP: &http.Client{Transport: rt}, Retries: 2,
+			Sleep: func(context.Context, time.Duration) error { return nil },
+		},
+		system:     set.System,
+		prompt:     set.Prompt,
+		declared:   declared,
+		toolbox:    toolbox,
+		workdir:    root.Dir(),
+		maxSteps:   set.MaxSteps,
+		timeout:    timeout,
+		stream:     set.Stream,
+		maxTokens:  set.MaxTokens,
+		jsonOut:    c.Bool("json"),
+		events:     c.Bool("events"),
+		transcript: c.String("transcript"),
+		quiet:      c.Bool("quiet"),
+		verbose:    c.Bool("verbose"),
+	}
+	runErr := s.execute(c.Context)
+	if c.Bool("check") {
+		if diffs := rt.report(); diffs != "" {
+			fmt.Fprint(stdio.Err, diffs)
+			return withCode(exitFailure, fmt.Errorf("replay --check: the requests differ from the recorded ones"))
+		}
+	}
+	return runErr
+}
+
+// exchange is one recorded request and the response it got.
+type exchange struct {
+	request  []byte
+	status   int
+	header   map[string]string
+	response []byte
+	answered bool
+}
+
+// replayTransport answers the n-th request with the n-th recorded response,
+// and with --check compares each request with the recorded one.
+type replayTransport struct {
+	mu        sync.Mutex
+	exchanges []exchange
+	next      int
+	check     bool
+	diffs     []string
+}
+
+func newReplayTransport(events []records.Event, check bool) *replayTransport {
+	rt := &replayTransport{check: check}
+	for _, ev := range events {
+		switch ev.Type {
+		case records.TypeRequest:
+			rt.exchanges = append(rt.exchanges, exchange{request: records.BodyBytes(ev.Body)})
+		case records.TypeResponse:
+			if n := len(rt.exchanges); n > 0 && !rt.exchanges[n-1].answered {
+				x := &rt.exchanges[n-1]
+				x.status, x.header, x.response, x.answered = ev.HTTPStatus, ev.Headers, records.BodyBytes(ev.Body), true
+			}
+		}
+	}
+	return rt
+}
+
+func (rt *replayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := rt.next
+	rt.next++
+	if n >= len(rt.exchanges) {
+		return nil, fmt.Errorf("replay: this run made request %d, but the transcript records only %d", n+1, len(rt.exchanges))
+	}
+	x := rt.exchanges[n]
+	if rt.check {
+		for _, d := range records.DiffJSON(x.request, body, 20) {
+			rt.diffs = append(rt.diffs, fmt.Sprintf("request %d: %s", n+1, d))
+		}
+	}
+	if !x.answered {
+		return nil, fmt.Errorf("replay: the recorded request %d got no response (the connection failed)", n+1)
+	}
+	h := http.Header{}
+	for k, v := range x.header {
+		h.Set(k, v)
+	}
+	return &http.Response{
+		StatusCode: x.status, Status: fmt.Sprintf("%d %s", x.status, http.StatusText(x.status)),
+		Header: h, Body: io.NopCloser(bytes.NewReader(x.response)), Request: req,
+		ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(x.response)),
+	}, nil
+}
+
+// report describes every difference found, or "" when the run matched.
+func (rt *replayTransport) report() string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var b strings.Builder
+	if rt.next != len(rt.exchanges) {
+		fmt.Fprintf(&b, "replay --check: the transcript records %d requests, this run made %d\n", len(rt.exchanges), rt.next)
+	}
+	for _, d := range rt.diffs {
+		b.WriteString("  " + d + "\n")
+	}
+	return b.String()
+}
+
+// recordedResults answers each call with the result recorded for the same
+// tool and arguments, in recorded order.
+type recordedResults struct {
+	mu      sync.Mutex
+	results map[string][]records.Event
+}
+
+func newRecordedResults(events []records.Event) *recordedResults {
+	r := &recordedResults{results: map[string][]records.Event{}}
+	args := map[string]string{} // call id → arguments, from tool.started
+	for _, ev := range events {
+		switch ev.Type {
+		case records.TypeToolStarted:
+			args[ev.ID] = ev.Arguments
+		case records.TypeToolFinished:
+			key := ev.Name + "\x00" + args[ev.ID]
+			r.results[key] = append(r.results[key], ev)
+		}
+	}
+	return r
+}
+
+func (r *recordedResults) Call(_ context.Context, name, arguments string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := name + "\x00" + arguments
+	evs := r.results[key]
+	if len(evs) == 0 {
+		return fmt.Sprintf("replay: the transcript has no result for %s with these arguments", name), true
+	}
+	r.results[key] = evs[1:]
+	return evs[0].Content, evs[0].IsError
+}

@@ -1,0 +1,391 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/prompts"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+func init() {
+	// -v is --verbose; urfave/cli would take it for --version.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version and commit"}
+}
+
+func runFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, else the first whose key is set)"},
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model name (default: $ASK_MODEL, else the provider's default)"},
+		&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)"},
+		&cli.StringFlag{Name: "system", Aliases: []string{"s"}, Usage: "text appended to the default system prompt"},
+		&cli.IntFlag{Name: "max-steps", Value: loop.DefaultMaxSteps, Usage: "stop after this many model requests"},
+		&cli.DurationFlag{Name: "timeout", Value: loop.DefaultTimeout, Usage: "stop the whole run after this long"},
+		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
+		&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in; file tools never reach outside it"},
+		&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
+		&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
+		&cli.StringFlag{Name: "transcript", Usage: "write every event to `FILE` as JSON lines"},
+		&cli.BoolFlag{Name: "no-stream", Usage: "make plain requests instead of streaming"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request, retry and tool call on stderr"},
+	}
+}
+
+func runAction(c *cli.Context, stdio *IO) error {
+	if c.Bool("json") && c.Bool("events") {
+		return usageErr("--json and --events both write to stdout: choose one")
+	}
+	prompt, err := readPrompt(c.Args().Slice(), stdio)
+	if err != nil {
+		return err
+	}
+	prov, err := catalog.Select(c.String("provider"), "", stdio.Getenv)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	proto, err := catalog.NewProtocol(prov.Protocol)
+	if err != nil {
+		return err
+	}
+	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"), prov.DefaultModel)
+	if model == "" {
+		return usageErr("%s has no default model: name one with --model", prov.Name)
+	}
+	key, err := prov.Key(stdio.Getenv)
+	if err != nil {
+		return err
+	}
+	if c.Int("max-steps") < 1 {
+		return usageErr("--max-steps must be at least 1")
+	}
+	if c.Duration("timeout") <= 0 {
+		return usageErr("--timeout must be positive, such as 30s or 5m")
+	}
+	root, err := tools.NewRoot(absPath(stdio.Wd, c.String("workdir")))
+	if err != nil {
+		return usageErr("--workdir: %v", err)
+	}
+	var registry *tools.Registry
+	if c.Bool("no-tools") {
+		registry, err = tools.NewRegistry()
+	} else {
+		registry, err = tools.NewRegistry(tools.Builtins(root)...)
+	}
+	if err != nil {
+		return err
+	}
+	baseURL := prov.ResolveBaseURL(c.String("base-url"), stdio.Getenv)
+	declared := declare(registry)
+	system := prompts.System(prompts.Env{
+		Version: version, Date: stdio.Now(), OS: runtime.GOOS, Workdir: root.Dir(), Mode: "agent", Tools: len(declared) > 0,
+	}, c.String("system"))
+
+	s := &session{
+		io:        stdio,
+		provider:  prov.Name,
+		modelName: model,
+		baseURL:   baseURL,
+		protocol:  proto,
+		model: &providers.Caller{
+			Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
+			Header: prov.Header, HTTP: stdio.HTTP, Retries: 2, IdleTimeout: 2 * time.Minute,
+		},
+		system:     system,
+		prompt:     prompt,
+		declared:   declared,
+		toolbox:    registry,
+		workdir:    root.Dir(),
+		maxSteps:   c.Int("max-steps"),
+		timeout:    c.Duration("timeout"),
+		stream:     !c.Bool("no-stream"),
+		jsonOut:    c.Bool("json"),
+		events:     c.Bool("events"),
+		transcript: c.String("transcript"),
+		quiet:      c.Bool("quiet"),
+		verbose:    c.Bool("verbose"),
+	}
+	return s.execute(c.Context)
+}
+
+// readPrompt joins the arguments and, when stdin is not a terminal, appends
+// what it holds as context. "-" alone means the prompt is stdin.
+func readPrompt(args []string, stdio *IO) (string, error) {
+	fromStdin := len(args) == 1 && args[0] == "-"
+	if fromStdin {
+		args = nil
+	}
+	prompt := strings.TrimSpace(strings.Join(args, " "))
+	var input string
+	if !stdio.InTTY && stdio.In != nil {
+		b, err := io.ReadAll(stdio.In)
+		if err != nil {
+			return "", usageErr("read stdin: %v", err)
+		}
+		input = strings.TrimSpace(string(b))
+	}
+	switch {
+	case fromStdin || prompt == "":
+		prompt = input
+	case input != "":
+		prompt += "\n\n<stdin>\n" + input + "\n</stdin>"
+	}
+	if prompt == "" {
+		return "", usageErr("no prompt: give it as arguments (ask \"why does make fail?\") or on stdin")
+	}
+	return prompt, nil
+}
+
+// declare converts the registry's tools into the standardized declarations.
+func declare(r *tools.Registry) []providers.Tool {
+	var out []providers.Tool
+	for _, t := range r.List() {
+		info := t.Info()
+		out = append(out, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	}
+	return out
+}
+
+// session is one run of the loop with its output: the main command builds
+// it from flags, replay from a transcript.
+type session struct {
+	io        *IO
+	provider  string
+	modelName string
+	baseURL   string
+	protocol  providers.Protocol
+	model     loop.Model
+	system    string
+	prompt    string
+	declared  []providers.Tool
+	toolbox   loop.Toolbox
+	gate      loop.Gate
+	workdir   string
+	maxSteps  int
+	timeout   time.Duration
+	stream    bool
+	maxTokens int
+
+	jsonOut, events, quiet, verbose bool
+	transcript                      string
+	// sink, when set, receives every event too (replay --check uses it).
+	sink io.Writer
+}
+
+// finalJSON is what --json prints.
+type finalJSON struct {
+	Status    string           `json:"status"`
+	Answer    string           `json:"answer"`
+	Provider  string           `json:"provider"`
+	Model     string           `json:"model"`
+	Steps     int              `json:"steps"`
+	ToolCalls []loop.Call      `json:"tool_calls"`
+	Usage     providers.Usage  `json:"usage"`
+	Denials   []records.Denial `json:"denials"`
+	Error     string           `json:"error,omitempty"`
+	ExitCode  int              `json:"exit_code"`
+}
+
+func (s *session) execute(ctx context.Context) error {
+	var transcript *os.File
+	if s.transcript != "" {
+		f, err := os.Create(s.transcript)
+		if err != nil {
+			return usageErr("--transcript: %v", err)
+		}
+		defer f.Close()
+		transcript = f
+	}
+	var eventsOut io.Writer
+	if s.events {
+		eventsOut = s.io.Out
+	}
+	rec := records.NewRecorder(fileOrNil(transcript), eventsOut, s.sink)
+	status := newStatusLine(s.io.Err, s.io.ErrTTY && !s.quiet)
+	rec.Observe(func(ev records.Event) { s.note(status, ev) })
+
+	var toolNames []string
+	for _, t := range s.declared {
+		toolNames = append(toolNames, t.Name)
+	}
+	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: "agent",
+		Settings: &records.Settings{Prompt: s.prompt, System: s.system, BaseURL: s.baseURL, Workdir: s.workdir, MaxSteps: s.maxSteps,
+			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens}})
+
+	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, loop.ErrTimeout)
+	defer cancel()
+
+	live := s.io.OutTTY && !s.jsonOut && !s.events
+	streamed := false
+	cfg := loop.Config{
+		Model: s.model, Protocol: s.protocol, System: s.system, Prompt: s.prompt,
+		Tools: s.declared, Toolbox: s.toolbox, Gate: s.gate, MaxSteps: s.maxSteps,
+		Stream: s.stream, MaxTokens: s.maxTokens, Recorder: rec,
+		OnProgress: status.progress,
+	}
+	if live {
+		cfg.OnText = func(text string) {
+			status.clear()
+			streamed = true
+			io.WriteString(s.io.Out, text)
+		}
+	}
+	res := loop.Run(ctx, cfg)
+	status.clear()
+
+	code, msg := outcome(res, s.maxSteps, s.timeout)
+	switch {
+	case s.jsonOut:
+		out := finalJSON{Status: res.Status, Answer: res.Answer, Provider: s.provider, Model: s.modelName, Steps: res.Steps,
+			ToolCalls: res.Calls, Usage: res.Usage, Denials: res.Denials, ExitCode: code}
+		if out.ToolCalls == nil {
+			out.ToolCalls = []loop.Call{}
+		}
+		if out.Denials == nil {
+			out.Denials = []records.Denial{}
+		}
+		if res.Err != nil {
+			out.Error = res.Err.Error()
+		}
+		writeJSON(s.io.Out, out, s.io.OutTTY)
+	case s.events:
+		// run.finished below carries the answer.
+	case streamed:
+		if !strings.HasSuffix(res.Answer, "\n") {
+			io.WriteString(s.io.Out, "\n")
+		}
+	case res.Answer != "":
+		io.WriteString(s.io.Out, strings.TrimRight(res.Answer, "\n")+"\n")
+	}
+
+	answer := res.Answer
+	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
+		ToolCount: len(res.Calls), Usage: &res.Usage, Denials: res.Denials, ExitCode: code})
+	if err := rec.Err(); err != nil && code == exitOK {
+		return withCode(exitFailure, fmt.Errorf("write events: %w", err))
+	}
+	if code == exitOK {
+		return nil
+	}
+	if msg != "" {
+		fmt.Fprintf(s.io.Err, "ask: %s\n", oneLine(msg))
+	}
+	return &silentError{code: code}
+}
+
+// outcome maps a run's status to its exit code and the line to show on
+// stderr.
+func outcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string) {
+	switch res.Status {
+	case loop.StatusCompleted:
+		return exitOK, ""
+	case loop.StatusMaxSteps:
+		return exitLimit, fmt.Sprintf("stopped after %d steps (--max-steps %d): the answer may be incomplete", res.Steps, maxSteps)
+	case loop.StatusRepeatedCall:
+		return exitLimit, "stopped: the model asked for the same tool call three times"
+	case loop.StatusParseFailures:
+		return exitLimit, "stopped: three replies in a row did not follow the tool protocol"
+	case loop.StatusTimeout:
+		return exitTimeout, fmt.Sprintf("stopped: --timeout %s reached", timeout)
+	case loop.StatusInterrupted:
+		return exitInterrupted, "interrupted"
+	case loop.StatusDenied:
+		var names []string
+		for _, d := range res.Denials {
+			names = append(names, d.Name)
+		}
+		return exitRefused, fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
+	}
+	err := res.Err
+	if err == nil {
+		err = errors.New("run ended without an answer")
+	}
+	return exitCode(err), err.Error()
+}
+
+// note shows an event on stderr: retries always (unless --quiet), every
+// request and tool call with --verbose.
+func (s *session) note(status *statusLine, ev records.Event) {
+	if s.quiet {
+		return
+	}
+	var line string
+	switch ev.Type {
+	case records.TypeRetry:
+		line = fmt.Sprintf("retry %d in %s: %s", ev.Attempt, time.Duration(ev.DelayMS)*time.Millisecond, ev.Error)
+	case records.TypeRequest:
+		if s.verbose {
+			line = fmt.Sprintf("step %d: POST %s (%d bytes)", ev.Step, ev.URL, len(ev.Body))
+		}
+	case records.TypeToolStarted:
+		if s.verbose {
+			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, shorten(ev.Arguments, 120))
+		}
+	case records.TypeToolFinished:
+		if s.verbose && ev.IsError {
+			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, shorten(ev.Content, 200))
+		}
+	case records.TypeToolDenied:
+		line = fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
+	}
+	if line != "" {
+		status.clear()
+		fmt.Fprintf(s.io.Err, "ask: %s\n", line)
+	}
+}
+
+// writeJSON prints v as indented JSON on a terminal and compact JSON in a
+// pipe, without HTML escaping.
+func writeJSON(w io.Writer, v any, pretty bool) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	enc.Encode(v)
+}
+
+func fileOrNil(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func absPath(wd, p string) string {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return p
+	}
+	return wd + "/" + p
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// shorten keeps text to one line of at most n runes.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

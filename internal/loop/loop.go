@@ -1,0 +1,348 @@
+// Package loop runs the tool-calling loop of DESIGN §5: call the model, run
+// the tools it asks for under a policy, feed every result back, and stop on
+// an answer or a limit. It knows no provider and no tool by name: the model
+// and the tools come in through small interfaces.
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// Model sends one request and reads the reply. *providers.Caller is the HTTP
+// implementation.
+type Model interface {
+	Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error)
+}
+
+// Toolbox runs one validated tool call. *tools.Registry implements it.
+type Toolbox interface {
+	Call(ctx context.Context, name, arguments string) (content string, isError bool)
+}
+
+// Gate decides which calls of one step may run. The calls of a step are
+// decided together so that a person can approve them at once.
+type Gate interface {
+	Check(ctx context.Context, calls []providers.ToolCall) []Verdict
+}
+
+// Verdict is the gate's answer for one call.
+type Verdict struct {
+	Allowed bool
+	Reason  string // why not, fed back to the model
+	// Refusal marks a denial by the --safe profile, which makes the run's
+	// status "denied".
+	Refusal bool
+}
+
+// Run statuses, as recorded in run.finished.
+const (
+	StatusCompleted     = "completed"
+	StatusMaxSteps      = "max_steps"
+	StatusRepeatedCall  = "repeated_call"
+	StatusParseFailures = "parse_failures"
+	StatusTimeout       = "timeout"
+	StatusInterrupted   = "interrupted"
+	StatusDenied        = "denied"
+	StatusError         = "error"
+)
+
+// Causes the caller attaches to its context so that the loop can tell a
+// timeout from a Ctrl-C.
+var (
+	ErrTimeout     = errors.New("timeout reached")
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// Limits of DESIGN §5 that are not flags.
+const (
+	repeatLimit      = 3 // the same call this many times stops the run
+	parseFailLimit   = 3 // unparseable text-protocol replies in a row
+	toolsInParallel  = 8
+	DefaultMaxSteps  = 8
+	DefaultTimeout   = 5 * time.Minute
+	deniedResultText = "denied: "
+)
+
+// Config is one run.
+type Config struct {
+	Model     Model
+	Protocol  providers.Protocol // renders user messages and tool results into history
+	System    string
+	History   []json.RawMessage // an earlier conversation to continue
+	Prompt    string
+	Tools     []providers.Tool // declared to the model
+	Toolbox   Toolbox
+	Gate      Gate // nil allows every call
+	MaxSteps  int
+	Stream    bool
+	MaxTokens int
+	Schema    json.RawMessage
+
+	Recorder *records.Recorder
+	// OnText receives answer text as it arrives.
+	OnText func(string)
+	// OnProgress is told when a step or a tool starts.
+	OnProgress func(Progress)
+}
+
+// Progress is a moment of the run worth showing on a status line.
+type Progress struct {
+	Step, MaxSteps int
+	Tool           string // empty while waiting for the model
+	Arguments      string
+}
+
+// Result is what a run came to.
+type Result struct {
+	Status  string
+	Answer  string
+	Steps   int
+	Calls   []Call
+	Usage   providers.Usage
+	Denials []records.Denial
+	// History is the whole conversation in the protocol's form, for
+	// continuing it later.
+	History []json.RawMessage
+	// Err is the fault that ended the run, for statuses error, timeout and
+	// interrupted.
+	Err error
+}
+
+// Call is one tool call and what came of it.
+type Call struct {
+	providers.ToolCall
+	Step    int    `json:"step"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error"`
+	Denied  bool   `json:"denied,omitempty"`
+}
+
+// Run runs the loop until the model answers, a limit is reached or ctx ends.
+func Run(ctx context.Context, cfg Config) *Result {
+	r := &runner{cfg: cfg, res: &Result{}, seen: map[string]int{}}
+	if r.cfg.MaxSteps <= 0 {
+		r.cfg.MaxSteps = DefaultMaxSteps
+	}
+	r.run(ctx)
+	return r.res
+}
+
+type runner struct {
+	cfg        Config
+	res        *Result
+	history    []json.RawMessage
+	seen       map[string]int // call fingerprint → times asked
+	parseFails int
+	refused    bool
+}
+
+func (r *runner) run(ctx context.Context) {
+	r.history = append(r.history, r.cfg.History...)
+	user, err := r.cfg.Protocol.UserMessage(r.cfg.Prompt)
+	if err != nil {
+		r.fail(ctx, fmt.Errorf("render prompt: %w", err))
+		return
+	}
+	r.history = append(r.history, user)
+	defer func() { r.res.History = r.history }()
+
+	for step := 1; ; step++ {
+		r.res.Steps = step
+		r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
+		turn, err := r.cfg.Model.Call(ctx, providers.Request{
+			System:    r.cfg.System,
+			Messages:  r.history,
+			Tools:     r.cfg.Tools,
+			Stream:    r.cfg.Stream,
+			MaxTokens: r.cfg.MaxTokens,
+			Schema:    r.cfg.Schema,
+		}, r.hooks(step))
+		if err != nil {
+			r.fail(ctx, err)
+			return
+		}
+		r.res.Usage = r.res.Usage.Add(turn.Usage)
+		usage := turn.Usage
+		r.emit(records.Event{Type: records.TypeAssistant, Step: step, Text: turn.Text, ToolCalls: turn.Calls, Usage: &usage})
+		r.history = append(r.history, turn.Messages...)
+		r.res.Answer = turn.Text
+
+		if turn.Invalid != "" && len(turn.Calls) == 0 {
+			r.parseFails++
+			if r.parseFails >= parseFailLimit {
+				r.finish(StatusParseFailures)
+				return
+			}
+			msg, err := r.cfg.Protocol.UserMessage(turn.Invalid)
+			if err != nil {
+				r.fail(ctx, err)
+				return
+			}
+			r.history = append(r.history, msg)
+			continue
+		}
+		r.parseFails = 0
+
+		if len(turn.Calls) == 0 {
+			r.finish(StatusCompleted)
+			return
+		}
+		if step >= r.cfg.MaxSteps {
+			r.finish(StatusMaxSteps)
+			return
+		}
+		if r.repeated(turn.Calls) {
+			r.finish(StatusRepeatedCall)
+			return
+		}
+		results := r.runCalls(ctx, step, turn.Calls)
+		if ctx.Err() != nil {
+			r.fail(ctx, context.Cause(ctx))
+			return
+		}
+		msgs, err := r.cfg.Protocol.FormatToolResults(results)
+		if err != nil {
+			r.fail(ctx, fmt.Errorf("format tool results: %w", err))
+			return
+		}
+		r.history = append(r.history, msgs...)
+		if turn.Terminate {
+			if r.res.Answer == "" && len(results) > 0 {
+				r.res.Answer = results[len(results)-1].Content
+			}
+			r.finish(StatusCompleted)
+			return
+		}
+	}
+}
+
+// repeated counts each call's fingerprint and reports whether one has now
+// been asked for repeatLimit times: a model stuck in a loop.
+func (r *runner) repeated(calls []providers.ToolCall) bool {
+	stuck := false
+	for _, c := range calls {
+		key := c.Name + "\x00" + compactJSON(c.Arguments)
+		r.seen[key]++
+		if r.seen[key] >= repeatLimit {
+			stuck = true
+		}
+	}
+	return stuck
+}
+
+func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {
+	verdicts := make([]Verdict, len(calls))
+	if r.cfg.Gate != nil {
+		verdicts = r.cfg.Gate.Check(ctx, calls)
+	} else {
+		for i := range verdicts {
+			verdicts[i].Allowed = true
+		}
+	}
+
+	results := make([]providers.ToolResult, len(calls))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, toolsInParallel)
+	for i, c := range calls {
+		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name}
+		v := verdicts[i]
+		if !v.Allowed {
+			results[i].Content = deniedResultText + v.Reason
+			results[i].IsError = true
+			r.refused = r.refused || v.Refusal
+			r.res.Denials = append(r.res.Denials, records.Denial{ID: c.ID, Name: c.Name, Reason: v.Reason})
+			r.emit(records.Event{Type: records.TypeToolDenied, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
+			continue
+		}
+		wg.Add(1)
+		go func(i int, c providers.ToolCall) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps, Tool: c.Name, Arguments: c.Arguments})
+			r.emit(records.Event{Type: records.TypeToolStarted, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			start := time.Now()
+			content, isErr := r.cfg.Toolbox.Call(ctx, c.Name, c.Arguments)
+			results[i].Content, results[i].IsError = content, isErr
+			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name,
+				Content: content, IsError: isErr, DurationMS: time.Since(start).Milliseconds()})
+		}(i, c)
+	}
+	wg.Wait()
+
+	for i, c := range calls {
+		r.res.Calls = append(r.res.Calls, Call{ToolCall: c, Step: step, Content: results[i].Content,
+			IsError: results[i].IsError, Denied: !verdicts[i].Allowed})
+	}
+	return results
+}
+
+func (r *runner) hooks(step int) providers.Hooks {
+	return providers.Hooks{
+		OnDelta: r.cfg.OnText,
+		OnRequest: func(url string, h http.Header, body []byte) {
+			r.emit(records.Event{Type: records.TypeRequest, Step: step, URL: url, Headers: records.Headers(h), Body: records.BodyJSON(body)})
+		},
+		OnResponse: func(status int, h http.Header, body []byte) {
+			r.emit(records.Event{Type: records.TypeResponse, Step: step, HTTPStatus: status, Headers: records.Headers(h), Body: records.BodyJSON(body)})
+		},
+		OnRetry: func(attempt int, delay time.Duration, err error) {
+			r.emit(records.Event{Type: records.TypeRetry, Step: step, Attempt: attempt, DelayMS: delay.Milliseconds(), Error: err.Error()})
+		},
+	}
+}
+
+func (r *runner) finish(status string) {
+	if status == StatusCompleted && r.refused {
+		status = StatusDenied
+	}
+	r.res.Status = status
+}
+
+// fail ends the run on an error, telling a timeout and an interruption
+// apart from other faults by the context's cause.
+func (r *runner) fail(ctx context.Context, err error) {
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, ErrTimeout) || errors.Is(err, ErrTimeout):
+		r.res.Status, r.res.Err = StatusTimeout, ErrTimeout
+	case errors.Is(cause, ErrInterrupted) || errors.Is(err, ErrInterrupted):
+		r.res.Status, r.res.Err = StatusInterrupted, ErrInterrupted
+	case cause != nil:
+		r.res.Status, r.res.Err = StatusInterrupted, cause
+	default:
+		r.res.Status, r.res.Err = StatusError, err
+	}
+	r.emit(records.Event{Type: records.TypeError, Step: r.res.Steps, Error: r.res.Err.Error()})
+}
+
+func (r *runner) emit(ev records.Event) { r.cfg.Recorder.Emit(ev) }
+
+func (r *runner) progress(p Progress) {
+	if r.cfg.OnProgress != nil {
+		r.cfg.OnProgress(p)
+	}
+}
+
+// compactJSON normalises argument text so that the same call with other
+// spacing counts as a repeat; invalid JSON is used as it is.
+func compactJSON(s string) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return s
+	}
+	return string(b)
+}

@@ -1,0 +1,306 @@
+package providers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Hooks let the caller's user watch a call: the loop records requests,
+// responses and retries as transcript events and shows text as it arrives.
+// Every hook may be nil.
+type Hooks struct {
+	OnDelta    func(text string)
+	OnRequest  func(url string, header http.Header, body []byte)
+	OnResponse func(status int, header http.Header, body []byte)
+	OnRetry    func(attempt int, delay time.Duration, err error)
+}
+
+// Caller sends requests of one protocol to one configured provider over
+// HTTP, with retries. It is the only place that does network I/O for the
+// protocols.
+type Caller struct {
+	Provider string // configured name, used in errors
+	Protocol Protocol
+	BaseURL  string
+	Model    string
+	Key      string
+	Header   http.Header // fixed extra headers, such as OpenRouter's attribution
+	HTTP     *http.Client
+	Retries  int // retries after the first attempt
+
+	// IdleTimeout ends a stream that sends nothing for this long; 0 means
+	// no limit.
+	IdleTimeout time.Duration
+
+	// Sleep waits between attempts; nil waits for real. Replays and tests
+	// replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Call renders req, sends it and reads the reply, streamed or not.
+func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
+	if req.Model == "" {
+		req.Model = c.Model
+	}
+	body, err := c.Protocol.BuildRequest(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request: %w", c.Provider, err)
+	}
+	resp, err := c.Post(ctx, c.Protocol.Endpoint(c.BaseURL, c.Model, req.Stream), body, h)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+
+	var raw bytes.Buffer
+	var turn *Turn
+	body2 := newIdleReader(resp.Body, c.IdleTimeout)
+	defer body2.stop()
+	br := bufio.NewReader(body2)
+	// A provider may answer a stream request with one JSON document (an
+	// error, or a server that ignores "stream"); only SSE can tell by the
+	// first byte.
+	if req.Stream && (c.Protocol.Framing() == NDJSON || !startsWithJSON(br)) {
+		turn, err = ReadStream(io.TeeReader(br, &raw), c.Protocol.Framing(), c.Protocol.NewStream(), h.OnDelta)
+	} else {
+		if _, err = io.Copy(&raw, br); err == nil {
+			turn, err = ParseBody(c.Protocol, raw.Bytes())
+			if err == nil && h.OnDelta != nil && turn.Text != "" {
+				h.OnDelta(turn.Text)
+			}
+		}
+	}
+	if h.OnResponse != nil {
+		h.OnResponse(resp.StatusCode, Redact(resp.Header), raw.Bytes())
+	}
+	if err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.Provider == "" {
+			apiErr.Provider = c.Provider
+		}
+		if ctxErr := context.Cause(ctx); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("%s: read response: %w", c.Provider, err)
+	}
+	return turn, nil
+}
+
+// Post sends body to url with the provider's credentials, retrying
+// connection errors and retryable statuses. A non-2xx answer after the last
+// attempt becomes an *APIError. The caller closes the response body.
+func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*http.Response, error) {
+	client := c.HTTP
+	if client == nil {
+		client = http.DefaultClient
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Provider, err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "ask")
+		for k, vs := range c.Header {
+			req.Header[k] = vs
+		}
+		c.Protocol.Authorize(req.Header, c.Key)
+		if h.OnRequest != nil {
+			h.OnRequest(url, Redact(req.Header), body)
+		}
+
+		resp, err := client.Do(req)
+		var failure error
+		var retryAfter time.Duration
+		switch {
+		case err != nil:
+			if ctxErr := context.Cause(ctx); ctxErr != nil {
+				return nil, ctxErr
+			}
+			failure = fmt.Errorf("%s: %w", c.Provider, scrubURLError(err))
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return resp, nil
+		default:
+			data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if h.OnResponse != nil {
+				h.OnResponse(resp.StatusCode, Redact(resp.Header), data)
+			}
+			apiErr := DecodeError(resp.StatusCode, data)
+			apiErr.Provider = c.Provider
+			if !apiErr.Retryable() || resp.Header.Get("X-Should-Retry") == "false" {
+				return nil, apiErr
+			}
+			failure = apiErr
+			retryAfter = parseRetryAfter(resp.Header, time.Now())
+		}
+		if attempt >= c.Retries {
+			return nil, failure
+		}
+		delay := backoff(attempt, retryAfter)
+		if delay < 0 {
+			return nil, failure // the server asked for a wait longer than we will sit through
+		}
+		if h.OnRetry != nil {
+			h.OnRetry(attempt+1, delay, failure)
+		}
+		sleep := c.Sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// maxRetryWait is the longest server-requested wait honoured; a longer one
+// fails the call at once rather than hanging a script for an hour.
+const maxRetryWait = 60 * time.Second
+
+// backoff is 0.5 s doubled each attempt, capped at 8 s, less up to 25 %
+// jitter so that many clients do not retry in step; a server's Retry-After
+// wins. It returns -1 when the server's wait is too long.
+func backoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		if retryAfter > maxRetryWait {
+			return -1
+		}
+		return retryAfter
+	}
+	d := 500 * time.Millisecond << min(attempt, 4)
+	return d - time.Duration(rand.Float64()*0.25*float64(d))
+}
+
+// parseRetryAfter reads Retry-After-Ms, then Retry-After as seconds or an
+// HTTP date.
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// startsWithJSON peeks past white space at the first byte of a body.
+func startsWithJSON(br *bufio.Reader) bool {
+	for i := 1; ; i++ {
+		b, err := br.Peek(i)
+		if err != nil || len(b) < i {
+			return false
+		}
+		switch b[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// ErrIdle marks a response that sent nothing for longer than the idle
+// timeout.
+var ErrIdle = errors.New("no data from the provider within the idle timeout")
+
+// idleReader closes a body that goes quiet for too long, which unblocks a
+// Read stuck on a silent server.
+type idleReader struct {
+	body  io.ReadCloser
+	d     time.Duration
+	timer *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleReader(body io.ReadCloser, d time.Duration) *idleReader {
+	r := &idleReader{body: body, d: d}
+	if d > 0 {
+		r.timer = time.AfterFunc(d, func() {
+			r.fired.Store(true)
+			body.Close()
+		})
+	}
+	return r
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if r.timer != nil {
+		if r.fired.Load() {
+			return n, ErrIdle
+		}
+		if n > 0 {
+			r.timer.Reset(r.d)
+		}
+	}
+	return n, err
+}
+
+func (r *idleReader) stop() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// Redact copies a header with every credential replaced, so that headers can
+// be shown, logged and recorded.
+func Redact(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		if isSecretHeader(k) {
+			out[k] = []string{"[redacted]"}
+			continue
+		}
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+func isSecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	return n == "authorization" || n == "proxy-authorization" || n == "cookie" || n == "set-cookie" ||
+		strings.Contains(n, "api-key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
+}
+
+// scrubURLError drops the URL from a transport error: some providers (and
+// users' base URLs) carry credentials in the query string.
+func scrubURLError(err error) error {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil && strings.HasPrefix(err.Error(), "Post ") {
+			return fmt.Errorf("connect: %w", inner)
+		}
+	}
+	return err
+}

@@ -1,0 +1,171 @@
+// Package catalog names the providers ask can talk to: each is a wire
+// protocol plus a configuration (base URL, key variable, default model,
+// extra headers). OpenRouter, OpenAI, DeepSeek, Moonshot and LM Studio share
+// the Chat Completions protocol and differ only here.
+package catalog
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/anthropic"
+	"github.com/ask-cli/ask/internal/providers/ollama"
+	"github.com/ask-cli/ask/internal/providers/openai"
+	"github.com/ask-cli/ask/internal/providers/responses"
+)
+
+// Provider is one configured provider.
+type Provider struct {
+	Name     string
+	Protocol string // openai, responses, anthropic, gemini, ollama
+	BaseURL  string
+	// BaseURLEnv are the provider's own base-URL variables, consulted after
+	// --base-url and ASK_BASE_URL.
+	BaseURLEnv []string
+	// KeyEnv are the variables holding the key, first set wins. Empty for
+	// local servers that need none.
+	KeyEnv       []string
+	DefaultModel string
+	Header       http.Header
+	NativeTools  bool
+	Streaming    bool
+}
+
+// NeedsKey reports whether the provider refuses requests without a key.
+func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && p.Name != "ollama" }
+
+// attribution identifies ask to OpenRouter's app rankings.
+var attribution = http.Header{
+	"Http-Referer":       {"https://github.com/ask-cli/ask"},
+	"X-Openrouter-Title": {"ask"},
+	"X-Title":            {"ask"},
+}
+
+var all = []Provider{
+	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
+		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true},
+	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true},
+	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true},
+	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
+		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true},
+	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
+		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true},
+	{Name: "ollama", Protocol: "ollama", BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
+		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true},
+	{Name: "deepseek", Protocol: "openai", BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
+		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true},
+	{Name: "moonshot", Protocol: "openai", BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
+		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true},
+	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
+		DefaultModel: "", NativeTools: true, Streaming: true},
+}
+
+// All lists the providers in the order auto-selection tries them.
+func All() []Provider { return append([]Provider(nil), all...) }
+
+// Names lists the provider names, sorted.
+func Names() []string {
+	var names []string
+	for _, p := range all {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup finds a provider by name.
+func Lookup(name string) (Provider, error) {
+	for _, p := range all {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Provider{}, fmt.Errorf("unknown provider %q: choose one of %s", name, strings.Join(Names(), ", "))
+}
+
+// NewProtocol returns the wire protocol a provider speaks.
+func NewProtocol(name string) (providers.Protocol, error) {
+	switch name {
+	case "openai":
+		return openai.New(), nil
+	case "responses":
+		return responses.New(), nil
+	case "anthropic":
+		return anthropic.New(), nil
+	case "gemini":
+		return nil, fmt.Errorf("gemini: not built yet")
+	case "ollama":
+		return ollama.New(), nil
+	}
+	return nil, fmt.Errorf("unknown protocol %q", name)
+}
+
+// Select picks the provider per DESIGN §3: the flag, then ASK_PROVIDER, then
+// the configured default, then the first provider whose key is set, then
+// Ollama on localhost.
+func Select(flag, configured string, getenv func(string) string) (Provider, error) {
+	for _, name := range []string{flag, getenv("ASK_PROVIDER"), configured} {
+		if name != "" {
+			return Lookup(name)
+		}
+	}
+	for _, p := range all {
+		for _, v := range p.KeyEnv {
+			if getenv(v) != "" {
+				return p, nil
+			}
+		}
+	}
+	return Lookup("ollama")
+}
+
+// ResolveBaseURL applies the precedence --base-url, ASK_BASE_URL, the
+// provider's own variable, the default.
+func (p Provider) ResolveBaseURL(flag string, getenv func(string) string) string {
+	u := flag
+	if u == "" {
+		u = getenv("ASK_BASE_URL")
+	}
+	for _, v := range p.BaseURLEnv {
+		if u == "" {
+			u = getenv(v)
+		}
+	}
+	if u == "" {
+		u = p.BaseURL
+	}
+	// OLLAMA_HOST is often host:port without a scheme.
+	if !strings.Contains(u, "://") {
+		u = "http://" + u
+	}
+	return strings.TrimRight(u, "/")
+}
+
+// MissingKeyError says which variable to set.
+type MissingKeyError struct {
+	Provider string
+	Vars     []string
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("no API key for %s: set %s (or choose another provider with --provider)", e.Provider, strings.Join(e.Vars, " or "))
+}
+
+// Key returns the provider's key from the environment. A provider that needs
+// one and has none gives a *MissingKeyError.
+func (p Provider) Key(getenv func(string) string) (string, error) {
+	for _, v := range p.KeyEnv {
+		if k := strings.TrimSpace(getenv(v)); k != "" {
+			return k, nil
+		}
+	}
+	if p.NeedsKey() {
+		return "", &MissingKeyError{Provider: p.Name, Vars: p.KeyEnv}
+	}
+	return "", nil
+}

@@ -1,0 +1,217 @@
+// Package records defines the events of a run and writes them as JSONL: the
+// transcript file and the live --events stream share one schema (DESIGN §6),
+// and `ask replay` reads transcripts back.
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// Event types, in the order a run emits them.
+const (
+	TypeRunStarted   = "run.started"
+	TypeRequest      = "request"
+	TypeResponse     = "response"
+	TypeRetry        = "retry"
+	TypeAssistant    = "assistant"
+	TypeToolStarted  = "tool.started"
+	TypeToolFinished = "tool.finished"
+	TypeToolDenied   = "tool.denied"
+	TypeError        = "error"
+	TypeRunFinished  = "run.finished"
+)
+
+// Event is one line of a transcript. Fields not used by an event's type are
+// left out of its JSON.
+type Event struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	Step int       `json:"step,omitempty"`
+
+	// run.started
+	Version  string    `json:"version,omitempty"`
+	Provider string    `json:"provider,omitempty"`
+	Model    string    `json:"model,omitempty"`
+	Mode     string    `json:"mode,omitempty"`
+	Settings *Settings `json:"settings,omitempty"`
+
+	// request, response
+	URL        string            `json:"url,omitempty"`
+	HTTPStatus int               `json:"http_status,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Body       json.RawMessage   `json:"body,omitempty"`
+
+	// assistant
+	Text      string               `json:"text,omitempty"`
+	ToolCalls []providers.ToolCall `json:"tool_calls,omitempty"`
+	Usage     *providers.Usage     `json:"usage,omitempty"`
+
+	// tool.started, tool.finished, tool.denied
+	ID         string `json:"id,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Arguments  string `json:"arguments,omitempty"`
+	Content    string `json:"content,omitempty"`
+	IsError    bool   `json:"is_error,omitempty"`
+	DurationMS int64  `json:"duration_ms,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+
+	// retry, error
+	Attempt int    `json:"attempt,omitempty"`
+	DelayMS int64  `json:"delay_ms,omitempty"`
+	Error   string `json:"error,omitempty"`
+
+	// run.finished
+	Status    string   `json:"status,omitempty"`
+	Answer    *string  `json:"answer,omitempty"`
+	Steps     int      `json:"steps,omitempty"`
+	ToolCount int      `json:"tool_call_count,omitempty"`
+	Denials   []Denial `json:"denials,omitempty"`
+	ExitCode  int      `json:"exit_code,omitempty"`
+}
+
+// Settings are what a run was asked to do; replay reads them back.
+type Settings struct {
+	Prompt       string   `json:"prompt"`
+	System       string   `json:"system"` // the full system prompt as sent
+	BaseURL      string   `json:"base_url,omitempty"`
+	Workdir      string   `json:"workdir,omitempty"`
+	MaxSteps     int      `json:"max_steps"`
+	Timeout      string   `json:"timeout"`
+	Stream       bool     `json:"stream"`
+	Tools        []string `json:"tools"`
+	ToolProtocol string   `json:"tool_protocol,omitempty"`
+	MaxTokens    int      `json:"max_tokens,omitempty"`
+}
+
+// Denial is a call the policy refused.
+type Denial struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// Recorder writes events to any number of JSONL sinks. It is safe for
+// concurrent use; each event is written whole, in one Write per sink, so a
+// transcript holds every event up to a fault.
+type Recorder struct {
+	mu        sync.Mutex
+	sinks     []io.Writer
+	observers []func(Event)
+	now       func() time.Time
+	err       error
+}
+
+// Observe calls fn with every event after it is written. Observers run under
+// the recorder's lock, in emission order, and must not emit.
+func (r *Recorder) Observe(fn func(Event)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observers = append(r.observers, fn)
+}
+
+// NewRecorder returns a recorder writing to sinks (nil ones are skipped).
+func NewRecorder(sinks ...io.Writer) *Recorder {
+	r := &Recorder{now: time.Now}
+	for _, s := range sinks {
+		if s != nil {
+			r.sinks = append(r.sinks, s)
+		}
+	}
+	return r
+}
+
+// Emit stamps ev with the time and writes it to every sink.
+func (r *Recorder) Emit(ev Event) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ev.Time.IsZero() {
+		ev.Time = r.now().UTC()
+	}
+	line, err := Marshal(ev)
+	if err != nil {
+		r.err = err
+		return
+	}
+	line = append(line, '\n')
+	for _, s := range r.sinks {
+		if _, err := s.Write(line); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
+	for _, fn := range r.observers {
+		fn(ev)
+	}
+}
+
+// Err returns the first write error, if any.
+func (r *Recorder) Err() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Marshal renders an event as one line of compact JSON, without escaping
+// HTML characters in model text.
+func Marshal(ev Event) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// BodyJSON stores an HTTP body in an event: a single JSON document as
+// itself, anything else (an SSE or NDJSON stream, an HTML error page) as a
+// JSON string.
+func BodyJSON(b []byte) json.RawMessage {
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		return append(json.RawMessage(nil), t...)
+	}
+	return providers.Quote(string(b))
+}
+
+// BodyBytes inverts BodyJSON.
+func BodyBytes(raw json.RawMessage) []byte {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return []byte(s)
+		}
+	}
+	return raw
+}
+
+// Headers flattens an HTTP header for an event, one value a name, in a
+// stable order. Callers pass headers already redacted.
+func Headers(h http.Header) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(h))
+	for _, k := range keys {
+		out[k] = h.Get(k)
+	}
+	return out
+}

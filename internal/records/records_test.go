@@ -1,0 +1,110 @@
+package records
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+func TestRecorderWritesWholeLinesConcurrently(t *testing.T) {
+	var a, b bytes.Buffer
+	rec := NewRecorder(&a, nil, &b)
+	rec.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	var seen []string
+	rec.Observe(func(ev Event) { seen = append(seen, ev.Type) })
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec.Emit(Event{Type: TypeToolFinished, Step: i, Content: strings.Repeat("x", 1000) + "<&>"})
+		}()
+	}
+	wg.Wait()
+	if a.String() != b.String() {
+		t.Fatal("sinks received different bytes")
+	}
+	lines := strings.Split(strings.TrimSuffix(a.String(), "\n"), "\n")
+	if len(lines) != 50 || len(seen) != 50 {
+		t.Fatalf("got %d lines and %d observed events, want 50 each", len(lines), len(seen))
+	}
+	if !strings.Contains(lines[0], `"time":"2026-01-02T03:04:05Z"`) || !strings.Contains(lines[0], "<&>") {
+		t.Errorf("line lacks the time or escapes HTML: %.200s", lines[0])
+	}
+}
+
+func TestReadRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	rec := NewRecorder(&buf)
+	answer := "done"
+	rec.Emit(Event{Type: TypeRunStarted, Provider: "openai", Settings: &Settings{Prompt: "hi", MaxSteps: 8}})
+	rec.Emit(Event{Type: TypeResponse, Step: 1, HTTPStatus: 200, Body: BodyJSON([]byte("data: {\"a\":1}\n\ndata: [DONE]\n\n"))})
+	rec.Emit(Event{Type: TypeAssistant, Step: 1, ToolCalls: []providers.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}}})
+	rec.Emit(Event{Type: TypeRunFinished, Status: "completed", Answer: &answer})
+	events, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 4 || events[0].Settings.Prompt != "hi" || events[2].ToolCalls[0].Arguments != `{"path":"a"}` || *events[3].Answer != "done" {
+		t.Errorf("round trip lost data: %+v", events)
+	}
+	if got := string(BodyBytes(events[1].Body)); got != "data: {\"a\":1}\n\ndata: [DONE]\n\n" {
+		t.Errorf("stream body = %q", got)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "does not start with a run.started"},
+		{"bad line", "{\"type\":\"run.started\"}\n{oops\n", "transcript line 2"},
+		{"no type", "{\"type\":\"run.started\"}\n{\"step\":1}\n", "line 2: event has no type"},
+		{"wrong first", "{\"type\":\"request\"}\n", "does not start"},
+	}
+	for _, tt := range tests {
+		_, err := Read(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestBodyJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a": 1}`, `{"a": 1}`},
+		{"data: x\n\n", `"data: x\n\n"`},
+		{"<html>", `"<html>"`},
+		{`{"cut":`, `"{\"cut\":"`},
+	}
+	for _, tt := range tests {
+		got := BodyJSON([]byte(tt.in))
+		if string(got) != tt.want {
+			t.Errorf("BodyJSON(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+		if back := string(BodyBytes(got)); back != tt.in {
+			t.Errorf("BodyBytes(BodyJSON(%q)) = %q", tt.in, back)
+		}
+	}
+}
+
+func TestDiffJSON(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		want       []string
+	}{
+		{"same in meaning", `{"a":1,"b":[1,2]}`, `{"b":[1,2], "a":1}`, nil},
+		{"changed value", `{"m":[{"c":"x"}]}`, `{"m":[{"c":"y"}]}`, []string{`m[0].c: recorded "x", rebuilt "y"`}},
+		{"missing and extra", `{"a":1}`, `{"b":2}`, []string{"a: recorded 1, not rebuilt", "b: not recorded, rebuilt 2"}},
+		{"longer array", `[1]`, `[1,2]`, []string{"[1]: not recorded, rebuilt 2"}},
+		{"type change", `{"a":1}`, `{"a":"1"}`, []string{`a: recorded 1, rebuilt "1"`}},
+	}
+	for _, tt := range tests {
+		got := DiffJSON([]byte(tt.a), []byte(tt.b), 10)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: DiffJSON = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

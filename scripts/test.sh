@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: formatting, vet, every test under the
+# race detector, then each fuzz target briefly. Run from anywhere in the repo.
+#   FUZZTIME=30s scripts/test.sh    fuzz longer
+#   FUZZTIME=0 scripts/test.sh      skip fuzzing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime=${FUZZTIME:-5s}
+
+echo "== go mod download"
+go mod download
+
+if [ -f testdata/mcp/package.json ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "== npm ci (MCP test servers)"
+    npm ci --prefix testdata/mcp --no-audit --no-fund --loglevel=error
+  else
+    echo "npm not found: the MCP integration tests will be skipped" >&2
+  fi
+fi
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
+
+if [ "$fuzztime" != "0" ]; then
+  echo "== fuzz ($fuzztime each)"
+  # Every FuzzXxx target, found in the sources, run one at a time.
+  grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do
+    pkg="./$(dirname "${file#./}")"
+    for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
+      echo "-- $target ($pkg)"
+      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tail -n 3
+    done
+  done
+fi
+echo "== all tests passed"
