@@ -15,6 +15,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/demo"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
@@ -146,6 +147,8 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		},
 		system:     set.System,
 		prompt:     set.Prompt,
+		mode:       firstNonEmpty(start.Mode, policy.ModeAgent),
+		gate:       newRecordedGate(events),
 		declared:   declared,
 		toolbox:    toolbox,
 		workdir:    root.Dir(),
@@ -283,4 +286,30 @@ func (r *recordedResults) Call(_ context.Context, name, arguments string) (strin
 	}
 	r.results[key] = evs[1:]
 	return evs[0].Content, evs[0].IsError
+}
+
+// recordedGate repeats the recorded run's decisions: a call denied then is
+// denied again with the same reason, every other call runs. The recording
+// stands for the approvals given at the time; nobody is asked again.
+type recordedGate struct {
+	denied map[string]string // call id → reason
+}
+
+func newRecordedGate(events []records.Event) *recordedGate {
+	g := &recordedGate{denied: map[string]string{}}
+	for _, ev := range events {
+		if ev.Type == records.TypeToolDenied {
+			g.denied[ev.ID] = ev.Reason
+		}
+	}
+	return g
+}
+
+func (g *recordedGate) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
+	out := make([]loop.Verdict, len(calls))
+	for i, c := range calls {
+		reason, denied := g.denied[c.ID]
+		out[i] = loop.Verdict{Allowed: !denied, Reason: reason, Refusal: denied && strings.HasPrefix(reason, "refused by --safe")}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -34,6 +35,12 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "system", Aliases: []string{"s"}, Usage: "text appended to the default system prompt"},
 		&cli.IntFlag{Name: "max-steps", Value: loop.DefaultMaxSteps, Usage: "stop after this many model requests"},
 		&cli.DurationFlag{Name: "timeout", Value: loop.DefaultTimeout, Usage: "stop the whole run after this long"},
+		&cli.StringFlag{Name: "mode", Value: policy.ModeAgent, Usage: "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)"},
+		&cli.BoolFlag{Name: "safe", Usage: "CI profile: offer only read-only tools, refuse every write or command, exit 6 on a refusal"},
+		&cli.StringSliceFlag{Name: "allow-tool", Usage: "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable"},
+		&cli.StringSliceFlag{Name: "deny-tool", Usage: "refuse calls matching `PATTERN`; wins over --allow-tool; repeatable"},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve every call that needs approval"},
+		&cli.StringFlag{Name: "plan", Usage: "carry out the plan saved in `FILE` (with --mode agent)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
 		&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in; file tools never reach outside it"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
@@ -50,75 +57,142 @@ func runAction(c *cli.Context, stdio *IO) error {
 		return usageErr("--json and --events both write to stdout: choose one")
 	}
 	prompt, err := readPrompt(c.Args().Slice(), stdio)
+	if err != nil && !c.IsSet("plan") {
+		return err
+	}
+	if c.IsSet("plan") {
+		if prompt, err = planPrompt(c, stdio, prompt); err != nil {
+			return err
+		}
+	}
+	s, cleanup, err := buildSession(c, stdio)
+	defer cleanup()
 	if err != nil {
 		return err
+	}
+	s.prompt = prompt
+	s.jsonOut, s.events, s.transcript = c.Bool("json"), c.Bool("events"), c.String("transcript")
+	s.quiet, s.verbose = c.Bool("quiet"), c.Bool("verbose")
+	return s.execute(c.Context)
+}
+
+// planPrompt makes a saved plan the goal of an agent run: `ask --plan
+// FILE [extra instructions]`.
+func planPrompt(c *cli.Context, stdio *IO, extra string) (string, error) {
+	if m := c.String("mode"); m != policy.ModeAgent {
+		return "", usageErr("--plan carries a plan out, which needs --mode agent (not %s)", m)
+	}
+	plan, err := os.ReadFile(absPath(stdio.Wd, c.String("plan")))
+	if err != nil {
+		return "", usageErr("--plan: %v", err)
+	}
+	if strings.TrimSpace(string(plan)) == "" {
+		return "", usageErr("--plan: %s is empty", c.String("plan"))
+	}
+	prompt := "Carry out this plan, step by step, and report what you did:\n\n" + strings.TrimSpace(string(plan))
+	if extra != "" {
+		prompt += "\n\n" + extra
+	}
+	return prompt, nil
+}
+
+// buildSession turns the flags shared by the main command and `ask provider
+// request` into a session: provider, model, tools, policy and system prompt.
+// The returned cleanup runs even on error.
+func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
+	cleanups := []func(){}
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	mode := c.String("mode")
+	if !policy.ValidMode(mode) {
+		return nil, cleanup, usageErr("--mode %q: choose ask, plan or agent", mode)
 	}
 	prov, err := catalog.Select(c.String("provider"), "", stdio.Getenv)
 	if err != nil {
-		return withCode(exitUsage, err)
+		return nil, cleanup, withCode(exitUsage, err)
 	}
 	proto, err := catalog.NewProtocol(prov.Protocol)
 	if err != nil {
-		return err
+		return nil, cleanup, err
 	}
 	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"), prov.DefaultModel)
 	if model == "" {
-		return usageErr("%s has no default model: name one with --model", prov.Name)
+		return nil, cleanup, usageErr("%s has no default model: name one with --model", prov.Name)
 	}
 	key, err := prov.Key(stdio.Getenv)
 	if err != nil {
-		return err
+		return nil, cleanup, err
 	}
-	if c.Int("max-steps") < 1 {
-		return usageErr("--max-steps must be at least 1")
+	maxSteps := c.Int("max-steps")
+	if maxSteps < 1 {
+		return nil, cleanup, usageErr("--max-steps must be at least 1")
+	}
+	if mode == policy.ModeAsk {
+		maxSteps = min(maxSteps, policy.AskModeMaxSteps)
 	}
 	if c.Duration("timeout") <= 0 {
-		return usageErr("--timeout must be positive, such as 30s or 5m")
+		return nil, cleanup, usageErr("--timeout must be positive, such as 30s or 5m")
+	}
+	allow, err := policy.ParsePatterns(c.StringSlice("allow-tool"))
+	if err != nil {
+		return nil, cleanup, usageErr("--allow-tool: %v", err)
+	}
+	deny, err := policy.ParsePatterns(c.StringSlice("deny-tool"))
+	if err != nil {
+		return nil, cleanup, usageErr("--deny-tool: %v", err)
 	}
 	root, err := tools.NewRoot(absPath(stdio.Wd, c.String("workdir")))
 	if err != nil {
-		return usageErr("--workdir: %v", err)
+		return nil, cleanup, usageErr("--workdir: %v", err)
 	}
-	var registry *tools.Registry
-	if c.Bool("no-tools") {
-		registry, err = tools.NewRegistry()
-	} else {
-		registry, err = tools.NewRegistry(tools.Builtins(root)...)
+
+	var all []tools.Tool
+	if !c.Bool("no-tools") {
+		all = tools.Builtins(root)
 	}
+	// A person is asked only when one is watching stderr and a terminal can
+	// be opened; otherwise gated calls are denied at once.
+	var prompter policy.Prompter
+	if stdio.ErrTTY {
+		if t, closeTTY := policy.OpenTerminal(stdio.TTYPath); t != nil {
+			prompter = t
+			cleanups = append(cleanups, closeTTY)
+		}
+	}
+	pol := policy.New(mode, c.Bool("safe"), c.Bool("yes"), allow, deny, prompter, all)
+	registry, err := tools.NewRegistry(pol.Declared(all)...)
 	if err != nil {
-		return err
+		return nil, cleanup, err
 	}
 	baseURL := prov.ResolveBaseURL(c.String("base-url"), stdio.Getenv)
 	declared := declare(registry)
 	system := prompts.System(prompts.Env{
-		Version: version, Date: stdio.Now(), OS: runtime.GOOS, Workdir: root.Dir(), Mode: "agent", Tools: len(declared) > 0,
+		Version: version, Date: stdio.Now(), OS: runtime.GOOS, Workdir: root.Dir(), Mode: mode, Tools: len(declared) > 0,
 	}, c.String("system"))
 
-	s := &session{
+	return &session{
 		io:        stdio,
 		provider:  prov.Name,
 		modelName: model,
 		baseURL:   baseURL,
+		mode:      mode,
 		protocol:  proto,
 		model: &providers.Caller{
 			Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
 			Header: prov.Header, HTTP: stdio.HTTP, Retries: 2, IdleTimeout: 2 * time.Minute,
 		},
-		system:     system,
-		prompt:     prompt,
-		declared:   declared,
-		toolbox:    registry,
-		workdir:    root.Dir(),
-		maxSteps:   c.Int("max-steps"),
-		timeout:    c.Duration("timeout"),
-		stream:     !c.Bool("no-stream"),
-		jsonOut:    c.Bool("json"),
-		events:     c.Bool("events"),
-		transcript: c.String("transcript"),
-		quiet:      c.Bool("quiet"),
-		verbose:    c.Bool("verbose"),
-	}
-	return s.execute(c.Context)
+		system:   system,
+		declared: declared,
+		toolbox:  registry,
+		gate:     pol,
+		workdir:  root.Dir(),
+		maxSteps: maxSteps,
+		timeout:  c.Duration("timeout"),
+		stream:   !c.Bool("no-stream"),
+	}, cleanup, nil
 }
 
 // readPrompt joins the arguments and, when stdin is not a terminal, appends
@@ -174,6 +248,7 @@ type session struct {
 	toolbox   loop.Toolbox
 	gate      loop.Gate
 	workdir   string
+	mode      string
 	maxSteps  int
 	timeout   time.Duration
 	stream    bool
@@ -221,7 +296,7 @@ func (s *session) execute(ctx context.Context) error {
 	for _, t := range s.declared {
 		toolNames = append(toolNames, t.Name)
 	}
-	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: "agent",
+	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: s.mode,
 		Settings: &records.Settings{Prompt: s.prompt, System: s.system, BaseURL: s.baseURL, Workdir: s.workdir, MaxSteps: s.maxSteps,
 			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens}})
 

@@ -155,4 +155,3 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
-

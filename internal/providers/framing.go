@@ -3,6 +3,7 @@ package providers
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,6 +128,11 @@ func IsStreamBody(body []byte, f Framing) bool {
 	if f == SSE {
 		return bytes.HasPrefix(t, []byte("data:")) || bytes.HasPrefix(t, []byte("event:")) ||
 			bytes.HasPrefix(t, []byte(":")) || bytes.HasPrefix(t, []byte("id:"))
+	}
+	// One JSON document, however it is laid out, is a plain response; a
+	// pretty-printed one spans many lines but is still not NDJSON.
+	if json.Valid(t) {
+		return false
 	}
 	first, rest, _ := bytes.Cut(t, []byte("\n"))
 	return len(bytes.TrimSpace(rest)) > 0 && bytes.HasPrefix(bytes.TrimSpace(first), []byte("{"))

@@ -1,0 +1,293 @@
+// Package policy decides, for each tool call, whether it may run: the mode
+// (ask, plan, agent), the opt-in --safe profile, --allow-tool and --deny-tool
+// patterns, and approval gates that ask a person on a terminal. It
+// implements the loop's Gate and filters what is declared to the model.
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+// Modes.
+const (
+	ModeAsk   = "ask"
+	ModePlan  = "plan"
+	ModeAgent = "agent"
+)
+
+// AskModeMaxSteps bounds a run in ask mode.
+const AskModeMaxSteps = 3
+
+// ValidMode reports whether m names a mode.
+func ValidMode(m string) bool { return m == ModeAsk || m == ModePlan || m == ModeAgent }
+
+// Prompter asks a person to approve calls. Approve returns one answer per
+// call.
+type Prompter interface {
+	Approve(ctx context.Context, calls []Pending) ([]Answer, error)
+}
+
+// Pending is a call waiting for approval, described for a person.
+type Pending struct {
+	Name    string
+	Summary string // the call's main argument, such as a shell command
+	Risk    tools.Risk
+}
+
+// Answer is a person's answer to one approval question.
+type Answer int
+
+const (
+	No     Answer = iota
+	Yes           // this call
+	Always        // this tool, for the rest of the run
+)
+
+// Policy is the decision rules of one run.
+type Policy struct {
+	Mode  string
+	Safe  bool
+	Yes   bool // --yes: approve every gated call
+	Allow []Pattern
+	Deny  []Pattern
+	// Prompter is nil when there is no terminal to ask.
+	Prompter Prompter
+
+	infos  map[string]tools.Info
+	mu     sync.Mutex
+	always map[string]bool // tools approved for the rest of the run
+}
+
+// New returns a policy over the tools of a registry.
+func New(mode string, safe, yes bool, allow, deny []Pattern, prompter Prompter, all []tools.Tool) *Policy {
+	p := &Policy{Mode: mode, Safe: safe, Yes: yes, Allow: allow, Deny: deny, Prompter: prompter,
+		infos: map[string]tools.Info{}, always: map[string]bool{}}
+	for _, t := range all {
+		info := t.Info()
+		p.infos[info.Name] = info
+	}
+	return p
+}
+
+// readOnly reports whether the run may only read: --safe, ask and plan.
+func (p *Policy) readOnly() bool { return p.Safe || p.Mode == ModeAsk || p.Mode == ModePlan }
+
+// Declared filters the tools offered to the model: a read-only run offers
+// only tools that read, and a tool denied by name is not offered at all.
+func (p *Policy) Declared(all []tools.Tool) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range all {
+		info := t.Info()
+		if p.readOnly() && info.Risk != tools.Read {
+			continue
+		}
+		if deniedOutright(p.Deny, info.Name) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Check decides the calls of one step. Calls that need approval are put to
+// the person together, in one question.
+func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []loop.Verdict {
+	verdicts := make([]loop.Verdict, len(calls))
+	var ask []int
+	for i, c := range calls {
+		v, needsApproval := p.decide(c)
+		verdicts[i] = v
+		if needsApproval {
+			ask = append(ask, i)
+		}
+	}
+	if len(ask) == 0 {
+		return verdicts
+	}
+	if p.Prompter == nil {
+		for _, i := range ask {
+			verdicts[i] = loop.Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
+		}
+		return verdicts
+	}
+	pending := make([]Pending, len(ask))
+	for k, i := range ask {
+		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
+	}
+	answers, err := p.Prompter.Approve(ctx, pending)
+	for k, i := range ask {
+		switch {
+		case err != nil || k >= len(answers):
+			verdicts[i] = loop.Verdict{Reason: "not approved: " + errText(err)}
+		case answers[k] == No:
+			verdicts[i] = loop.Verdict{Reason: "the user declined this call"}
+		default:
+			verdicts[i] = loop.Verdict{Allowed: true}
+			if answers[k] == Always {
+				p.mu.Lock()
+				p.always[calls[i].Name] = true
+				p.mu.Unlock()
+			}
+		}
+	}
+	return verdicts
+}
+
+// decide applies the rules that need no person, in order of precedence: deny
+// patterns, --safe, read-only modes, allow patterns and --yes, then the
+// tool's own approval requirement.
+func (p *Policy) decide(c providers.ToolCall) (v loop.Verdict, needsApproval bool) {
+	info, known := p.infos[c.Name]
+	if !known {
+		// The registry answers unknown tools with an error result.
+		return loop.Verdict{Allowed: true}, false
+	}
+	subject := Summary(c.Arguments)
+	for _, d := range p.Deny {
+		if d.Match(c.Name, subject) {
+			return loop.Verdict{Reason: "denied by --deny-tool " + d.String()}, false
+		}
+	}
+	if info.Risk != tools.Read {
+		verb := map[tools.Risk]string{tools.Write: "writes files", tools.Exec: "runs commands"}[info.Risk]
+		if p.Safe {
+			return loop.Verdict{Reason: fmt.Sprintf("refused by --safe: %s %s", c.Name, verb), Refusal: true}, false
+		}
+		if p.Mode == ModeAsk || p.Mode == ModePlan {
+			return loop.Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
+		}
+	}
+	for _, a := range p.Allow {
+		if a.Match(c.Name, subject) {
+			return loop.Verdict{Allowed: true}, false
+		}
+	}
+	p.mu.Lock()
+	always := p.always[c.Name]
+	p.mu.Unlock()
+	if !info.RequiresApproval || p.Yes || always {
+		return loop.Verdict{Allowed: true}, false
+	}
+	return loop.Verdict{}, true
+}
+
+// Summary is the part of a call's arguments a person (and an argument
+// pattern) looks at: a shell command, a path, a pattern; otherwise the
+// arguments' compact JSON.
+func Summary(arguments string) string {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+		return arguments
+	}
+	for _, k := range []string{"command", "path", "pattern", "url", "query"} {
+		if s, ok := args[k].(string); ok {
+			return s
+		}
+	}
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	return err.Error()
+}
+
+// Pattern is an --allow-tool or --deny-tool value: a tool name glob, and
+// optionally a glob over the call's main argument after a colon, such as
+// "shell:git status*" or "mcp_fs__*".
+type Pattern struct {
+	raw, name, arg string
+	hasArg         bool
+}
+
+// ParsePattern reads a pattern.
+func ParsePattern(s string) (Pattern, error) {
+	s = strings.TrimSpace(s)
+	name, arg, hasArg := strings.Cut(s, ":")
+	if name == "" {
+		return Pattern{}, fmt.Errorf("tool pattern %q has no tool name: write NAME or NAME:ARGUMENT-PREFIX*", s)
+	}
+	return Pattern{raw: s, name: name, arg: arg, hasArg: hasArg}, nil
+}
+
+// ParsePatterns reads several patterns.
+func ParsePatterns(ss []string) ([]Pattern, error) {
+	var out []Pattern
+	for _, s := range ss {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (p Pattern) String() string { return p.raw }
+
+// Match reports whether a call of tool name with main argument subject
+// matches.
+func (p Pattern) Match(name, subject string) bool {
+	if !glob(p.name, name) {
+		return false
+	}
+	return !p.hasArg || glob(p.arg, subject)
+}
+
+// deniedOutright reports whether a deny pattern covers every call of the
+// tool, so that it need not be declared.
+func deniedOutright(deny []Pattern, name string) bool {
+	for _, d := range deny {
+		if glob(d.name, name) && (!d.hasArg || d.arg == "*") {
+			return true
+		}
+	}
+	return false
+}
+
+// glob matches s against a pattern where * is any run of characters and ?
+// is one; unlike path.Match, * crosses slashes, as commands and paths need.
+func glob(pattern, s string) bool {
+	px, sx := 0, 0
+	nextPx, nextSx := -1, -1
+	pr, sr := []rune(pattern), []rune(s)
+	for px < len(pr) || sx < len(sr) {
+		if px < len(pr) {
+			switch c := pr[px]; c {
+			case '*':
+				nextPx, nextSx = px, sx+1
+				px++
+				continue
+			case '?':
+				if sx < len(sr) {
+					px++
+					sx++
+					continue
+				}
+			default:
+				if sx < len(sr) && sr[sx] == c {
+					px++
+					sx++
+					continue
+				}
+			}
+		}
+		if nextSx > 0 && nextSx <= len(sr) {
+			px, sx = nextPx, nextSx
+			continue
+		}
+		return false
+	}
+	return true
+}
