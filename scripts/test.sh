@@ -41,7 +41,7 @@ if [ "$fuzztime" != "0" ]; then
     pkg="./$(dirname "${file#./}")"
     for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
       echo "-- $target ($pkg)"
-      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tail -n 3
+      go test -run "^$" -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "$pkg" 2>&1 | tail -n 3
     done
   done
 fi

@@ -1,0 +1,181 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// APIVersion is the anthropic-version header every request carries.
+const APIVersion = "2023-06-01"
+
+// DefaultMaxTokens is sent when a Request leaves MaxTokens at 0, since the
+// API requires a value.
+const DefaultMaxTokens = 8192
+
+// schemaInstruction introduces the JSON Schema appended to the system prompt
+// when a request asks for structured output.
+const schemaInstruction = "Reply with one JSON value that conforms to the JSON Schema below, and nothing else: no prose, no code fences.\n"
+
+// Protocol is the Anthropic Messages protocol.
+type Protocol struct{}
+
+var _ providers.Protocol = (*Protocol)(nil)
+
+// New returns the Anthropic Messages protocol.
+func New() *Protocol { return &Protocol{} }
+
+// Name is "anthropic".
+func (*Protocol) Name() string { return "anthropic" }
+
+// Framing is SSE with named events.
+func (*Protocol) Framing() providers.Framing { return providers.SSE }
+
+// Endpoint is base + "/messages"; the model travels in the body.
+func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
+	return strings.TrimRight(baseURL, "/") + "/messages"
+}
+
+// Authorize sets x-api-key when there is a key, and always the API version.
+func (*Protocol) Authorize(h http.Header, key string) {
+	if key != "" {
+		h.Set("x-api-key", key)
+	}
+	h.Set("anthropic-version", APIVersion)
+}
+
+// FormatTools renders [{name, description, input_schema}]. An empty
+// description is left out; a tool without parameters gets an empty object
+// schema, which the API requires.
+func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	items := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("anthropic: tool %d: name is missing", i)
+		}
+		item, err := providers.SetRaw([]byte(`{}`), "name", providers.Quote(t.Name))
+		if err == nil && t.Description != "" {
+			item, err = providers.SetRaw(item, "description", providers.Quote(t.Description))
+		}
+		if err == nil {
+			item, err = providers.SetRaw(item, "input_schema", t.ParamsOrEmpty())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: tool %q: %w", t.Name, err)
+		}
+		items[i] = item
+	}
+	return providers.JoinArray(items), nil
+}
+
+// UserMessage is {"role":"user","content":TEXT}.
+func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.Quote(text))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: user message: %w", err)
+	}
+	return msg, nil
+}
+
+// FormatToolResults renders every result of one step as a tool_result block
+// of ONE user message. is_error is sent only for failures; empty content is
+// left out (the field is optional, and an empty string adds nothing).
+func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	blocks := make([]json.RawMessage, len(results))
+	for i, r := range results {
+		if r.ID == "" {
+			return nil, fmt.Errorf("anthropic: tool result %d (%s): id is missing", i, r.Name)
+		}
+		block, err := providers.SetRaw([]byte(`{"type":"tool_result"}`), "tool_use_id", providers.Quote(r.ID))
+		if err == nil && r.Content != "" {
+			block, err = providers.SetRaw(block, "content", providers.Quote(r.Content))
+		}
+		if err == nil && r.IsError {
+			block, err = providers.Set(block, "is_error", true)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: tool result %d: %w", i, err)
+		}
+		blocks[i] = block
+	}
+	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.JoinArray(blocks))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: tool results: %w", err)
+	}
+	return []json.RawMessage{msg}, nil
+}
+
+// BuildRequest renders {model, max_tokens, system?, messages, tools?,
+// stream?}. The system prompt is a plain string, left out when empty.
+func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
+	maxTokens := r.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	system := r.System
+	if s := bytes.TrimSpace(r.Schema); len(s) > 0 {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, s); err != nil {
+			return nil, fmt.Errorf("anthropic: schema is not valid JSON: %w", err)
+		}
+		if system != "" {
+			system += "\n\n"
+		}
+		system += schemaInstruction + compact.String()
+	}
+	for i, m := range r.Messages {
+		if !json.Valid(m) {
+			return nil, fmt.Errorf("anthropic: message %d is not valid JSON", i)
+		}
+	}
+	tools, err := p.FormatTools(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+
+	body, err := providers.SetRaw([]byte(`{}`), "model", providers.Quote(r.Model))
+	if err == nil {
+		body, err = providers.Set(body, "max_tokens", maxTokens)
+	}
+	if err == nil && system != "" {
+		body, err = providers.SetRaw(body, "system", providers.Quote(system))
+	}
+	if err == nil {
+		// Each message was validated above; SetRaw checks the joined
+		// array once more, which is linear.
+		body, err = providers.SetRaw(body, "messages", providers.JoinArray(r.Messages))
+	}
+	if err == nil && tools != nil {
+		body, err = providers.SetRaw(body, "tools", tools)
+	}
+	if err == nil && r.Stream {
+		body, err = providers.Set(body, "stream", true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: build request: %w", err)
+	}
+	return body, nil
+}
+
+// ParseToolCalls reads the calls of a response body or a whole recorded
+// stream.
+func (p *Protocol) ParseToolCalls(body []byte) ([]providers.ToolCall, error) {
+	turn, err := providers.ParseBody(p, body)
+	if err != nil {
+		return nil, err
+	}
+	return turn.Calls, nil
+}
+
+// NewStream returns an accumulator for one streamed response.
+func (*Protocol) NewStream() providers.Stream { return newStream() }
