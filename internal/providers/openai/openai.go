@@ -1,0 +1,169 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/tidwall/gjson"
+)
+
+// Protocol is the Chat Completions wire protocol. It holds no state.
+type Protocol struct{}
+
+var _ providers.Protocol = (*Protocol)(nil)
+
+// New returns the Chat Completions protocol.
+func New() *Protocol { return &Protocol{} }
+
+// Name implements providers.Protocol.
+func (*Protocol) Name() string { return "openai" }
+
+// Framing implements providers.Protocol: streams are SSE ending in [DONE].
+func (*Protocol) Framing() providers.Framing { return providers.SSE }
+
+// Endpoint implements providers.Protocol. The model travels in the body.
+func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
+	return strings.TrimRight(baseURL, "/") + "/chat/completions"
+}
+
+// Authorize implements providers.Protocol. Local servers (LM Studio,
+// llama.cpp) need no key, so none is sent when key is empty.
+func (*Protocol) Authorize(h http.Header, key string) {
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+}
+
+// FormatTools implements providers.Protocol:
+// [{"type":"function","function":{"name","description","parameters"}}].
+func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	items := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("openai: tool %d has no name", i)
+		}
+		params := t.ParamsOrEmpty()
+		if !gjson.ValidBytes(params) {
+			return nil, fmt.Errorf("openai: tool %s: parameters are not valid JSON", t.Name)
+		}
+		b := make([]byte, 0, 64+len(t.Name)+len(t.Description)+len(params))
+		b = append(b, `{"type":"function","function":{"name":`...)
+		b = append(b, providers.Quote(t.Name)...)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = append(b, providers.Quote(t.Description)...)
+		}
+		b = append(b, `,"parameters":`...)
+		b = append(b, params...)
+		items[i] = append(b, "}}"...)
+	}
+	return providers.JoinArray(items), nil
+}
+
+// UserMessage implements providers.Protocol.
+func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+	return message("user", text), nil
+}
+
+// message renders {"role":role,"content":text}.
+func message(role, text string) json.RawMessage {
+	q := providers.Quote(text)
+	b := make([]byte, 0, len(role)+len(q)+32)
+	b = append(b, `{"role":"`...)
+	b = append(b, role...)
+	b = append(b, `","content":`...)
+	b = append(b, q...)
+	return append(b, '}')
+}
+
+// FormatToolResults implements providers.Protocol: one role "tool" message
+// per result, in order. Chat Completions has no is_error field, so an error
+// result says so in its text.
+func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(results))
+	for i, r := range results {
+		if r.ID == "" {
+			return nil, fmt.Errorf("openai: tool result %d (%s) has no call id", i, r.Name)
+		}
+		content := r.Content
+		if r.IsError && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(content)), "error") {
+			content = "Error: " + content
+		}
+		b := make([]byte, 0, len(r.ID)+len(content)+48)
+		b = append(b, `{"role":"tool","tool_call_id":`...)
+		b = append(b, providers.Quote(r.ID)...)
+		b = append(b, `,"content":`...)
+		b = append(b, providers.Quote(content)...)
+		out[i] = append(b, '}')
+	}
+	return out, nil
+}
+
+// BuildRequest implements providers.Protocol. The body is written in one
+// pass, so its cost is linear in the size of the history.
+func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
+	if r.Model == "" {
+		return nil, fmt.Errorf("openai: build request: no model")
+	}
+	msgs := make([]json.RawMessage, 0, len(r.Messages)+1)
+	if r.System != "" {
+		msgs = append(msgs, message("system", r.System))
+	}
+	for i, m := range r.Messages {
+		if !gjson.ValidBytes(m) {
+			return nil, fmt.Errorf("openai: build request: message %d is not valid JSON", i)
+		}
+		msgs = append(msgs, m)
+	}
+	tools, err := p.FormatTools(r.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if len(r.Schema) > 0 && !gjson.ValidBytes(r.Schema) {
+		return nil, fmt.Errorf("openai: build request: schema is not valid JSON")
+	}
+
+	joined := providers.JoinArray(msgs)
+	b := make([]byte, 0, len(joined)+len(tools)+len(r.Schema)+len(r.Model)+192)
+	b = append(b, `{"model":`...)
+	b = append(b, providers.Quote(r.Model)...)
+	b = append(b, `,"messages":`...)
+	b = append(b, joined...)
+	if len(tools) > 0 {
+		b = append(b, `,"tools":`...)
+		b = append(b, tools...)
+	}
+	if r.Stream {
+		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	}
+	if r.MaxTokens > 0 {
+		b = append(b, `,"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+	}
+	if len(r.Schema) > 0 {
+		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"answer","schema":`...)
+		b = append(b, r.Schema...)
+		b = append(b, `,"strict":false}}`...)
+	}
+	return append(b, '}'), nil
+}
+
+// ParseToolCalls implements providers.Protocol for a response body or a
+// whole recorded stream.
+func (p *Protocol) ParseToolCalls(body []byte) ([]providers.ToolCall, error) {
+	t, err := providers.ParseBody(p, body)
+	if err != nil {
+		return nil, err
+	}
+	return t.Calls, nil
+}
+
+// NewStream implements providers.Protocol.
+func (*Protocol) NewStream() providers.Stream { return newStream() }
