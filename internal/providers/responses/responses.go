@@ -1,0 +1,263 @@
+// Package responses speaks OpenAI's Responses API (POST {base}/responses) in
+// its stateless mode: every request carries the whole history in "input",
+// with "store": false, so nothing depends on what the server kept.
+//
+// What a turn echoes back (Turn.Messages) follows from that mode:
+//
+//   - function_call items are echoed as {type, call_id, name, arguments},
+//     without their "fc_" item id: the server never stored it, the recorded
+//     working follow-ups leave it out, and results are matched by call_id.
+//   - reasoning items are echoed only when they carry encrypted_content (the
+//     request asks for it with include, see wantsEncryptedReasoning), as
+//     {type, id, encrypted_content, summary} exactly as received, and always
+//     right before the item that followed them. A reasoning item without
+//     encrypted_content names an id the server did not store, so replaying it
+//     fails ("Item with id 'rs_…' not found"); it is dropped. A reasoning item
+//     whose following item is dropped, or that ends the reply, is dropped too:
+//     the API refuses a reasoning item "provided without its required
+//     following item".
+//   - assistant message items are echoed as an EasyInputMessage,
+//     {"type":"message","role":"assistant","content":"<text>"} plus the
+//     item's "phase" when it has one. The id-less output_text form some
+//     clients send is not valid against the OpenAPI file (OutputMessage
+//     requires id and status), and replaying the "msg_" id is exactly what
+//     store:false forbids, so the text travels as a plain string.
+//   - other item types are not echoed.
+//
+// Tool calls are decided by the presence of function_call items, never by
+// the response status, which stays "completed".
+package responses
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// Protocol is the Responses API. The zero value is ready to use.
+type Protocol struct{}
+
+var _ providers.Protocol = (*Protocol)(nil)
+
+// New returns the Responses API protocol.
+func New() *Protocol { return &Protocol{} }
+
+// Name is "responses".
+func (*Protocol) Name() string { return "responses" }
+
+// Framing is SSE; the JSON "type" of each event says what it is.
+func (*Protocol) Framing() providers.Framing { return providers.SSE }
+
+// Endpoint is {base}/responses; the model travels in the body.
+func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
+	return strings.TrimRight(baseURL, "/") + "/responses"
+}
+
+// Authorize sends the key as a bearer token.
+func (*Protocol) Authorize(h http.Header, key string) {
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+}
+
+// minOutputTokens is the smallest max_output_tokens the API accepts
+// (CreateResponse: minimum 16).
+const minOutputTokens = 16
+
+// FormatTools renders flat function tools:
+//
+//	{"type":"function","name","description","parameters","strict":false}
+//
+// strict is always sent: when it is omitted the API switches strict mode on
+// for any schema it can (the recorded llm responses echo "strict": true for
+// tools sent without it), and strict mode rewrites optional properties into
+// required ones. Tools from the registry or MCP servers are arbitrary JSON
+// Schema, so they go out non-strict.
+func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	items := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("tool %d: name is missing", i)
+		}
+		params := t.ParamsOrEmpty()
+		if !gjson.ValidBytes(params) || !gjson.ParseBytes(params).IsObject() {
+			return nil, fmt.Errorf("tool %q: parameters are not a JSON object", t.Name)
+		}
+		doc := []byte(`{"type":"function"}`)
+		var err error
+		if doc, err = setString(doc, "name", t.Name); err != nil {
+			return nil, err
+		}
+		if t.Description != "" {
+			if doc, err = setString(doc, "description", t.Description); err != nil {
+				return nil, err
+			}
+		}
+		if doc, err = providers.SetRaw(doc, "parameters", params); err != nil {
+			return nil, err
+		}
+		if doc, err = providers.SetRaw(doc, "strict", []byte("false")); err != nil {
+			return nil, err
+		}
+		items[i] = doc
+	}
+	return providers.JoinArray(items), nil
+}
+
+// UserMessage is an EasyInputMessage: {"role":"user","content":text}.
+func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+	return setString([]byte(`{"role":"user"}`), "content", text)
+}
+
+// FormatToolResults renders one function_call_output item per result, keyed
+// by the call's call_id. A failed call's output starts with "Error: " (unless
+// the tool already said so), because the item has no error flag of its own.
+func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(results))
+	for i, r := range results {
+		if r.ID == "" {
+			return nil, fmt.Errorf("tool result %d (%s): call id is missing", i, r.Name)
+		}
+		content := r.Content
+		if r.IsError && !strings.HasPrefix(strings.ToLower(content), "error") {
+			content = "Error: " + content
+		}
+		doc := []byte(`{"type":"function_call_output"}`)
+		var err error
+		if doc, err = setString(doc, "call_id", r.ID); err != nil {
+			return nil, err
+		}
+		if doc, err = setString(doc, "output", content); err != nil {
+			return nil, err
+		}
+		out[i] = doc
+	}
+	return out, nil
+}
+
+// BuildRequest renders one stateless request:
+//
+//	{"model","instructions"?,"input":[…],"tools"?,"store":false,
+//	 "include"?,"stream"?,"max_output_tokens"?,"text"?}
+//
+// The system prompt goes in "instructions", which the API places before the
+// input. "include": ["reasoning.encrypted_content"] is sent only for models
+// that reason (see wantsEncryptedReasoning); others reject it with 400
+// "Encrypted content is not supported with this model". A MaxTokens below the
+// API's minimum of 16 is raised to 16 rather than sent to fail.
+func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
+	doc := []byte(`{}`)
+	var err error
+	if doc, err = setString(doc, "model", r.Model); err != nil {
+		return nil, err
+	}
+	if r.System != "" {
+		if doc, err = setString(doc, "instructions", r.System); err != nil {
+			return nil, err
+		}
+	}
+	for i, m := range r.Messages {
+		if !gjson.ValidBytes(m) || !gjson.ParseBytes(m).IsObject() {
+			return nil, fmt.Errorf("input item %d is not a JSON object", i)
+		}
+	}
+	if doc, err = providers.SetRaw(doc, "input", providers.JoinArray(r.Messages)); err != nil {
+		return nil, err
+	}
+	tools, err := p.FormatTools(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+	if tools != nil {
+		if doc, err = providers.SetRaw(doc, "tools", tools); err != nil {
+			return nil, err
+		}
+	}
+	if doc, err = providers.SetRaw(doc, "store", []byte("false")); err != nil {
+		return nil, err
+	}
+	if wantsEncryptedReasoning(r.Model) {
+		if doc, err = providers.SetRaw(doc, "include", []byte(`["reasoning.encrypted_content"]`)); err != nil {
+			return nil, err
+		}
+	}
+	if r.Stream {
+		if doc, err = providers.SetRaw(doc, "stream", []byte("true")); err != nil {
+			return nil, err
+		}
+	}
+	if r.MaxTokens > 0 {
+		n := max(r.MaxTokens, minOutputTokens)
+		if doc, err = providers.SetRaw(doc, "max_output_tokens", []byte(strconv.Itoa(n))); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Schema) > 0 {
+		if !gjson.ValidBytes(r.Schema) || !gjson.ParseBytes(r.Schema).IsObject() {
+			return nil, fmt.Errorf("answer schema is not a JSON object")
+		}
+		format := []byte(`{"type":"json_schema","name":"answer","strict":false}`)
+		if format, err = providers.SetRaw(format, "schema", r.Schema); err != nil {
+			return nil, err
+		}
+		if doc, err = providers.SetRaw(doc, "text.format", format); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+// wantsEncryptedReasoning reports whether a model reasons, so that a
+// stateless request should ask for encrypted reasoning to echo next turn.
+// It knows OpenAI's reasoning families by name: the o-series (o1, o3,
+// o4-mini, …), gpt-5 and later (except the "-chat" variants, which do not
+// reason and reject the include) and codex models. A router's vendor prefix
+// ("openai/gpt-5") is ignored. Unknown models get no include: a 400 for an
+// unsupported include is worse than reasoning that is not carried over.
+func wantsEncryptedReasoning(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	switch {
+	case strings.Contains(m, "chat"):
+		return false
+	case len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9':
+		return true
+	case strings.HasPrefix(m, "codex"):
+		return true
+	case strings.HasPrefix(m, "gpt-"):
+		major := m[len("gpt-"):]
+		end := strings.IndexFunc(major, func(r rune) bool { return r < '0' || r > '9' })
+		if end >= 0 {
+			major = major[:end]
+		}
+		n, err := strconv.Atoi(major)
+		return err == nil && n >= 5
+	}
+	return false
+}
+
+// ParseToolCalls reads the calls of a response body or a recorded stream.
+func (p *Protocol) ParseToolCalls(body []byte) ([]providers.ToolCall, error) {
+	t, err := providers.ParseBody(p, body)
+	if err != nil {
+		return nil, err
+	}
+	return t.Calls, nil
+}
+
+// setString sets a JSON string without HTML escaping, so text round-trips
+// byte for byte.
+func setString(doc []byte, path, s string) ([]byte, error) {
+	return providers.SetRaw(doc, path, providers.Quote(s))
+}
