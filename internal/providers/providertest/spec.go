@@ -36,8 +36,8 @@ var (
 // ValidateSpec validates a request body against components.schemas.NAME of
 // an OpenAPI 3.1 file. OpenAPI 3.1 schemas are JSON Schema 2020-12, so the
 // whole file is loaded as one schema resource and the component is compiled
-// by JSON pointer; OpenAPI's own keywords (nullable, discriminator, x-*) are
-// unknown to the validator and ignored.
+// by JSON pointer; OpenAPI's own keywords (nullable, x-*) are unknown to the
+// validator and ignored. Two constructs are rewritten first (toDraft2020).
 func ValidateSpec(t testing.TB, specFile, schemaName string, body []byte) error {
 	t.Helper()
 	s, err := specSchema(specFile, schemaName)
@@ -70,7 +70,13 @@ func specSchema(specFile, name string) (*jsonschema.Schema, error) {
 		}
 		// Round-trip through encoding/json so that numbers and maps have
 		// the types the validator expects.
-		j, err := json.Marshal(stringKeys(doc))
+		doc = stringKeys(doc)
+		if schemas, ok := dig(doc, "components", "schemas").(map[string]any); ok {
+			for name, sch := range schemas {
+				schemas[name] = toDraft2020(sch, "spec.json#/components/schemas/"+name)
+			}
+		}
+		j, err := json.Marshal(doc)
 		if err != nil {
 			return nil, err
 		}
@@ -113,6 +119,50 @@ func stringKeys(v any) any {
 			v[i] = stringKeys(e)
 		}
 		return v
+	}
+	return v
+}
+
+// toDraft2020 rewrites what the OpenAI file says in other dialects:
+//   - draft 2019-09's $recursiveAnchor / $recursiveRef "#" (CompoundFilter,
+//     reachable from CreateResponse) become a plain $ref to the enclosing
+//     component, which is what they mean there; the 2020-12 metaschema
+//     rejects them otherwise;
+//   - a oneOf with an OpenAPI discriminator becomes anyOf: the
+//     discriminator picks one branch, while plain JSON Schema demands that
+//     exactly one match, which a user message with input_text parts (it fits
+//     EasyInputMessage and InputMessage) cannot do. anyOf still rejects a
+//     value that fits no branch.
+func toDraft2020(v any, self string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "$recursiveAnchor")
+		if branches, ok := v["oneOf"]; ok && v["discriminator"] != nil {
+			delete(v, "oneOf")
+			v["anyOf"] = branches
+		}
+		if r, ok := v["$recursiveRef"]; ok && r == "#" {
+			delete(v, "$recursiveRef")
+			v["$ref"] = self
+		}
+		for k, e := range v {
+			v[k] = toDraft2020(e, self)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = toDraft2020(e, self)
+		}
+	}
+	return v
+}
+
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
 	}
 	return v
 }

@@ -1,0 +1,45 @@
+package tools
+
+import "strings"
+
+// providerKeys are the credentials ask itself reads (DESIGN.md §3). They are
+// also caught by the _API_KEY rule below; the list documents intent.
+var providerKeys = map[string]bool{
+	"OPENROUTER_API_KEY": true,
+	"OPENAI_API_KEY":     true,
+	"ANTHROPIC_API_KEY":  true,
+	"GEMINI_API_KEY":     true,
+	"GOOGLE_API_KEY":     true,
+	"DEEPSEEK_API_KEY":   true,
+	"MOONSHOT_API_KEY":   true,
+	"OLLAMA_API_KEY":     true,
+}
+
+// ChildEnv returns environ without credentials, for processes the model can
+// run (shell, user tools, MCP servers). A variable is dropped when its name,
+// compared in upper case,
+//   - is one of the provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...),
+//   - ends in _API_KEY or _TOKEN (GITHUB_TOKEN, HF_TOKEN, ...), or
+//   - contains SECRET (AWS_SECRET_ACCESS_KEY, CLIENT_SECRET, ...).
+//
+// Everything else, PATH and HOME included, is kept in order. Entries without
+// "=" are kept as they are.
+func ChildEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if isCredential(name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func isCredential(name string) bool {
+	upper := strings.ToUpper(name)
+	return providerKeys[upper] ||
+		strings.HasSuffix(upper, "_API_KEY") ||
+		strings.HasSuffix(upper, "_TOKEN") ||
+		strings.Contains(upper, "SECRET")
+}

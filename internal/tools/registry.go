@@ -1,0 +1,281 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Risk says what a tool can do to the machine; the loop's policy (modes,
+// --safe) is decided from it.
+type Risk string
+
+const (
+	Read  Risk = "read"  // only looks
+	Write Risk = "write" // changes files in the working directory
+	Exec  Risk = "exec"  // runs arbitrary commands
+)
+
+// Info describes a tool to the model and to the policy.
+type Info struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is a JSON Schema object; empty means the tool takes none.
+	Parameters       json.RawMessage `json:"parameters,omitempty"`
+	Risk             Risk            `json:"risk"`
+	RequiresApproval bool            `json:"requires_approval"`
+}
+
+// Tool is anything the model may call.
+type Tool interface {
+	Info() Info
+	// Run executes one call with arguments already validated against
+	// Info().Parameters. A returned error becomes an error result whose
+	// content is err.Error(), so its text is written for the model.
+	Run(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// validName is what every provider accepts as a function name (OpenAI's rule
+// is the strictest).
+var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Registry holds the tools offered in a run, in declaration order. It is
+// safe for concurrent use: the loop runs independent calls in parallel.
+type Registry struct {
+	mu      sync.RWMutex
+	entries []*entry
+	byName  map[string]*entry
+}
+
+type entry struct {
+	tool Tool
+	info Info
+
+	once      sync.Once // compiles the schema on the first call
+	schema    *jsonschema.Schema
+	schemaErr error
+}
+
+// NewRegistry returns a registry holding tools in the given order.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{byName: make(map[string]*entry)}
+	for _, t := range tools {
+		if err := r.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Add appends a tool. Names must be unique and made of letters, digits, "_"
+// and "-" (at most 64); parameters, when given, must be a JSON object.
+func (r *Registry) Add(t Tool) error {
+	if t == nil {
+		return errors.New("add tool: nil tool")
+	}
+	info := t.Info()
+	if !validName.MatchString(info.Name) {
+		return fmt.Errorf("add tool %q: name must be 1-64 letters, digits, '_' or '-'", info.Name)
+	}
+	if p := bytes.TrimSpace(info.Parameters); len(p) > 0 {
+		if !json.Valid(p) || p[0] != '{' {
+			return fmt.Errorf("add tool %q: parameters must be a JSON Schema object", info.Name)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byName == nil {
+		r.byName = make(map[string]*entry)
+	}
+	if _, dup := r.byName[info.Name]; dup {
+		return fmt.Errorf("add tool %q: a tool with this name is already registered", info.Name)
+	}
+	e := &entry{tool: t, info: info}
+	r.entries = append(r.entries, e)
+	r.byName[info.Name] = e
+	return nil
+}
+
+// Get returns the tool with that name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	if e := r.lookup(name); e != nil {
+		return e.tool, true
+	}
+	return nil, false
+}
+
+// List returns the tools in declaration order.
+func (r *Registry) List() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.tool
+	}
+	return out
+}
+
+func (r *Registry) lookup(name string) *entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byName[name]
+}
+
+func (r *Registry) names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.info.Name
+	}
+	return out
+}
+
+// Call validates one call and runs it. Every failure is returned as content
+// with isError set, written so that the model can correct itself; Call never
+// panics, whatever the name and arguments.
+func (r *Registry) Call(ctx context.Context, name, arguments string) (content string, isError bool) {
+	e := r.lookup(name)
+	if e == nil {
+		names := r.names()
+		if len(names) == 0 {
+			return fmt.Sprintf("unknown tool %q: no tools are available", name), true
+		}
+		return fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(names, ", ")), true
+	}
+	args := strings.TrimSpace(arguments)
+	if args == "" {
+		args = "{}"
+	}
+	var syntax any
+	if err := json.Unmarshal([]byte(args), &syntax); err != nil {
+		return fmt.Sprintf("invalid arguments for %s: not valid JSON (%v); send one JSON object, e.g. {\"name\": value}", name, err), true
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+	if err != nil { // unreachable after json.Unmarshal succeeded, kept for safety
+		return fmt.Sprintf("invalid arguments for %s: not valid JSON (%v)", name, err), true
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return fmt.Sprintf("invalid arguments for %s: must be a JSON object, got %s", name, jsonKind(doc)), true
+	}
+	schema, err := e.compiled()
+	if err != nil {
+		return fmt.Sprintf("tool %s cannot be called: its parameters schema is invalid: %v", name, err), true
+	}
+	if schema != nil {
+		if err := schema.Validate(doc); err != nil {
+			return fmt.Sprintf("invalid arguments for %s:\n%s\nparameters schema: %s", name, describeViolations(err), compactJSON(e.info.Parameters)), true
+		}
+	}
+	out, err := runSafely(ctx, e.tool, json.RawMessage(args))
+	if err != nil {
+		return err.Error(), true
+	}
+	return out, false
+}
+
+// runSafely runs a tool, turning a panic into an error result: one broken
+// tool must not take the whole run down.
+func runSafely(ctx context.Context, t Tool, args json.RawMessage) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", fmt.Errorf("tool %s failed unexpectedly: %v", t.Info().Name, p)
+		}
+	}()
+	return t.Run(ctx, args)
+}
+
+// compiled returns the tool's schema, compiling it once. Nil means no schema.
+func (e *entry) compiled() (*jsonschema.Schema, error) {
+	e.once.Do(func() {
+		params := bytes.TrimSpace(e.info.Parameters)
+		if len(params) == 0 || string(params) == "null" {
+			return
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+		if err != nil {
+			e.schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		// No loader: a "$ref" in a user's schema must not read local files
+		// or fetch URLs.
+		c.UseLoader(jsonschema.SchemeURLLoader{})
+		loc := "mem:///tools/" + url.PathEscape(e.info.Name) + ".json"
+		if err := c.AddResource(loc, doc); err != nil {
+			e.schemaErr = err
+			return
+		}
+		e.schema, e.schemaErr = c.Compile(loc)
+	})
+	return e.schema, e.schemaErr
+}
+
+// describeViolations lists the leaf errors of a validation failure, one per
+// line, as "- at /field: message".
+func describeViolations(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return "- " + err.Error()
+	}
+	var lines []string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) == 0 {
+			// A leaf prints as "at '/offset': got string, want integer".
+			msg := strings.Replace(v.Error(), "at '':", "at top level:", 1)
+			lines = append(lines, "- "+msg)
+			return
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(lines)
+	return strings.Join(dedupe(lines), "\n")
+}
+
+func dedupe(sorted []string) []string {
+	out := sorted[:0]
+	for i, s := range sorted {
+		if i == 0 || s != sorted[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}

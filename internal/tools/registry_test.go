@@ -1,0 +1,246 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// funcTool is a small real Tool built from a function, for registry tests.
+type funcTool struct {
+	info Info
+	run  func(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+func (f funcTool) Info() Info { return f.info }
+func (f funcTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
+	return f.run(ctx, args)
+}
+
+func echoTool(name, schema string) funcTool {
+	return funcTool{
+		info: Info{Name: name, Description: "echo", Parameters: json.RawMessage(schema), Risk: Read},
+		run:  func(_ context.Context, args json.RawMessage) (string, error) { return "ran with " + string(args), nil },
+	}
+}
+
+const greetSchema = `{"type":"object","properties":{"name":{"type":"string","minLength":1},"times":{"type":"integer","minimum":1,"maximum":3}},"required":["name"]}`
+
+func TestNewRegistry(t *testing.T) {
+	tests := []struct {
+		name    string
+		tools   []Tool
+		wantErr string
+	}{
+		{"ok", []Tool{echoTool("a", ""), echoTool("b-2_c", greetSchema)}, ""},
+		{"duplicate", []Tool{echoTool("a", ""), echoTool("a", "")}, "already registered"},
+		{"empty name", []Tool{echoTool("", "")}, "name must be"},
+		{"bad name", []Tool{echoTool("read file", "")}, "name must be"},
+		{"long name", []Tool{echoTool(strings.Repeat("x", 65), "")}, "name must be"},
+		{"schema not JSON", []Tool{echoTool("a", `{"type":`)}, "JSON Schema object"},
+		{"schema not an object", []Tool{echoTool("a", `["x"]`)}, "JSON Schema object"},
+		{"nil tool", []Tool{nil}, "nil tool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewRegistry(tt.tools...)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("NewRegistry error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("NewRegistry error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestRegistryListGetOrder(t *testing.T) {
+	root, err := NewRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(Builtins(root)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(echoTool("zz_extra", "")); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range r.List() {
+		names = append(names, tool.Info().Name)
+	}
+	want := "read_file list_directory search edit_file write_file shell zz_extra"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("List() names = %q, want %q", got, want)
+	}
+	if tool, ok := r.Get("search"); !ok || tool.Info().Name != "search" {
+		t.Errorf("Get(search) = %v, %v", tool, ok)
+	}
+	if _, ok := r.Get("nope"); ok {
+		t.Error("Get(nope) found a tool")
+	}
+	if err := r.Add(echoTool("shell", "")); err == nil {
+		t.Error("Add of a second shell succeeded")
+	}
+	var zero Registry // the zero value is usable too
+	if err := zero.Add(echoTool("a", "")); err != nil {
+		t.Errorf("zero Registry Add: %v", err)
+	}
+}
+
+func TestRegistryCall(t *testing.T) {
+	r, err := NewRegistry(
+		echoTool("greet", greetSchema),
+		echoTool("noschema", ""),
+		funcTool{info: Info{Name: "fails", Risk: Read}, run: func(context.Context, json.RawMessage) (string, error) {
+			return "", errors.New("disk on fire")
+		}},
+		funcTool{info: Info{Name: "panics", Risk: Read}, run: func(context.Context, json.RawMessage) (string, error) {
+			panic("boom")
+		}},
+		echoTool("badschema", `{"type":"nonsense"}`),
+		echoTool("fileref", `{"$ref":"file:///etc/passwd"}`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, tool, args string
+		wantErr          bool
+		want             []string // substrings of the content
+	}{
+		{"valid", "greet", `{"name":"ada"}`, false, []string{`ran with {"name":"ada"}`}},
+		{"integral float is an integer", "greet", `{"name":"ada","times":2.0}`, false, []string{"ran with"}},
+		{"empty arguments are {}", "noschema", ``, false, []string{"ran with {}"}},
+		{"blank arguments are {}", "noschema", " \n ", false, []string{"ran with {}"}},
+		{"unknown tool", "gret", `{}`, true, []string{`unknown tool "gret"`, "available tools: greet, noschema, fails, panics, badschema, fileref"}},
+		{"invalid JSON", "greet", `{"name":`, true, []string{"invalid arguments for greet", "not valid JSON", "unexpected end of JSON input"}},
+		{"trailing garbage", "greet", `{"name":"a"} x`, true, []string{"not valid JSON", "invalid character 'x'"}},
+		{"array", "greet", `["ada"]`, true, []string{"must be a JSON object, got an array"}},
+		{"string", "noschema", `"ada"`, true, []string{"must be a JSON object, got a string"}},
+		{"null", "noschema", `null`, true, []string{"must be a JSON object, got null"}},
+		{"missing required", "greet", `{}`, true, []string{"invalid arguments for greet", "missing property 'name'", "parameters schema: {"}},
+		{"wrong types listed together", "greet", `{"name":5,"times":"two"}`, true, []string{"at '/name': got number, want string", "at '/times': got string, want integer"}},
+		{"out of range", "greet", `{"name":"a","times":9}`, true, []string{"at '/times'", "maximum"}},
+		{"tool error", "fails", `{}`, true, []string{"disk on fire"}},
+		{"tool panic", "panics", `{}`, true, []string{"panics failed unexpectedly: boom"}},
+		{"invalid schema", "badschema", `{}`, true, []string{"parameters schema is invalid"}},
+		{"schema refs are not loaded", "fileref", `{}`, true, []string{"parameters schema is invalid", "loading \"file:///etc/passwd\""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, isErr := r.Call(context.Background(), tt.tool, tt.args)
+			if isErr != tt.wantErr {
+				t.Errorf("Call isError = %v, want %v (content %q)", isErr, tt.wantErr, got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("Call content = %q, want it to contain %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCallEmptyRegistry(t *testing.T) {
+	r, _ := NewRegistry()
+	got, isErr := r.Call(context.Background(), "x", "{}")
+	if !isErr || !strings.Contains(got, "no tools are available") {
+		t.Errorf("Call on empty registry = %q, %v", got, isErr)
+	}
+}
+
+// Calls run concurrently in the loop; the lazy schema compilation must be
+// race-free (run with -race).
+func TestCallConcurrent(t *testing.T) {
+	r, err := NewRegistry(echoTool("greet", greetSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			args := fmt.Sprintf(`{"name":"n%d"}`, i)
+			if i%2 == 1 {
+				args = `{}`
+			}
+			got, isErr := r.Call(context.Background(), "greet", args)
+			if isErr != (i%2 == 1) {
+				errs <- got
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("unexpected result: %q", e)
+	}
+}
+
+// The whole first request must stay under 8 KB, so the six built-in
+// declarations, in the standardized tools format, get at most 2.5 KB.
+func TestBuiltinDeclarationsBudget(t *testing.T) {
+	root, err := NewRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters,omitempty"`
+	}
+	type decl struct {
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	var decls []decl
+	for _, tool := range Builtins(root) {
+		info := tool.Info()
+		decls = append(decls, decl{"function", function{info.Name, info.Description, info.Parameters}})
+	}
+	data, err := json.Marshal(decls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 2500 {
+		t.Errorf("built-in declarations take %d bytes, budget 2500:\n%s", len(data), data)
+	}
+	t.Logf("built-in declarations: %d bytes", len(data))
+}
+
+func TestBuiltinInfo(t *testing.T) {
+	root, err := NewRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Risk{
+		"read_file": Read, "list_directory": Read, "search": Read,
+		"edit_file": Write, "write_file": Write, "shell": Exec,
+	}
+	r, err := NewRegistry(Builtins(root)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range r.List() {
+		info := tool.Info()
+		if info.Risk != want[info.Name] {
+			t.Errorf("%s risk = %q, want %q", info.Name, info.Risk, want[info.Name])
+		}
+		if info.Description == "" {
+			t.Errorf("%s has no description", info.Name)
+		}
+		// Every schema compiles: a call with no arguments is refused for a
+		// missing property or accepted, never for a broken schema.
+		if e := r.lookup(info.Name); e != nil {
+			if _, err := e.compiled(); err != nil {
+				t.Errorf("%s schema does not compile: %v", info.Name, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutsideRoot is wrapped by every refusal of a path that leads outside the
+// working directory, so that callers can tell a confinement refusal from an
+// ordinary I/O error.
+var ErrOutsideRoot = errors.New("path is outside the working directory")
+
+// ErrInvalidPath is wrapped when a path cannot be used at all (empty, NUL
+// bytes, a kernel pseudo-filesystem, a symlink loop).
+var ErrInvalidPath = errors.New("invalid path")
+
+// maxPathLen is Linux's PATH_MAX; longer paths cannot be opened anyway.
+const maxPathLen = 4096
+
+// specialTrees are kernel pseudo-filesystems: reading them can block forever,
+// leak process state or return endless data, so file tools refuse them even
+// when the root would contain them (e.g. --workdir /).
+var specialTrees = []string{"/proc", "/dev", "/sys"}
+
+// Root is the directory the file tools are confined to (--workdir). Every
+// path argument is resolved against it and must, after following every
+// symlink, stay inside it.
+type Root struct {
+	dir string // absolute, symlink-free
+}
+
+// NewRoot makes dir absolute, resolves its symlinks and checks that it is a
+// directory.
+func NewRoot(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("working directory %q: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("working directory %q is not a directory", dir)
+	}
+	return &Root{dir: real}, nil
+}
+
+// Dir returns the root's absolute, symlink-resolved path.
+func (r *Root) Dir() string { return r.dir }
+
+// Resolve returns the real path of an existing file or directory inside the
+// root. Relative paths are relative to the root; absolute paths are accepted
+// when they lead inside it.
+func (r *Root) Resolve(path string) (string, error) {
+	abs, err := r.absolute(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		if err := r.check(path, real); err != nil {
+			return "", err
+		}
+		return real, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", r.invalid(path, err)
+	}
+	// Say "outside" rather than "does not exist" when the path leads out, so
+	// that nothing is learnt about files beyond the root.
+	if _, werr := r.ResolveForWrite(path); werr != nil {
+		return "", werr
+	}
+	return "", fmt.Errorf("%q does not exist in the working directory: %w", path, fs.ErrNotExist)
+}
+
+// ResolveForWrite returns the real path a file may be created at: the deepest
+// existing ancestor is resolved (symlinks followed) and must lie inside the
+// root; the missing components are appended to it. A broken symlink on the
+// way is refused, since writing through it could create a file anywhere.
+func (r *Root) ResolveForWrite(path string) (string, error) {
+	abs, err := r.absolute(path)
+	if err != nil {
+		return "", err
+	}
+	var missing []string // innermost first
+	cur := abs
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			if err := r.check(path, real); err != nil {
+				return "", err
+			}
+			if len(missing) == 0 {
+				return real, nil
+			}
+			if info, err := os.Stat(real); err != nil || !info.IsDir() {
+				return "", fmt.Errorf("%q: %s is not a directory: %w", path, r.rel(real), ErrInvalidPath)
+			}
+			out := real
+			for i := len(missing) - 1; i >= 0; i-- {
+				out = filepath.Join(out, missing[i])
+			}
+			if err := r.check(path, out); err != nil {
+				return "", err
+			}
+			return out, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", r.invalid(path, err)
+		}
+		if _, lerr := os.Lstat(cur); lerr == nil {
+			// It exists but cannot be resolved: a dangling symlink.
+			return "", fmt.Errorf("%q: %s is a symbolic link to a missing target: %w", path, cur, ErrInvalidPath)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", r.invalid(path, err)
+		}
+		missing = append(missing, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// absolute validates the spelling of path and makes it absolute and clean.
+func (r *Root) absolute(path string) (string, error) {
+	switch {
+	case path == "":
+		return "", fmt.Errorf("empty path: %w; give a path relative to the working directory, e.g. \".\"", ErrInvalidPath)
+	case strings.IndexByte(path, 0) >= 0:
+		return "", fmt.Errorf("%q contains a NUL byte: %w", path, ErrInvalidPath)
+	case len(path) > maxPathLen:
+		return "", fmt.Errorf("path of %d bytes: %w: longer than %d bytes", len(path), ErrInvalidPath, maxPathLen)
+	}
+	var abs string
+	if filepath.IsAbs(path) {
+		abs = filepath.Clean(path)
+	} else {
+		abs = filepath.Join(r.dir, path)
+	}
+	if r.special(abs) {
+		return "", r.specialErr(path)
+	}
+	return abs, nil
+}
+
+// check accepts a resolved path only inside the root and outside the
+// kernel pseudo-filesystems.
+func (r *Root) check(path, real string) error {
+	if !r.contains(real) {
+		return fmt.Errorf("%q: %w %s; only paths inside it are allowed (relative paths are resolved against it, symlinks must not lead out)", path, ErrOutsideRoot, r.dir)
+	}
+	if r.special(real) {
+		return r.specialErr(path)
+	}
+	return nil
+}
+
+func (r *Root) contains(real string) bool {
+	if real == r.dir {
+		return true
+	}
+	prefix := r.dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	return strings.HasPrefix(real, prefix)
+}
+
+// special reports whether p lies in a pseudo-filesystem that the root itself
+// is not part of (a root under /dev/shm may still use its own files).
+func (r *Root) special(p string) bool {
+	for _, tree := range specialTrees {
+		if within(p, tree) && !within(r.dir, tree) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(p, tree string) bool {
+	return p == tree || strings.HasPrefix(p, tree+"/")
+}
+
+func (r *Root) specialErr(path string) error {
+	return fmt.Errorf("%q: %w: /proc, /dev and /sys are not accessible; only files inside the working directory %s are allowed", path, ErrInvalidPath, r.dir)
+}
+
+func (r *Root) invalid(path string, err error) error {
+	return fmt.Errorf("%q: %w: %v", path, ErrInvalidPath, unwrapPathError(err))
+}
+
+// unwrapPathError drops the *PathError wrapper, whose message repeats an
+// absolute path the model never wrote.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// rel returns real relative to the root for messages ("." for the root).
+func (r *Root) rel(real string) string {
+	rel, err := filepath.Rel(r.dir, real)
+	if err != nil {
+		return real
+	}
+	return filepath.ToSlash(rel)
+}
+
+// openRoot opens the root as an *os.Root. File tools open their resolved
+// paths through it, so that a symlink swapped in after Resolve cannot lead
+// the open itself outside the root.
+func (r *Root) openRoot() (*os.Root, error) {
+	return os.OpenRoot(r.dir)
+}
+
+// openRel resolves path and returns the open os.Root with the path relative
+// to it. The caller closes the os.Root.
+func (r *Root) openRel(path string, forWrite bool) (*os.Root, string, error) {
+	resolve := r.Resolve
+	if forWrite {
+		resolve = r.ResolveForWrite
+	}
+	real, err := resolve(path)
+	if err != nil {
+		return nil, "", err
+	}
+	osRoot, err := r.openRoot()
+	if err != nil {
+		return nil, "", fmt.Errorf("open working directory: %w", err)
+	}
+	return osRoot, r.rel(real), nil
+}

@@ -1,0 +1,201 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+)
+
+// editMaxFileSize bounds what edit_file loads into memory.
+const editMaxFileSize = 16 << 20
+
+type editFile struct{ root *Root }
+
+func (editFile) Info() Info {
+	return Info{
+		Name:        "edit_file",
+		Description: "Replace the first exact occurrence of old_text in a file with new_text. Copy old_text exactly from read_file output (without line numbers).",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string"},` +
+			`"old_text":{"type":"string"},` +
+			`"new_text":{"type":"string"}},` +
+			`"required":["path","old_text","new_text"]}`),
+		Risk: Write,
+	}
+}
+
+func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) {
+	var args struct {
+		Path    string  `json:"path"`
+		OldText string  `json:"old_text"`
+		NewText *string `json:"new_text"`
+	}
+	if err := decodeArgs(raw, &args); err != nil {
+		return "", err
+	}
+	switch {
+	case args.Path == "":
+		return "", errors.New("edit_file: path is required")
+	case args.OldText == "":
+		return "", errors.New("edit_file: old_text is required; to create or replace a whole file use write_file")
+	case args.NewText == nil:
+		return "", errors.New("edit_file: new_text is required (an empty string deletes old_text)")
+	case *args.NewText == args.OldText:
+		return "", errors.New("edit_file: old_text and new_text are the same; nothing to change")
+	}
+	oldText, newText := []byte(args.OldText), []byte(*args.NewText)
+
+	osRoot, rel, err := t.root.openRel(args.Path, false)
+	if err != nil {
+		return "", fmt.Errorf("edit_file: %w", err)
+	}
+	defer osRoot.Close()
+	info, err := osRoot.Stat(rel)
+	if err != nil {
+		return "", fmt.Errorf("edit_file: %q: %w", args.Path, unwrapPathError(err))
+	}
+	switch {
+	case info.IsDir():
+		return "", fmt.Errorf("edit_file: %q is a directory", args.Path)
+	case !info.Mode().IsRegular():
+		return "", fmt.Errorf("edit_file: %q is not a regular file", args.Path)
+	case info.Size() > editMaxFileSize:
+		return "", fmt.Errorf("edit_file: %q is larger than 16 MB; edit it with shell tools", args.Path)
+	}
+	content, err := osRoot.ReadFile(rel)
+	if err != nil {
+		return "", fmt.Errorf("edit_file: %q: %w", args.Path, unwrapPathError(err))
+	}
+
+	at := bytes.Index(content, oldText)
+	if at < 0 && bytes.Contains(content, []byte("\r\n")) && !bytes.Contains(oldText, []byte("\r")) {
+		// read_file shows CRLF files without "\r"; match them as shown.
+		crlf := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")) }
+		if i := bytes.Index(content, crlf(oldText)); i >= 0 {
+			at, oldText, newText = i, crlf(oldText), crlf(newText)
+		}
+	}
+	if at < 0 {
+		return "", fmt.Errorf("edit_file: old_text was not found in %q; it must match the file exactly, including spaces, indentation and line breaks. Call read_file (or search) first and copy the exact text", args.Path)
+	}
+	updated := make([]byte, 0, len(content)-len(oldText)+len(newText))
+	updated = append(updated, content[:at]...)
+	updated = append(updated, newText...)
+	updated = append(updated, content[at+len(oldText):]...)
+	if err := writeAtomic(osRoot, rel, updated, info.Mode().Perm(), true); err != nil {
+		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
+	}
+
+	line := bytes.Count(content[:at], []byte{'\n'}) + 1
+	msg := fmt.Sprintf("edited %s: replaced %s at line %d with %s",
+		args.Path, plural(lineCount(oldText), "line", "lines"), line, plural(lineCount(newText), "line", "lines"))
+	if others := bytes.Count(content[at+len(oldText):], oldText); others > 0 {
+		msg += fmt.Sprintf("; %s left unchanged (include more surrounding text to pick another)",
+			plural(others, "later occurrence", "later occurrences"))
+	}
+	return msg, nil
+}
+
+// lineCount counts the lines a text spans (0 for empty text).
+func lineCount(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return bytes.Count(bytes.TrimSuffix(b, []byte{'\n'}), []byte{'\n'}) + 1
+}
+
+type writeFile struct{ root *Root }
+
+func (writeFile) Info() Info {
+	return Info{
+		Name:        "write_file",
+		Description: "Create or overwrite a file with content; parent directories are created.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string"},` +
+			`"content":{"type":"string"}},` +
+			`"required":["path","content"]}`),
+		Risk: Write,
+	}
+}
+
+func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error) {
+	var args struct {
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+	}
+	if err := decodeArgs(raw, &args); err != nil {
+		return "", err
+	}
+	switch {
+	case args.Path == "":
+		return "", errors.New("write_file: path is required")
+	case args.Content == nil:
+		return "", errors.New("write_file: content is required (use \"\" for an empty file)")
+	}
+	osRoot, rel, err := t.root.openRel(args.Path, true)
+	if err != nil {
+		return "", fmt.Errorf("write_file: %w", err)
+	}
+	defer osRoot.Close()
+
+	perm, keepMode, verb := fs.FileMode(0o666), false, "created"
+	switch info, err := osRoot.Stat(rel); {
+	case err == nil && info.IsDir():
+		return "", fmt.Errorf("write_file: %q is a directory", args.Path)
+	case err == nil && !info.Mode().IsRegular():
+		return "", fmt.Errorf("write_file: %q is not a regular file", args.Path)
+	case err == nil:
+		perm, keepMode, verb = info.Mode().Perm(), true, "overwrote"
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("write_file: %q: %w", args.Path, unwrapPathError(err))
+	}
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := osRoot.MkdirAll(dir, 0o777); err != nil {
+			return "", fmt.Errorf("write_file: create directories for %q: %w", args.Path, unwrapPathError(err))
+		}
+	}
+	data := []byte(*args.Content)
+	if err := writeAtomic(osRoot, rel, data, perm, keepMode); err != nil {
+		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
+	}
+	return fmt.Sprintf("%s %s: wrote %s", verb, args.Path, plural(len(data), "byte", "bytes")), nil
+}
+
+// writeAtomic replaces rel by writing a temporary file next to it and
+// renaming it over, so that a failure never leaves a half-written file.
+// With keepMode the new file gets exactly perm; otherwise perm is filtered
+// by the umask as for any new file.
+func writeAtomic(osRoot *os.Root, rel string, data []byte, perm fs.FileMode, keepMode bool) (err error) {
+	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.ask-%016x.tmp", filepath.Base(rel), rand.Uint64()))
+	f, err := osRoot.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			osRoot.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if keepMode {
+		if err := f.Chmod(perm); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := osRoot.Rename(tmp, rel); err != nil {
+		return unwrapPathError(err)
+	}
+	return nil
+}
