@@ -20,7 +20,7 @@ var providerKeys = map[string]bool{
 // compared in upper case,
 //   - is one of the provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...),
 //   - ends in _API_KEY or _TOKEN (GITHUB_TOKEN, HF_TOKEN, ...), or
-//   - contains SECRET (AWS_SECRET_ACCESS_KEY, CLIENT_SECRET, ...).
+//   - contains SECRET or PASSWORD (AWS_SECRET_ACCESS_KEY, PGPASSWORD, ...).
 //
 // Everything else, PATH and HOME included, is kept in order. Entries without
 // "=" are kept as they are.
@@ -41,5 +41,6 @@ func isCredential(name string) bool {
 	return providerKeys[upper] ||
 		strings.HasSuffix(upper, "_API_KEY") ||
 		strings.HasSuffix(upper, "_TOKEN") ||
-		strings.Contains(upper, "SECRET")
+		strings.Contains(upper, "SECRET") ||
+		strings.Contains(upper, "PASSWORD")
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,9 @@ func (shell) Info() Info {
 			`"timeout_seconds":{"type":"integer","minimum":1,"description":"default 60, max 600"}},` +
 			`"required":["command"]}`),
 		Risk: Exec,
+		// Any command at all can run: a person approves it, or --yes or an
+		// --allow-tool pattern does.
+		RequiresApproval: true,
 	}
 }
 
@@ -59,7 +63,7 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		}
 		timeout = min(time.Duration(args.TimeoutSeconds.v)*time.Second, shellMaxTimeout)
 	}
-	res, err := runShell(ctx, t.root.Dir(), args.Command, timeout)
+	res, err := runShell(ctx, t.root.Dir(), args.Command, nil, timeout)
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
@@ -106,18 +110,21 @@ func (r *shellResult) String() string {
 	return sb.String()
 }
 
-// runShell runs command in dir in its own process group. The group is killed
-// at the timeout, when ctx is cancelled, and once the shell itself exits (so
-// that background jobs do not outlive the call). Output is captured through
-// pipes into bounded buffers while it is produced.
-func runShell(ctx context.Context, dir, command string, timeout time.Duration) (*shellResult, error) {
+// runShell runs command in dir in its own process group, with stdin as its
+// standard input (nil: /dev/null). The group is killed at the timeout, when
+// ctx is cancelled, and once the shell itself exits (so that background jobs
+// do not outlive the call). Output is captured through pipes into bounded
+// buffers while it is produced.
+func runShell(ctx context.Context, dir, command string, stdin []byte, timeout time.Duration) (*shellResult, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = ChildEnv(os.Environ())
-	cmd.Stdin = nil // /dev/null: nothing may wait on the user's terminal
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	} // else /dev/null: nothing may wait on the user's terminal
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var killed atomic.Bool // set only when the timeout or ctx ended the command
 	cmd.Cancel = func() error {
