@@ -41,7 +41,14 @@ if [ "$fuzztime" != "0" ]; then
     pkg="./$(dirname "${file#./}")"
     for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
       echo "-- $target ($pkg)"
-      go test -run "^$" -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "$pkg" 2>&1 | tail -n 3
+      log=$(mktemp)
+      if ! go test -run "^$" -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "$pkg" >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        exit 1
+      fi
+      tail -n 2 "$log"
+      rm -f "$log"
     done
   done
 fi
