@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -64,7 +65,7 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 
 	var raw bytes.Buffer
 	var turn *Turn
-	body2 := newIdleReader(resp.Body, c.IdleTimeout)
+	body2 := newIdleReader(cutReader{resp.Body}, c.IdleTimeout)
 	defer body2.stop()
 	br := bufio.NewReader(body2)
 	// A provider may answer a stream request with one JSON document (an
@@ -81,7 +82,7 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 		}
 	}
 	if h.OnResponse != nil {
-		h.OnResponse(resp.StatusCode, Redact(resp.Header), raw.Bytes())
+		h.OnResponse(resp.StatusCode, Redact(resp.Header), c.hideKey(raw.Bytes()))
 	}
 	if err != nil {
 		var apiErr *APIError
@@ -91,7 +92,7 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 		if ctxErr := context.Cause(ctx); ctxErr != nil {
 			return nil, ctxErr
 		}
-		return nil, fmt.Errorf("%s: read response: %w", c.Provider, err)
+		return nil, c.hideKeyInError(fmt.Errorf("%s: read response: %w", c.Provider, err))
 	}
 	return turn, nil
 }
@@ -107,7 +108,7 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Provider, err)
+			return nil, c.hideKeyInError(fmt.Errorf("%s: %w", c.Provider, err))
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "ask")
@@ -116,7 +117,7 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 		}
 		c.Protocol.Authorize(req.Header, c.Key)
 		if h.OnRequest != nil {
-			h.OnRequest(url, Redact(req.Header), body)
+			h.OnRequest(string(c.hideKey([]byte(url))), Redact(req.Header), body)
 		}
 
 		resp, err := client.Do(req)
@@ -127,12 +128,15 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 			if ctxErr := context.Cause(ctx); ctxErr != nil {
 				return nil, ctxErr
 			}
-			failure = fmt.Errorf("%s: %w", c.Provider, scrubURLError(err))
+			failure = c.hideKeyInError(fmt.Errorf("%s: %w", c.Provider, scrubURLError(err)))
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return resp, nil
 		default:
 			data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 			resp.Body.Close()
+			// Some proxies echo the request, credentials and all, in their
+			// error pages.
+			data = c.hideKey(data)
 			if h.OnResponse != nil {
 				h.OnResponse(resp.StatusCode, Redact(resp.Header), data)
 			}
@@ -258,7 +262,7 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	n, err := r.body.Read(p)
 	if r.timer != nil {
 		if r.fired.Load() {
-			return n, ErrIdle
+			return n, fmt.Errorf("%w (%s)", ErrIdle, r.d)
 		}
 		if n > 0 {
 			r.timer.Reset(r.d)
@@ -272,6 +276,29 @@ func (r *idleReader) stop() {
 		r.timer.Stop()
 	}
 }
+
+// cutReader marks a body that fails part-way (the connection reset or
+// closed early) as ErrStreamCut, so that a broken answer is reported as one
+// rather than as a bare "unexpected EOF".
+type cutReader struct{ body io.ReadCloser }
+
+func (r cutReader) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = &cutError{err}
+	}
+	return n, err
+}
+
+func (r cutReader) Close() error { return r.body.Close() }
+
+type cutError struct{ err error }
+
+func (e *cutError) Error() string {
+	return "connection lost before the response was complete: " + e.err.Error()
+}
+func (e *cutError) Unwrap() error        { return e.err }
+func (e *cutError) Is(target error) bool { return target == ErrStreamCut }
 
 // Redact copies a header with every credential replaced, so that headers can
 // be shown, logged and recorded.
@@ -293,14 +320,17 @@ func isSecretHeader(name string) bool {
 		strings.Contains(n, "api-key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }
 
-// scrubURLError drops the URL from a transport error: some providers (and
-// users' base URLs) carry credentials in the query string.
+// ErrConnect marks a request that got no answer: the connection could not
+// be made, or broke before the response's headers arrived.
+var ErrConnect = errors.New("connection to the provider failed")
+
+// scrubURLError drops the URL from a transport error, since some providers
+// (and users' base URLs) carry credentials in the query string, and marks
+// it as ErrConnect.
 func scrubURLError(err error) error {
-	var ue interface{ Unwrap() error }
+	var ue *url.Error
 	if errors.As(err, &ue) {
-		if inner := ue.Unwrap(); inner != nil && strings.HasPrefix(err.Error(), "Post ") {
-			return fmt.Errorf("connect: %w", inner)
-		}
+		err = ue.Err
 	}
-	return err
+	return fmt.Errorf("%w: %v", ErrConnect, err)
 }

@@ -84,6 +84,12 @@ func status(code int, header map[string]string, body string) http.HandlerFunc {
 	}
 }
 
+// hangUp closes the connection without answering.
+func hangUp(w http.ResponseWriter, _ *http.Request) {
+	conn, _, _ := w.(http.Hijacker).Hijack()
+	conn.Close()
+}
+
 func ok(text string) http.HandlerFunc { return status(200, nil, `{"text":"`+text+`"}`) }
 
 func TestRetries(t *testing.T) {
@@ -105,6 +111,18 @@ func TestRetries(t *testing.T) {
 		{"x-should-retry false", []http.HandlerFunc{status(503, map[string]string{"X-Should-Retry": "false"}, ""), ok("no")}, 2, "HTTP 503", 1, nil},
 		{"a wait over a minute fails at once", []http.HandlerFunc{status(429, map[string]string{"Retry-After": "3600"}, ""), ok("no")}, 2, "HTTP 429", 1, nil},
 		{"zero retries", []http.HandlerFunc{status(502, nil, ""), ok("no")}, 0, "HTTP 502", 1, nil},
+		{"408 is retried", []http.HandlerFunc{status(408, nil, ""), ok("hi")}, 2, "", 2, []time.Duration{-1}},
+		{"409 is retried", []http.HandlerFunc{status(409, nil, `{"error":{"message":"conflict"}}`), ok("hi")}, 2, "", 2, []time.Duration{-1}},
+		{"504 is retried", []http.HandlerFunc{status(504, nil, ""), status(503, nil, ""), ok("hi")}, 2, "", 3, []time.Duration{-1, -1}},
+		{"401 is never retried", []http.HandlerFunc{status(401, nil, `{"error":{"message":"bad key"}}`), ok("no")}, 2, "HTTP 401", 1, nil},
+		{"403 is never retried", []http.HandlerFunc{status(403, nil, ""), ok("no")}, 2, "HTTP 403", 1, nil},
+		{"404 is never retried", []http.HandlerFunc{status(404, nil, ""), ok("no")}, 2, "HTTP 404", 1, nil},
+		{"413 is never retried", []http.HandlerFunc{status(413, nil, ""), ok("no")}, 2, "HTTP 413", 1, nil},
+		{"422 is never retried", []http.HandlerFunc{status(422, nil, ""), ok("no")}, 2, "HTTP 422", 1, nil},
+		{"a spend limit is never retried", []http.HandlerFunc{status(429, nil, `{"type":"error","error":{"type":"rate_limit_error","message":"limit","details":{"error_code":"enforced_spend_limit_reached"}}}`), ok("no")}, 2, "HTTP 429", 1, nil},
+		{"Retry-After in the past falls back to backoff", []http.HandlerFunc{status(429, map[string]string{"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, ""), ok("hi")}, 2, "", 2, []time.Duration{-1}},
+		{"closed before answering is retried", []http.HandlerFunc{hangUp, ok("hi")}, 2, "", 2, []time.Duration{-1}},
+		{"closed before answering every time", []http.HandlerFunc{hangUp}, 1, "connection to the provider failed", 2, []time.Duration{-1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,6 +212,13 @@ func TestStreams(t *testing.T) {
 		{"JSON answer to a stream request", ok("plain"), "plain", nil},
 		{"ended without [DONE]", status(200, map[string]string{"Content-Type": "text/event-stream"}, "data: a\n\n"), "", ErrStreamCut},
 		{"connection reset mid-stream", cut, "", ErrStreamCut},
+		{"JSON body cut short", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "100")
+			io.WriteString(w, `{"text":"par`)
+			w.(http.Flusher).Flush()
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}, "", ErrStreamCut},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,7 +231,7 @@ func TestStreams(t *testing.T) {
 				OnResponse: func(_ int, _ http.Header, b []byte) { recorded = b },
 			})
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) && !strings.Contains(fmt.Sprint(err), "unexpected EOF") {
+				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
 				}
 				if calls.Load() != 1 {
@@ -253,5 +278,93 @@ func TestRedact(t *testing.T) {
 	}
 	if r.Get("Content-Type") != "application/json" || h.Get("Authorization") != "Bearer sk-secret" {
 		t.Error("Redact changed what it should not")
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		header map[string]string
+		want   time.Duration
+	}{
+		{nil, 0},
+		{map[string]string{"Retry-After": "7"}, 7 * time.Second},
+		{map[string]string{"Retry-After": " 1.5 "}, 1500 * time.Millisecond},
+		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
+		{map[string]string{"Retry-After": now.Add(-time.Hour).Format(http.TimeFormat)}, 0},
+		{map[string]string{"Retry-After": "soon"}, 0},
+		{map[string]string{"Retry-After": "-3"}, 0},
+		{map[string]string{"Retry-After-Ms": "250"}, 250 * time.Millisecond},
+		{map[string]string{"Retry-After-Ms": "0.5"}, 500 * time.Microsecond},
+		{map[string]string{"Retry-After-Ms": "x", "Retry-After": "2"}, 2 * time.Second},
+		{map[string]string{"Retry-After-Ms": "100", "Retry-After": "2"}, 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range tt.header {
+			h.Set(k, v)
+		}
+		if got := parseRetryAfter(h, now); got != tt.want {
+			t.Errorf("parseRetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+		}
+	}
+}
+
+// A proxy that echoes the request's headers in its error page must not
+// carry the key into errors, recorded responses or recorded URLs.
+func TestKeyIsHiddenInEchoes(t *testing.T) {
+	const key = "sk-distinctive-0123456789"
+	echo := func(code int, stream bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if stream {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "data: {\"error\":{\"message\":\"bad header %s\"}}\n\n", r.Header.Get("Authorization"))
+				return
+			}
+			w.WriteHeader(code)
+			fmt.Fprintf(w, "<html><body>Authorization: %s; url %s</body></html>", r.Header.Get("Authorization"), r.URL)
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		handler http.HandlerFunc
+		stream  bool
+	}{
+		{"4xx page", echo(400, false), false},
+		{"5xx page after retries", echo(502, false), false},
+		{"error event in a stream", echo(200, true), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := serve(t, tt.handler)
+			var seen []string
+			c := &Caller{Provider: "p", Protocol: echoProtocol{}, BaseURL: srv.URL + "/?key=" + key, Key: key, Retries: 1,
+				Sleep: func(context.Context, time.Duration) error { return nil }}
+			_, err := c.Call(context.Background(), Request{Stream: tt.stream}, Hooks{
+				OnRequest: func(url string, h http.Header, body []byte) {
+					seen = append(seen, url, fmt.Sprint(h), string(body))
+				},
+				OnResponse: func(_ int, h http.Header, body []byte) { seen = append(seen, fmt.Sprint(h), string(body)) },
+				OnRetry:    func(_ int, _ time.Duration, err error) { seen = append(seen, err.Error()) },
+			})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			seen = append(seen, err.Error())
+			for _, s := range seen {
+				if strings.Contains(s, key) {
+					t.Errorf("the key leaks: %s", s)
+				}
+			}
+			if !strings.Contains(err.Error(), "[redacted]") {
+				t.Errorf("error %q does not show where the key was", err)
+			}
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("hiding the key lost the error's kind: %T", err)
+			}
+			if strings.Contains(apiErr.Error(), key) {
+				t.Errorf("the wrapped APIError still holds the key: %v", apiErr)
+			}
+		})
 	}
 }

@@ -20,8 +20,7 @@ const maxEventSize = 64 << 20
 // with "\n" and strips one space after the colon, per the SSE specification.
 // Events with no data are skipped.
 func ReadSSE(r io.Reader, fn func(Event) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventSize)
+	lines := newLineReader(r)
 	var name string
 	var data []byte
 	hasData := false
@@ -34,8 +33,15 @@ func ReadSSE(r io.Reader, fn func(Event) error) error {
 		name, data, hasData = "", nil, false
 		return fn(ev)
 	}
-	for sc.Scan() {
-		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+	for {
+		line, err := lines.next()
+		if err != nil {
+			if err == io.EOF {
+				return stopIsNil(dispatch())
+			}
+			return fmt.Errorf("read stream: %w", err)
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 {
 			if err := dispatch(); err != nil {
 				return stopIsNil(err)
@@ -58,19 +64,21 @@ func ReadSSE(r io.Reader, fn func(Event) error) error {
 			hasData = true
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read stream: %w", err)
-	}
-	return stopIsNil(dispatch())
 }
 
 // ReadNDJSON calls fn for each non-blank line until the stream ends or fn
 // returns ErrStop or another error.
 func ReadNDJSON(r io.Reader, fn func(Event) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventSize)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
+	lines := newLineReader(r)
+	for {
+		line, err := lines.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read stream: %w", err)
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
@@ -78,10 +86,57 @@ func ReadNDJSON(r io.Reader, fn func(Event) error) error {
 			return stopIsNil(err)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read stream: %w", err)
+}
+
+// ErrEventTooLarge marks a stream line longer than maxEventSize.
+var ErrEventTooLarge = fmt.Errorf("a line of the stream is longer than %d MB", maxEventSize>>20)
+
+// lineReader splits a stream into lines, looking at each byte once however
+// the stream arrives: bufio.Scanner searches a pending line again from its
+// start after every read, which is quadratic when a long line (a big tool
+// argument) trickles in a few bytes at a time.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte // a line longer than the reader's buffer, being assembled
+	max  int    // the longest line accepted
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: maxEventSize}
+}
+
+// next returns the next line without its "\n", valid until the next call.
+// The last line may lack a "\n"; after it next returns io.EOF.
+func (l *lineReader) next() ([]byte, error) {
+	l.long = l.long[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			chunk = chunk[:len(chunk)-1]
+			if len(l.long) == 0 {
+				return chunk, nil
+			}
+			return l.grow(chunk)
+		case errors.Is(err, bufio.ErrBufferFull):
+			if _, err := l.grow(chunk); err != nil {
+				return nil, err
+			}
+		case errors.Is(err, io.EOF) && (len(chunk) > 0 || len(l.long) > 0):
+			return l.grow(chunk)
+		default:
+			return nil, err
+		}
 	}
-	return nil
+}
+
+// grow appends chunk to the long line, within maxEventSize.
+func (l *lineReader) grow(chunk []byte) ([]byte, error) {
+	if len(l.long)+len(chunk) > l.max {
+		return nil, ErrEventTooLarge
+	}
+	l.long = append(l.long, chunk...)
+	return l.long, nil
 }
 
 // ErrStop ends ReadSSE or ReadNDJSON early without an error.

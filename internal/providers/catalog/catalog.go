@@ -12,6 +12,8 @@ import (
 
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/anthropic"
+	"github.com/ask-cli/ask/internal/providers/command"
+	"github.com/ask-cli/ask/internal/providers/gemini"
 	"github.com/ask-cli/ask/internal/providers/ollama"
 	"github.com/ask-cli/ask/internal/providers/openai"
 	"github.com/ask-cli/ask/internal/providers/responses"
@@ -63,6 +65,8 @@ var all = []Provider{
 		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true},
 	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
 		DefaultModel: "", NativeTools: true, Streaming: true},
+	// A local program run once per step (--command); it speaks plain text.
+	{Name: "command", Protocol: "command", DefaultModel: "command"},
 }
 
 // All lists the providers in the order auto-selection tries them.
@@ -98,9 +102,11 @@ func NewProtocol(name string) (providers.Protocol, error) {
 	case "anthropic":
 		return anthropic.New(), nil
 	case "gemini":
-		return nil, fmt.Errorf("gemini: not built yet")
+		return gemini.New(), nil
 	case "ollama":
 		return ollama.New(), nil
+	case "command":
+		return command.Plain{}, nil // always wrapped in the text tool protocol
 	}
 	return nil, fmt.Errorf("unknown protocol %q", name)
 }

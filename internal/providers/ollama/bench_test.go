@@ -62,3 +62,29 @@ func BenchmarkBuildRequestLongHistory(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadLongStream reports stream throughput (MB/s) on a synthetic
+// stream of about 1.5 MB (thinking and answer text in small pieces, then a
+// call), large enough that per-call set-up does not dominate.
+func BenchmarkReadLongStream(b *testing.B) {
+	var lines []string
+	for range 4000 {
+		lines = append(lines, `{"model":"qwen3","created_at":"2026-01-05T11:28:13.076204667Z","message":{"role":"assistant","content":"","thinking":"weigh the options "},"done":false}`)
+	}
+	for range 4000 {
+		lines = append(lines, `{"model":"qwen3","created_at":"2026-01-05T11:28:13.076204667Z","message":{"role":"assistant","content":"Some words of the answer, "},"done":false}`)
+	}
+	lines = append(lines,
+		`{"model":"qwen3","created_at":"2026-01-05T11:28:13.9Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"read_file","arguments":{"path":"go.mod"}}}]},"done":false}`,
+		`{"model":"qwen3","created_at":"2026-01-05T11:28:13.95Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":197,"eval_count":8000}`)
+	body := ndjson(lines...)
+	p := New()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		turn, err := providers.ReadStream(bytes.NewReader(body), p.Framing(), p.NewStream(), nil)
+		if err != nil || len(turn.Calls) != 1 {
+			b.Fatalf("turn %v, err %v", turn, err)
+		}
+	}
+}

@@ -97,3 +97,54 @@ func BenchmarkParseToolCalls(b *testing.B) {
 		}
 	}
 }
+
+// longStream is a synthetic stream of about 2 MB: reasoning and answer text
+// in many small deltas, then a call whose arguments arrive in as many
+// fragments, the shapes that dominate real traffic.
+func longStream() []byte {
+	var ev []string
+	ev = append(ev, chunk(`{"role":"assistant","content":""}`, ""))
+	for i := range 4000 {
+		ev = append(ev, chunk(fmt.Sprintf(`{"reasoning_content":"step %d: weigh the options carefully "}`, i), ""))
+	}
+	for range 4000 {
+		ev = append(ev, chunk(`{"content":"Some words of the answer, "}`, ""))
+	}
+	ev = append(ev, chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"write_file","arguments":""}}]}`, ""),
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":\"a.txt\",\"content\":\""}}]}`, ""))
+	for range 4000 {
+		ev = append(ev, chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"line of file content\\n"}}]}`, ""))
+	}
+	ev = append(ev, chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"\"}"}}]}`, ""),
+		chunk(`{}`, "tool_calls"), "[DONE]")
+	return []byte(sse(ev...))
+}
+
+// BenchmarkReadLongStream reports stream throughput (MB/s) on a stream
+// large enough that per-call set-up does not dominate.
+func BenchmarkReadLongStream(b *testing.B) {
+	body := longStream()
+	p := New()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		turn, err := providers.ReadStream(bytes.NewReader(body), providers.SSE, p.NewStream(), nil)
+		if err != nil || len(turn.Calls) != 1 {
+			b.Fatalf("turn %v, err %v", turn, err)
+		}
+	}
+}
+
+// BenchmarkParseToolCallsStream reads the calls of a whole recorded stream.
+func BenchmarkParseToolCallsStream(b *testing.B) {
+	body := providertest.Read(b, "openai-chat/fantasy-gpt4o-multi-tool-stream.sse")
+	p := New()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		calls, err := p.ParseToolCalls(body)
+		if err != nil || len(calls) == 0 {
+			b.Fatalf("calls = %v, %v", calls, err)
+		}
+	}
+}

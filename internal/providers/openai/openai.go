@@ -144,7 +144,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	}
 	if r.MaxTokens > 0 {
-		b = append(b, `,"max_tokens":`...)
+		b = append(b, `,"`...)
+		b = append(b, maxTokensField(r.Model)...)
+		b = append(b, `":`...)
 		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
 	}
 	if len(r.Schema) > 0 {
