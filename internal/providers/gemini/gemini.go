@@ -1,0 +1,282 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// schemaInstruction introduces the JSON Schema added to the system
+// instruction when a request with tools asks for structured output.
+const schemaInstruction = "Reply with one JSON value that conforms to the JSON Schema below, and nothing else: no prose, no code fences.\n"
+
+// Protocol is the Gemini generateContent protocol.
+type Protocol struct{}
+
+var _ providers.Protocol = (*Protocol)(nil)
+
+// New returns the Gemini generateContent protocol.
+func New() *Protocol { return &Protocol{} }
+
+// Name is "gemini".
+func (*Protocol) Name() string { return "gemini" }
+
+// Framing is SSE (alt=sse); the separators are CRLF, which ReadSSE accepts.
+func (*Protocol) Framing() providers.Framing { return providers.SSE }
+
+// Endpoint is base + "/models/MODEL:generateContent", or
+// ":streamGenerateContent?alt=sse" for a stream. A model given with its
+// collection ("models/x", "tunedModels/y") keeps it.
+func (*Protocol) Endpoint(baseURL, model string, stream bool) string {
+	if !strings.Contains(model, "/") {
+		model = "models/" + model
+	}
+	segs := strings.Split(model, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	u := strings.TrimRight(baseURL, "/") + "/" + strings.Join(segs, "/")
+	if stream {
+		return u + ":streamGenerateContent?alt=sse"
+	}
+	return u + ":generateContent"
+}
+
+// Authorize sets x-goog-api-key when there is a key.
+func (*Protocol) Authorize(h http.Header, key string) {
+	if key != "" {
+		h.Set("x-goog-api-key", key)
+	}
+}
+
+// FormatTools renders [{"functionDeclarations":[{name, description?,
+// parameters?}]}]. Parameters are cleaned to Gemini's schema subset; a tool
+// that takes no arguments gets no parameters field.
+func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	decls := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("gemini: tool %d: name is missing", i)
+		}
+		decl, err := providers.SetRaw([]byte(`{}`), "name", providers.Quote(t.Name))
+		if err == nil && t.Description != "" {
+			decl, err = providers.SetRaw(decl, "description", providers.Quote(t.Description))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gemini: tool %q: %w", t.Name, err)
+		}
+		params, err := cleanParameters(t.ParamsOrEmpty())
+		if err != nil {
+			return nil, fmt.Errorf("gemini: tool %q: parameters: %w", t.Name, err)
+		}
+		if params != nil {
+			if decl, err = providers.SetRaw(decl, "parameters", params); err != nil {
+				return nil, fmt.Errorf("gemini: tool %q: %w", t.Name, err)
+			}
+		}
+		decls[i] = decl
+	}
+	tool, err := providers.SetRaw([]byte(`{}`), "functionDeclarations", providers.JoinArray(decls))
+	if err != nil {
+		return nil, fmt.Errorf("gemini: tools: %w", err)
+	}
+	return providers.JoinArray([]json.RawMessage{tool}), nil
+}
+
+// cleanParameters cleans a tool's parameter schema. It returns nil for an
+// object schema without properties: Gemini needs no parameters field for a
+// function without arguments, and older API versions rejected an OBJECT
+// with empty properties.
+func cleanParameters(schema json.RawMessage) (json.RawMessage, error) {
+	out, err := cleanSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	doc := gjson.ParseBytes(out)
+	if !doc.Get("type").Exists() && doc.Get("properties").Exists() {
+		if out, err = providers.SetRaw(out, "type", []byte(`"OBJECT"`)); err != nil {
+			return nil, err
+		}
+		doc = gjson.ParseBytes(out)
+	}
+	empty := true
+	doc.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "type" && v.Str == "OBJECT":
+		case k.Str == "properties" && len(v.Map()) == 0:
+		default:
+			empty = false
+		}
+		return empty
+	})
+	if empty {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// UserMessage is {"role":"user","parts":[{"text":TEXT}]}.
+func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+	part, err := providers.SetRaw([]byte(`{}`), "text", providers.Quote(text))
+	if err == nil {
+		var msg []byte
+		msg, err = providers.SetRaw([]byte(`{"role":"user"}`), "parts", providers.JoinArray([]json.RawMessage{part}))
+		if err == nil {
+			return msg, nil
+		}
+	}
+	return nil, fmt.Errorf("gemini: user message: %w", err)
+}
+
+// FormatToolResults renders every result of one step as a functionResponse
+// part of ONE user content. Each names its function (Gemini matches by name
+// and order); the call's id is sent only when the model gave one.
+func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	parts := make([]json.RawMessage, len(results))
+	for i, r := range results {
+		if r.Name == "" {
+			return nil, fmt.Errorf("gemini: tool result %d (id %q): name is missing; Gemini answers a call by its function name", i, r.ID)
+		}
+		fr := []byte(`{}`)
+		var err error
+		if r.ID != "" && !isGeneratedID(r.ID) {
+			fr, err = providers.SetRaw(fr, "id", providers.Quote(r.ID))
+		}
+		if err == nil {
+			fr, err = providers.SetRaw(fr, "name", providers.Quote(r.Name))
+		}
+		if err == nil {
+			fr, err = providers.SetRaw(fr, "response", resultObject(r))
+		}
+		var part []byte
+		if err == nil {
+			part, err = providers.SetRaw([]byte(`{}`), "functionResponse", fr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gemini: tool result %d: %w", i, err)
+		}
+		parts[i] = part
+	}
+	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "parts", providers.JoinArray(parts))
+	if err != nil {
+		return nil, fmt.Errorf("gemini: tool results: %w", err)
+	}
+	return []json.RawMessage{msg}, nil
+}
+
+// resultObject is a functionResponse's response: {"output": X} or
+// {"error": X}, the keys Gemini reads. X is the content as a string, or as
+// JSON when the content is a JSON object or array.
+func resultObject(r providers.ToolResult) json.RawMessage {
+	key := `{"output":`
+	if r.IsError {
+		key = `{"error":`
+	}
+	value := providers.Quote(r.Content)
+	if t := bytes.TrimSpace([]byte(r.Content)); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		value = t
+	}
+	out := make([]byte, 0, len(key)+len(value)+1)
+	out = append(out, key...)
+	out = append(out, value...)
+	return append(out, '}')
+}
+
+// BuildRequest renders {contents, systemInstruction?, tools?,
+// generationConfig?}. The model and the stream choice travel in the URL.
+func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
+	system := r.System
+	var responseSchema json.RawMessage
+	if s := bytes.TrimSpace(r.Schema); len(s) > 0 {
+		if !gjson.ValidBytes(s) || !gjson.ParseBytes(s).IsObject() {
+			return nil, fmt.Errorf("gemini: schema is not a JSON object")
+		}
+		if len(r.Tools) > 0 {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, s); err != nil {
+				return nil, fmt.Errorf("gemini: schema: %w", err)
+			}
+			if system != "" {
+				system += "\n\n"
+			}
+			system += schemaInstruction + compact.String()
+		} else {
+			cleaned, err := cleanSchema(s)
+			if err != nil {
+				return nil, fmt.Errorf("gemini: schema: %w", err)
+			}
+			responseSchema = cleaned
+		}
+	}
+	for i, m := range r.Messages {
+		if !json.Valid(m) {
+			return nil, fmt.Errorf("gemini: message %d is not valid JSON", i)
+		}
+	}
+	tools, err := p.FormatTools(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+
+	// Each message was validated above; SetRaw checks the joined array once
+	// more, which is linear.
+	body, err := providers.SetRaw([]byte(`{}`), "contents", providers.JoinArray(r.Messages))
+	if err == nil && system != "" {
+		var part, instr []byte
+		part, err = providers.SetRaw([]byte(`{}`), "text", providers.Quote(system))
+		if err == nil {
+			instr, err = providers.SetRaw([]byte(`{}`), "parts", providers.JoinArray([]json.RawMessage{part}))
+		}
+		if err == nil {
+			body, err = providers.SetRaw(body, "systemInstruction", instr)
+		}
+	}
+	if err == nil && tools != nil {
+		body, err = providers.SetRaw(body, "tools", tools)
+	}
+	if err == nil && (r.MaxTokens > 0 || responseSchema != nil) {
+		config := []byte(`{}`)
+		if r.MaxTokens > 0 {
+			config, err = providers.Set(config, "maxOutputTokens", r.MaxTokens)
+		}
+		if err == nil && responseSchema != nil {
+			config, err = providers.Set(config, "responseMimeType", "application/json")
+			if err == nil {
+				config, err = providers.SetRaw(config, "responseSchema", responseSchema)
+			}
+		}
+		if err == nil {
+			body, err = providers.SetRaw(body, "generationConfig", config)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gemini: build request: %w", err)
+	}
+	return body, nil
+}
+
+// ParseToolCalls reads the calls of a response body, a JSON array of chunks
+// or a whole recorded SSE stream.
+func (p *Protocol) ParseToolCalls(body []byte) ([]providers.ToolCall, error) {
+	turn, err := providers.ParseBody(p, body)
+	if err != nil {
+		return nil, err
+	}
+	return turn.Calls, nil
+}
+
+// NewStream returns an accumulator for one streamed response.
+func (*Protocol) NewStream() providers.Stream { return newStream() }
