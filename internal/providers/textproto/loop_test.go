@@ -1,0 +1,124 @@
+package textproto_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/openai"
+	"github.com/ask-cli/ask/internal/providers/textproto"
+)
+
+// toolbox answers every call with "NAME ran" and remembers the calls.
+type toolbox struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (b *toolbox) Call(_ context.Context, name, args string) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls = append(b.calls, name+" "+args)
+	return name + " ran", false
+}
+
+var loopTools = []providers.Tool{
+	{Name: "read_file", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+	{Name: "write_file", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`)},
+}
+
+// runText runs the real loop against a scripted Chat Completions server
+// whose replies are text, through the text tool protocol.
+func runText(t *testing.T, form textproto.Form, stream bool, replies ...string) (*loop.Result, *toolbox, [][]byte) {
+	t.Helper()
+	var rs []fakeprovider.Reply
+	for _, r := range replies {
+		rs = append(rs, fakeprovider.Reply{Text: r})
+	}
+	srv := fakeprovider.Start(rs...)
+	defer srv.Close()
+	proto := textproto.Wrap(openai.New(), form, loopTools)
+	box := &toolbox{}
+	res := loop.Run(context.Background(), loop.Config{
+		Model:    &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
+		Protocol: proto, System: "sys", Prompt: "what is in a.txt?", Tools: loopTools, Toolbox: box, Stream: stream,
+	})
+	for i, req := range srv.Requests() {
+		if gjson.GetBytes(req, "tools").Exists() {
+			t.Errorf("request %d declares native tools", i+1)
+		}
+	}
+	return res, box, srv.Requests()
+}
+
+// lastUser is the text of a request's last message.
+func lastUser(req []byte) string {
+	msgs := gjson.GetBytes(req, "messages").Array()
+	return msgs[len(msgs)-1].Get("content").String()
+}
+
+func TestLoopCallThenAnswer(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		res, box, reqs := runText(t, textproto.JSON, stream,
+			"Let me look.\n```json\n{\"tool\": \"read_file\", \"parameters\": {\"path\": \"a.txt\"}, \"terminate\": false}\n```",
+			"It says alpha.")
+		if res.Status != loop.StatusCompleted || res.Answer != "It says alpha." || res.Steps != 2 || len(box.calls) != 1 {
+			t.Fatalf("stream=%v: result %+v, calls %q", stream, res, box.calls)
+		}
+		if box.calls[0] != `read_file {"path": "a.txt"}` {
+			t.Errorf("ran %q", box.calls[0])
+		}
+		msgs := gjson.GetBytes(reqs[1], "messages").Array()
+		// system, user, assistant (verbatim), results as one user message
+		if len(msgs) != 4 || msgs[2].Get("role").String() != "assistant" || !strings.Contains(msgs[2].Get("content").String(), `"tool": "read_file"`) {
+			t.Errorf("history = %s", gjson.GetBytes(reqs[1], "messages").Raw)
+		}
+		if got := lastUser(reqs[1]); got != "<tool_result call=\"1\" tool=\"read_file\">\nread_file ran\n</tool_result>" {
+			t.Errorf("results message = %q", got)
+		}
+		if sys := msgs[0].Get("content").String(); !strings.HasPrefix(sys, "sys\n\n# Tools") {
+			t.Errorf("system = %q", sys)
+		}
+	}
+}
+
+func TestLoopStopsAfterThreeUnreadableReplies(t *testing.T) {
+	bad := `{"tool": "read_file", "parameters": {"path": "a.txt"`
+	res, box, reqs := runText(t, textproto.JSON, false, bad, `{"tool": "nope"}`, bad, "never asked")
+	if res.Status != loop.StatusParseFailures || res.Steps != 3 || len(box.calls) != 0 || len(reqs) != 3 {
+		t.Fatalf("result %+v, %d requests", res, len(reqs))
+	}
+	for i, want := range []string{"ends before its closing brace", `unknown tool "nope"`} {
+		if got := lastUser(reqs[i+1]); !strings.Contains(got, want) || !strings.Contains(got, `{"tool": "TOOL_NAME"`) {
+			t.Errorf("correction %d = %q", i+1, got)
+		}
+	}
+}
+
+func TestLoopParseFailuresMustBeInARow(t *testing.T) {
+	bad := "```bash\nread_file\n```"
+	res, box, _ := runText(t, textproto.Markdown, false, bad, bad, "```bash\nread_file a.txt\n```", bad, bad, "done")
+	if res.Status != loop.StatusCompleted || res.Answer != "done" || len(box.calls) != 1 || res.Steps != 6 {
+		t.Fatalf("result %+v, calls %q", res, box.calls)
+	}
+}
+
+func TestLoopTerminate(t *testing.T) {
+	res, box, reqs := runText(t, textproto.JSON, false,
+		"Writing it now.\n"+`{"tool": "write_file", "parameters": {"path": "v", "content": "1"}, "terminate": true}`)
+	if res.Status != loop.StatusCompleted || res.Steps != 1 || len(box.calls) != 1 || res.Answer != "Writing it now." || len(reqs) != 1 {
+		t.Fatalf("result %+v, calls %q", res, box.calls)
+	}
+	// Without text of its own, the answer is the last result.
+	res, _, _ = runText(t, textproto.JSON, false, `{"tool": "read_file", "parameters": {"path": "v"}, "terminate": true}`)
+	if res.Status != loop.StatusCompleted || res.Answer != "read_file ran" {
+		t.Fatalf("result %+v", res)
+	}
+}
