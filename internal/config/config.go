@@ -1,0 +1,313 @@
+// Package config reads ask's configuration file: defaults for the
+// provider, model, mode, tools and limits, per-provider settings, MCP
+// servers and named profiles. Flags and environment variables win over it
+// (cmd/ask applies that order); this package only reads, checks and merges
+// the file.
+//
+// The file is JSON, decoded strictly: an unknown or repeated key, a value of
+// the wrong type or a malformed document is an error naming the file, line
+// and column. A missing file is not an error, and an empty one (such as
+// /dev/null) holds no settings.
+//
+//	{
+//	  "provider": "anthropic",
+//	  "model": "claude-sonnet-4-5",
+//	  "mode": "agent",
+//	  "max_steps": 12,
+//	  "timeout": "10m",
+//	  "retries": 3,
+//	  "providers": {
+//	    "openai": {"base_url": "https://proxy.example/v1", "key_env": "WORK_OPENAI_KEY", "model": "gpt-4.1"}
+//	  },
+//	  "tools": {"allow": ["read_file", "shell:git status*"], "deny": ["shell:rm *"]},
+//	  "mcp": ["npx -y @modelcontextprotocol/server-filesystem ."],
+//	  "profiles": {
+//	    "ci": {"mode": "ask", "safe": true, "no_stream": true}
+//	  }
+//	}
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Settings is one layer of the file: the top level, or a profile.
+type Settings struct {
+	Provider     string              `json:"provider"`
+	Model        string              `json:"model"`
+	Mode         string              `json:"mode"`
+	Safe         bool                `json:"safe"`
+	MaxSteps     int                 `json:"max_steps"`
+	Timeout      string              `json:"timeout"`
+	ToolProtocol string              `json:"tool_protocol"`
+	NoStream     bool                `json:"no_stream"`
+	Retries      int                 `json:"retries"`
+	MaxTokens    int                 `json:"max_tokens"`
+	Color        string              `json:"color"`
+	Providers    map[string]Provider `json:"providers"`
+	Tools        Tools               `json:"tools"`
+	// MCP lists MCP servers to start, each a command line as --mcp takes it.
+	MCP []string `json:"mcp"`
+}
+
+// Provider is the file's settings for one provider.
+type Provider struct {
+	BaseURL string `json:"base_url"`
+	// KeyEnv names the environment variable holding the key, in place of
+	// the provider's usual one. It is a name, never a key.
+	KeyEnv string `json:"key_env"`
+	// APIKey is used when the key variable is unset. It is a Secret so that
+	// printing a Provider never shows it.
+	APIKey Secret `json:"api_key"`
+	// Model is the default model for this provider.
+	Model string `json:"model"`
+}
+
+// Tools are the settings of the tools and their policy.
+type Tools struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+	Yes   bool     `json:"yes"`
+	// File is a tools file (--tools-file); a relative path is relative to
+	// the directory of the config file.
+	File string `json:"file"`
+}
+
+// Secret is a value that must never be shown: it prints as "[redacted]".
+type Secret string
+
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString keeps %#v from showing the value too.
+func (s Secret) GoString() string { return s.String() }
+
+// MarshalJSON keeps encoded settings free of the value.
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + s.String() + `"`), nil }
+
+// Reveal returns the value, for the one place that sends it.
+func (s Secret) Reveal() string { return string(s) }
+
+// Valid values of the settings that have a fixed set (DESIGN §4).
+var (
+	Modes         = []string{"ask", "plan", "agent"}
+	ToolProtocols = []string{"auto", "native", "json", "markdown"}
+	Colors        = []string{"auto", "always", "never"}
+)
+
+// File is a parsed config file.
+type File struct {
+	Settings
+	Profiles map[string]Settings `json:"profiles"`
+
+	path  string
+	found bool
+	// keys holds the position of every key in the file, by its dotted path
+	// ("tools.allow", "profiles.ci.mode"): a key that is present is set,
+	// even to false or 0, and errors can point at it.
+	keys map[string]position
+}
+
+// Path returns the config file to read: $ASK_CONFIG, else
+// $XDG_CONFIG_HOME/ask/config.json, else ~/.config/ask/config.json. It is
+// "" when none can be named (no HOME).
+func Path(getenv func(string) string) string {
+	if p := getenv("ASK_CONFIG"); p != "" {
+		return p
+	}
+	// The XDG spec says a relative XDG_CONFIG_HOME is invalid and ignored.
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "ask", "config.json")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "ask", "config.json")
+	}
+	return ""
+}
+
+// Load reads and checks the file at path. A missing file gives an empty
+// File, unless mustExist (the user named it in $ASK_CONFIG). providers are
+// the provider names the file may use; nil accepts any.
+func Load(path string, mustExist bool, providers []string) (*File, error) {
+	if path == "" {
+		return &File{}, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !mustExist {
+		return &File{path: path}, nil
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		msg := "cannot be read: " + err.Error()
+		if mustExist {
+			msg += " (ASK_CONFIG names it)"
+		}
+		return nil, &Error{File: path, Msg: msg}
+	}
+	f, err := Parse(path, data, providers)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Parse decodes and checks a config file's contents; name is used in
+// errors.
+func Parse(name string, data []byte, providers []string) (*File, error) {
+	f := &File{path: name, found: true}
+	if strings.TrimSpace(string(data)) == "" {
+		return f, nil
+	}
+	if err := decodeStrict(name, data, f); err != nil {
+		return nil, err
+	}
+	if err := f.check(providers); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Name is the file's path, "" when there is none.
+func (f *File) Name() string { return f.path }
+
+// Found reports whether the file exists.
+func (f *File) Found() bool { return f.found }
+
+// ProfileNames lists the profiles, sorted.
+func (f *File) ProfileNames() []string {
+	var names []string
+	for n := range f.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// check validates values that JSON types cannot: names from a fixed set,
+// durations, counts, variable names.
+func (f *File) check(providers []string) error {
+	if err := f.checkLayer("", f.Settings, providers); err != nil {
+		return err
+	}
+	for _, name := range f.ProfileNames() {
+		if name == "" {
+			return f.errorAt("profiles", "a profile needs a name")
+		}
+		if err := f.checkLayer("profiles."+name+".", f.Profiles[name], providers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// envName is what a shell accepts as a variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
+	oneOf := func(key, value string, allowed []string) error {
+		if value == "" && !f.has(prefix+key) {
+			return nil
+		}
+		for _, a := range allowed {
+			if value == a {
+				return nil
+			}
+		}
+		return f.errorAt(prefix+key, fmt.Sprintf("%q: choose %s", value, orList(allowed)))
+	}
+	if err := oneOf("mode", s.Mode, Modes); err != nil {
+		return err
+	}
+	if err := oneOf("tool_protocol", s.ToolProtocol, ToolProtocols); err != nil {
+		return err
+	}
+	if err := oneOf("color", s.Color, Colors); err != nil {
+		return err
+	}
+	if providers != nil {
+		if err := oneOf("provider", s.Provider, providers); err != nil {
+			return err
+		}
+	}
+	if f.has(prefix+"max_steps") && s.MaxSteps < 1 {
+		return f.errorAt(prefix+"max_steps", "must be at least 1")
+	}
+	if f.has(prefix+"retries") && s.Retries < 0 {
+		return f.errorAt(prefix+"retries", "must be 0 or more")
+	}
+	if f.has(prefix+"max_tokens") && s.MaxTokens < 1 {
+		return f.errorAt(prefix+"max_tokens", "must be at least 1 (leave it out for the provider's default)")
+	}
+	if f.has(prefix + "timeout") {
+		if d, err := time.ParseDuration(s.Timeout); err != nil || d <= 0 {
+			return f.errorAt(prefix+"timeout", fmt.Sprintf("%q: give a positive duration such as 30s or 5m", s.Timeout))
+		}
+	}
+	if f.has(prefix+"model") && s.Model == "" {
+		return f.errorAt(prefix+"model", "is empty: name a model or remove the key")
+	}
+	for _, name := range sortedKeys(s.Providers) {
+		key := prefix + "providers." + name
+		if providers != nil && !contains(providers, name) {
+			return f.errorAt(key, fmt.Sprintf("unknown provider %q: choose %s", name, orList(providers)))
+		}
+		p := s.Providers[name]
+		// The value is never echoed: a key pasted here by mistake must not
+		// end up in an error message or a CI log.
+		if f.has(key+".key_env") && !envName.MatchString(p.KeyEnv) {
+			return f.errorAt(key+".key_env", "must be the name of an environment variable (letters, digits and _), not a key: put the key in that variable")
+		}
+	}
+	for i, line := range s.MCP {
+		if strings.TrimSpace(line) == "" {
+			return f.errorAt(prefix+"mcp", fmt.Sprintf("server %d is empty: give the command that starts it", i+1))
+		}
+	}
+	return nil
+}
+
+// has reports whether the file holds the key.
+func (f *File) has(key string) bool {
+	_, ok := f.keys[key]
+	return ok
+}
+
+func orList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

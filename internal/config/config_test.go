@@ -1,0 +1,316 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var providerNames = []string{"anthropic", "ollama", "openai"}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		data       string
+		line, col  int
+		wantSubstr string
+	}{
+		{"unknown top-level key", "{\n  \"mdoe\": \"ask\"\n}", 2, 3, `unknown key "mdoe" at the top level: did you mean "mode"?`},
+		{"unknown key far from any", `{"frobnicate": 1}`, 1, 2, `known keys are color, max_steps, max_tokens, mcp,`},
+		{"unknown key in a profile", "{\"profiles\": {\"ci\": {\n\t\"mode\": \"ask\",\n\t\"yes\": true}}}", 3, 2, `unknown key "yes" in profiles.ci`},
+		{"unknown key in tools", `{"tools": {"alow": []}}`, 1, 12, `unknown key "alow" in tools: did you mean "allow"?`},
+		{"unknown key in a provider", `{"providers": {"openai": {"key": "x"}}}`, 1, 27, `unknown key "key" in providers.openai`},
+		{"key differing in case", `{"Mode": "ask"}`, 1, 2, `unknown key "Mode"`},
+		{"profiles do not nest", `{"profiles": {"a": {"profiles": {}}}}`, 1, 21, `unknown key "profiles" in profiles.a`},
+		{"repeated key", "{\"mode\": \"ask\",\n \"mode\": \"plan\"}", 2, 2, `mode: appears twice`},
+		{"syntax error", "{\n  \"mode\": \"ask\"\n  \"model\": \"x\"\n}", 3, 3, `not valid JSON`},
+		{"comment", "{\n // no comments in JSON\n}", 2, 2, `not valid JSON`},
+		{"truncated", "{\"mode\": ", 1, 10, `ends in the middle`},
+		{"not an object", `["mode"]`, 1, 1, `must hold one JSON object`},
+		{"text after the object", "{}\n{}", 2, 1, `unexpected text after`},
+		{"wrong type", "{\n\"max_steps\": \"8\"}", 2, 1, `max_steps: want a whole number, got a string`},
+		{"fraction", `{"max_steps": 1.5}`, 1, 2, `max_steps: want a whole number, got 1.5`},
+		{"object for a string", `{"model": {}}`, 1, 2, `model: want a string, got an object`},
+		{"list for an object", `{"tools": []}`, 1, 2, `tools: want an object, got a list`},
+		{"wrong item type", `{"mcp": ["a", 1]}`, 1, 2, `mcp: want a string, got 1`},
+		{"wrong type in a profile", `{"profiles": {"x": {"safe": "yes"}}}`, 1, 21, `profiles.x.safe: want true or false, got a string`},
+		{"wrong list type", `{"tools": {"allow": "read_file"}}`, 1, 12, `tools.allow: want a list of strings, got a string`},
+		{"null", `{"model": null}`, 1, 2, `model: null is not a setting`},
+		{"bad mode", `{"mode": "yolo"}`, 1, 2, `mode: "yolo": choose ask, plan or agent`},
+		{"bad mode in a profile", `{"profiles": {"p": {"mode": "x"}}}`, 1, 21, `profiles.p.mode: "x": choose ask, plan or agent`},
+		{"bad tool protocol", `{"tool_protocol": "xml"}`, 1, 2, `choose auto, native, json or markdown`},
+		{"bad colour", `{"color": "blue"}`, 1, 2, `choose auto, always or never`},
+		{"unknown provider", `{"provider": "openia"}`, 1, 2, `provider: "openia": choose anthropic, ollama or openai`},
+		{"unknown provider section", `{"providers": {"nope": {}}}`, 1, 16, `unknown provider "nope"`},
+		{"max steps below one", `{"max_steps": 0}`, 1, 2, `max_steps: must be at least 1`},
+		{"negative retries", `{"retries": -1}`, 1, 2, `retries: must be 0 or more`},
+		{"max tokens below one", `{"max_tokens": 0}`, 1, 2, `max_tokens: must be at least 1`},
+		{"bad timeout", `{"timeout": "5 minutes"}`, 1, 2, `timeout: "5 minutes": give a positive duration`},
+		{"negative timeout", `{"timeout": "-1s"}`, 1, 2, `give a positive duration`},
+		{"empty model", `{"model": ""}`, 1, 2, `model: is empty`},
+		{"empty mcp server", `{"mcp": ["srv", " "]}`, 1, 2, `mcp: server 2 is empty`},
+		{"empty profile name", `{"profiles": {"": {}}}`, 1, 2, `a profile needs a name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("/cfg/config.json", []byte(tt.data), providerNames)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v (%T), want a *config.Error", err, err)
+			}
+			if ce.Line != tt.line || ce.Column != tt.col {
+				t.Errorf("at %d:%d, want %d:%d (%v)", ce.Line, ce.Column, tt.line, tt.col, err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.wantSubstr) {
+				t.Errorf("error %q lacks %q", msg, tt.wantSubstr)
+			}
+			if want := fmt.Sprintf("config file /cfg/config.json:%d:%d: ", tt.line, tt.col); !strings.HasPrefix(msg, want) {
+				t.Errorf("error %q does not start with %q", msg, want)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+		})
+	}
+}
+
+// A key pasted into key_env must not be echoed by the error.
+func TestKeyEnvErrorHidesTheValue(t *testing.T) {
+	_, err := Parse("c.json", []byte(`{"providers": {"openai": {"key_env": "sk-proj-secret123"}}}`), providerNames)
+	if err == nil || !strings.Contains(err.Error(), "providers.openai.key_env: must be the name of an environment variable") {
+		t.Fatalf("error = %v", err)
+	}
+	if strings.Contains(err.Error(), "secret123") {
+		t.Errorf("error shows the value: %v", err)
+	}
+}
+
+func TestParseValid(t *testing.T) {
+	data := `{
+  "provider": "anthropic",
+  "model": "claude-x",
+  "mode": "plan",
+  "safe": false,
+  "max_steps": 12,
+  "timeout": "10m",
+  "tool_protocol": "json",
+  "no_stream": true,
+  "retries": 0,
+  "max_tokens": 500,
+  "color": "never",
+  "providers": {"openai": {"base_url": "http://proxy/v1", "key_env": "WORK_KEY", "api_key": "sk-file", "model": "gpt-x"}},
+  "tools": {"allow": ["read_file"], "deny": ["shell:rm *"], "yes": true, "file": "tools.json"},
+  "mcp": ["srv --flag"],
+  "profiles": {"ci": {"mode": "ask"}}
+}`
+	f, err := Parse("c.json", []byte(data), providerNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{Provider: "anthropic", Model: "claude-x", Mode: "plan", MaxSteps: 12, Timeout: "10m", ToolProtocol: "json",
+		NoStream: true, MaxTokens: 500, Color: "never",
+		Providers: map[string]Provider{"openai": {BaseURL: "http://proxy/v1", KeyEnv: "WORK_KEY", APIKey: "sk-file", Model: "gpt-x"}},
+		Tools:     Tools{Allow: []string{"read_file"}, Deny: []string{"shell:rm *"}, Yes: true, File: "tools.json"},
+		MCP:       []string{"srv --flag"}}
+	if !reflect.DeepEqual(f.Settings, want) {
+		t.Errorf("settings\n got %+v\nwant %+v", f.Settings, want)
+	}
+	if got := f.ProfileNames(); !reflect.DeepEqual(got, []string{"ci"}) {
+		t.Errorf("profiles %v", got)
+	}
+}
+
+func TestResolveProfiles(t *testing.T) {
+	data := `{
+  "provider": "openai",
+  "model": "gpt-x",
+  "mode": "agent",
+  "safe": true,
+  "providers": {"openai": {"base_url": "http://top/v1", "key_env": "TOP_KEY"}},
+  "tools": {"allow": ["read_file", "list_directory"], "yes": true},
+  "profiles": {
+    "ci": {"mode": "ask", "safe": false, "tools": {"allow": []}, "providers": {"openai": {"base_url": "http://ci/v1"}}},
+    "local": {"provider": "ollama", "providers": {"ollama": {"model": "qwen3"}}}
+  }
+}`
+	f, err := Parse("/c.json", []byte(data), providerNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := f.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := f.Resolve("ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := f.Resolve("local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		got    any
+		want   any
+		source string // of the key named in name, for *Resolved
+		r      *Resolved
+	}{
+		{"mode", ci.Mode, "ask", "/c.json:ci", ci},
+		{"mode", top.Mode, "agent", "/c.json", top},
+		{"safe", ci.Safe, false, "/c.json:ci", ci}, // false in a profile overrides true
+		{"tools.allow", ci.Tools.Allow, []string{}, "/c.json:ci", ci},
+		{"tools.yes", ci.Tools.Yes, true, "/c.json", ci},
+		{"providers.openai.base_url", ci.Providers["openai"].BaseURL, "http://ci/v1", "/c.json:ci", ci},
+		{"providers.openai.key_env", ci.Providers["openai"].KeyEnv, "TOP_KEY", "/c.json", ci},
+		{"provider", local.Provider, "ollama", "/c.json:local", local},
+		{"model", local.Model, "gpt-x", "/c.json", local},
+		{"timeout", ci.Timeout, "", "", ci},
+	}
+	for _, tt := range tests {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s (profile %q) = %#v, want %#v", tt.name, tt.r.Profile(), tt.got, tt.want)
+		}
+		if got := tt.r.Source(tt.name); got != tt.source {
+			t.Errorf("source of %s (profile %q) = %q, want %q", tt.name, tt.r.Profile(), got, tt.source)
+		}
+	}
+	// The merge must not change the file's own settings.
+	if f.Providers["openai"].BaseURL != "http://top/v1" || len(f.Tools.Allow) != 2 {
+		t.Errorf("resolving changed the file: %+v", f.Settings)
+	}
+
+	models := []struct {
+		r        *Resolved
+		provider string
+		model    string
+		key      string
+	}{
+		{top, "openai", "gpt-x", "model"},
+		{top, "anthropic", "", ""}, // the top-level model belongs to openai
+		{local, "ollama", "qwen3", "providers.ollama.model"},
+		{local, "openai", "", ""},
+	}
+	for _, m := range models {
+		model, key := m.r.ModelFor(m.provider)
+		if model != m.model || key != m.key {
+			t.Errorf("ModelFor(%s) in %q = %q, %q; want %q, %q", m.provider, m.r.Profile(), model, key, m.model, m.key)
+		}
+	}
+
+	if _, err := f.Resolve("nope"); err == nil || !strings.Contains(err.Error(), `no profile "nope": choose ci or local`) {
+		t.Errorf("unknown profile: %v", err)
+	}
+	if err := ci.Errorf("mode", "bad"); !strings.Contains(err.Error(), "/c.json:") || !strings.Contains(err.Error(), "profiles.ci.mode: bad") {
+		t.Errorf("Errorf = %v", err)
+	}
+}
+
+func TestPath(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"ASK_CONFIG": "/etc/ask.json", "XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/etc/ask.json"},
+		{map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/x/ask/config.json"},
+		{map[string]string{"XDG_CONFIG_HOME": "relative", "HOME": "/h"}, "/h/.config/ask/config.json"},
+		{map[string]string{"HOME": "/h"}, "/h/.config/ask/config.json"},
+		{map[string]string{}, ""},
+	}
+	for _, tt := range tests {
+		if got := Path(func(k string) string { return tt.env[k] }); got != tt.want {
+			t.Errorf("Path(%v) = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none.json")
+	f, err := Load(missing, false, nil)
+	if err != nil || f.Found() || f.Name() != missing {
+		t.Errorf("missing file: %v, found=%v", err, f != nil && f.Found())
+	}
+	if _, err := Load(missing, true, nil); err == nil || err.Error() != "config file "+missing+": cannot be read: no such file or directory (ASK_CONFIG names it)" {
+		t.Errorf("missing file named by the user: %v", err)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	if f, err := Load(empty, true, nil); err != nil || !f.Found() || f.Mode != "" {
+		t.Errorf("empty file: %v", err)
+	}
+	if f, err := Load("/dev/null", true, nil); err != nil || f.Mode != "" {
+		t.Errorf("/dev/null: %v", err)
+	}
+	none, err := Load("", false, nil)
+	if err != nil || none.Found() {
+		t.Errorf("no path: %v", err)
+	}
+	if r, _ := none.Resolve(""); r.Path("tools.json", "/h") != "tools.json" {
+		t.Errorf("a file without a path resolves paths as they are")
+	}
+}
+
+func TestResolvedPath(t *testing.T) {
+	f, err := Parse("/etc/ask/config.json", []byte(`{}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := f.Resolve("")
+	tests := map[string]string{
+		"tools.json":  "/etc/ask/tools.json",
+		"/abs/t.json": "/abs/t.json",
+		"~/t.json":    "/home/me/t.json",
+		"":            "",
+	}
+	for in, want := range tests {
+		if got := r.Path(in, "/home/me"); got != want {
+			t.Errorf("Path(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	p := Provider{KeyEnv: "K", APIKey: "sk-very-secret"}
+	b, _ := json.Marshal(p)
+	for _, s := range []string{fmt.Sprintf("%v", p), fmt.Sprintf("%+v", p), fmt.Sprintf("%#v", p), fmt.Sprint(p.APIKey), string(b)} {
+		if strings.Contains(s, "very-secret") {
+			t.Errorf("secret shown: %s", s)
+		}
+	}
+	if p.APIKey.Reveal() != "sk-very-secret" {
+		t.Error("Reveal lost the value")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(`{"provider":"openai","profiles":{"a":{"mode":"ask","tools":{"allow":["x"]}}}}`)
+	f.Add(`{"providers":{"openai":{"key_env":"K"}},"mcp":["a"],"timeout":"1s","max_steps":2}`)
+	f.Add("{\n\"mode\": \"ask\",\n\"mode\": 1}")
+	f.Add(`{"tools":{"allow":[{"x":1}]}}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, data string) {
+		file, err := Parse("f.json", []byte(data), providerNames)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v is not a *config.Error", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		for _, name := range append(file.ProfileNames(), "") {
+			if _, err := file.Resolve(name); err != nil {
+				t.Fatalf("Resolve(%q): %v", name, err)
+			}
+		}
+	})
+}

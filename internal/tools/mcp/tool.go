@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+// remoteTool is one tool of a server, as ask declares it.
+type remoteTool struct {
+	srv    *server
+	remote string // the tool's name on the server
+	info   tools.Info
+}
+
+// newRemoteTool describes a server's tool for the model and the policy.
+//
+// Risk: ask cannot confine what a server does, so a tool is exec (and needs
+// approval) unless its annotations say readOnlyHint; then it is read, is
+// offered in ask and plan modes and under --safe, and runs without asking.
+// The hint is the server's word: the user chose to start that server.
+func newRemoteTool(srv *server, name string, t *sdk.Tool) *remoteTool {
+	params, note := cleanSchema(t.InputSchema)
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if desc == "" && t.Annotations != nil {
+		desc = t.Annotations.Title
+	}
+	if desc == "" {
+		desc = fmt.Sprintf("Tool %s of the MCP server %s.", t.Name, srv.name)
+	}
+	if note != "" {
+		desc += fmt.Sprintf(" (Its parameters are not declared: %s.)", note)
+	}
+	risk, approval := tools.Exec, true
+	if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+		risk, approval = tools.Read, false
+	}
+	return &remoteTool{srv: srv, remote: t.Name, info: tools.Info{
+		Name: name, Description: desc, Parameters: params, Risk: risk, RequiresApproval: approval,
+	}}
+}
+
+func (t *remoteTool) Info() tools.Info { return t.info }
+
+// Run calls the tool. A result with isError and a failed call both become
+// an error result; the text says which server and tool.
+func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := t.srv.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s: the call was cancelled (%v)", t.info.Name, context.Cause(ctx))
+		}
+		if errors.Is(err, sdk.ErrConnectionClosed) {
+			return "", fmt.Errorf("%s: the MCP server %s has stopped%s", t.info.Name, t.srv.name, t.srv.stderrNote())
+		}
+		return "", fmt.Errorf("%s: the MCP server %s could not run %s: %v", t.info.Name, t.srv.name, t.remote, err)
+	}
+	text, isError := renderResult(res)
+	if isError {
+		return "", errors.New(text)
+	}
+	return text, nil
+}
