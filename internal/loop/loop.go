@@ -53,6 +53,8 @@ const (
 	StatusInterrupted   = "interrupted"
 	StatusDenied        = "denied"
 	StatusError         = "error"
+	// StatusSchemaFailed: the final answer never matched Config.Schema.
+	StatusSchemaFailed = "schema_failed"
 )
 
 // Causes the caller attaches to its context so that the loop can tell a
@@ -85,7 +87,11 @@ type Config struct {
 	MaxSteps  int
 	Stream    bool
 	MaxTokens int
-	Schema    json.RawMessage
+	// Schema, when set, is a JSON Schema the final answer must match: it
+	// goes to the provider with every request, the answer is validated
+	// here, and an answer that does not match is sent back with the
+	// errors, up to schemaRetries times and within MaxSteps.
+	Schema json.RawMessage
 
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
@@ -112,8 +118,10 @@ type Result struct {
 	// History is the whole conversation in the protocol's form, for
 	// continuing it later.
 	History []json.RawMessage
-	// Err is the fault that ended the run, for statuses error, timeout and
-	// interrupted.
+	// UsagePerStep is each model request's usage, in step order.
+	UsagePerStep []records.StepUsage
+	// Err is the fault that ended the run, for statuses error, timeout,
+	// interrupted and schema_failed.
 	Err error
 }
 
@@ -143,6 +151,8 @@ type runner struct {
 	seen       map[string]int // call fingerprint → times asked
 	parseFails int
 	refused    bool
+	schema     *Schema
+	schemaErrs int // final answers that did not match the schema
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -154,6 +164,12 @@ func (r *runner) run(ctx context.Context) {
 	}
 	r.history = append(r.history, user)
 	defer func() { r.res.History = r.history }()
+	if len(r.cfg.Schema) > 0 {
+		if r.schema, err = CompileSchema(r.cfg.Schema); err != nil {
+			r.fail(ctx, fmt.Errorf("answer schema: %w", err))
+			return
+		}
+	}
 
 	for step := 1; ; step++ {
 		r.res.Steps = step
@@ -171,6 +187,7 @@ func (r *runner) run(ctx context.Context) {
 			return
 		}
 		r.res.Usage = r.res.Usage.Add(turn.Usage)
+		r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
 		usage := turn.Usage
 		r.emit(records.Event{Type: records.TypeAssistant, Step: step, Text: turn.Text, ToolCalls: turn.Calls, Usage: &usage})
 		r.history = append(r.history, turn.Messages...)
@@ -193,19 +210,26 @@ func (r *runner) run(ctx context.Context) {
 		r.parseFails = 0
 
 		if len(turn.Calls) == 0 {
-			r.finish(StatusCompleted)
-			return
+			if r.answered(ctx) {
+				return
+			}
+			continue
 		}
 		if step >= r.cfg.MaxSteps {
 			r.finish(StatusMaxSteps)
+			r.closeCalls(turn.Calls, "not run: the run stopped at its step limit")
 			return
 		}
 		if r.repeated(turn.Calls) {
 			r.finish(StatusRepeatedCall)
+			r.closeCalls(turn.Calls, "not run: the same call was asked for too many times")
 			return
 		}
 		results := r.runCalls(ctx, step, turn.Calls)
 		if ctx.Err() != nil {
+			if msgs, err := r.cfg.Protocol.FormatToolResults(results); err == nil {
+				r.history = append(r.history, msgs...) // every call answered, for continuing
+			}
 			r.fail(ctx, context.Cause(ctx))
 			return
 		}
@@ -219,8 +243,9 @@ func (r *runner) run(ctx context.Context) {
 			if r.res.Answer == "" && len(results) > 0 {
 				r.res.Answer = results[len(results)-1].Content
 			}
-			r.finish(StatusCompleted)
-			return
+			if r.answered(ctx) {
+				return
+			}
 		}
 	}
 }
@@ -298,6 +323,54 @@ func (r *runner) hooks(step int) providers.Hooks {
 		OnRetry: func(attempt int, delay time.Duration, err error) {
 			r.emit(records.Event{Type: records.TypeRetry, Step: step, Attempt: attempt, DelayMS: delay.Milliseconds(), Error: err.Error()})
 		},
+	}
+}
+
+// answered handles a final answer: without a schema, or when the answer
+// matches it, the run completes; otherwise the errors go back to the model
+// (answered returns false and the loop goes on) until schemaRetries is
+// used up and the run stops with StatusSchemaFailed.
+func (r *runner) answered(ctx context.Context) bool {
+	if r.schema == nil {
+		r.finish(StatusCompleted)
+		return true
+	}
+	answer, err := r.schema.Check(r.res.Answer)
+	if err == nil {
+		r.res.Answer = answer
+		r.finish(StatusCompleted)
+		return true
+	}
+	r.schemaErrs++
+	switch {
+	case r.schemaErrs > schemaRetries:
+		r.res.Status = StatusSchemaFailed
+		r.res.Err = fmt.Errorf("the answer did not match the schema after %d attempts: %w", r.schemaErrs, err)
+		return true
+	case r.res.Steps >= r.cfg.MaxSteps:
+		// A retry is one more request, which the step limit forbids.
+		r.res.Status = StatusSchemaFailed
+		r.res.Err = fmt.Errorf("the answer did not match the schema, and the step limit (%d) leaves no request to correct it: %w", r.cfg.MaxSteps, err)
+		return true
+	}
+	msg, uerr := r.cfg.Protocol.UserMessage(schemaRetryText(err))
+	if uerr != nil {
+		r.fail(ctx, uerr)
+		return true
+	}
+	r.history = append(r.history, msg)
+	return false
+}
+
+// closeCalls answers calls that will not run, so that the history a later
+// run continues from has a result for every call, as providers require.
+func (r *runner) closeCalls(calls []providers.ToolCall, reason string) {
+	results := make([]providers.ToolResult, len(calls))
+	for i, c := range calls {
+		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name, Content: reason, IsError: true}
+	}
+	if msgs, err := r.cfg.Protocol.FormatToolResults(results); err == nil {
+		r.history = append(r.history, msgs...)
 	}
 }
 

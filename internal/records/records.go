@@ -75,6 +75,11 @@ type Event struct {
 	ToolCount int      `json:"tool_call_count,omitempty"`
 	Denials   []Denial `json:"denials,omitempty"`
 	ExitCode  int      `json:"exit_code,omitempty"`
+	// UsagePerStep is each model request's usage.
+	UsagePerStep []StepUsage `json:"usage_per_step,omitempty"`
+	// History is the whole conversation at the end, in the protocol's own
+	// form: what `ask --continue` carries on from.
+	History []json.RawMessage `json:"history,omitempty"`
 }
 
 // Settings are what a run was asked to do; replay reads them back.
@@ -89,6 +94,17 @@ type Settings struct {
 	Tools        []string `json:"tools"`
 	ToolProtocol string   `json:"tool_protocol,omitempty"`
 	MaxTokens    int      `json:"max_tokens,omitempty"`
+	// Schema is the JSON Schema the answer had to match (--schema).
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// History is the earlier conversation the run continued from
+	// (--continue, --resume), in the protocol's own form.
+	History []json.RawMessage `json:"history,omitempty"`
+}
+
+// StepUsage is the usage of one step's model request.
+type StepUsage struct {
+	Step int `json:"step"`
+	providers.Usage
 }
 
 // Denial is a call the policy refused.
