@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -53,6 +54,7 @@ type IO struct {
 	Wd               string
 	TTYPath          string // where approvals are read; "" disables prompting
 	interruptedTwice chan struct{}
+	paint            palette // stderr colours, chosen by useConfigFile
 }
 
 func main() {
@@ -82,7 +84,9 @@ func systemIO() *IO {
 // stream's silences are bounded by the caller's idle timeout instead.
 func newTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = 5 * time.Minute
+	t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = tlsHandshakeTimeout
+	t.ResponseHeaderTimeout = responseHeaderTimeout
 	return t
 }
 
@@ -111,6 +115,7 @@ func interruptible(parent context.Context) (context.Context, func()) {
 // place where errors become exit codes.
 func run(ctx context.Context, args []string, stdio *IO) int {
 	app := newApp(stdio)
+	useConfigFile(app, args, stdio)
 	err := app.RunContext(ctx, reorderArgs(app, args))
 	if err == nil {
 		return exitOK
@@ -118,7 +123,7 @@ func run(ctx context.Context, args []string, stdio *IO) int {
 	code := exitCode(err)
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stdio.Err, "ask: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(err.Error()))
 	}
 	return code
 }
@@ -164,7 +169,8 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.Is(err, loop.ErrInterrupted), errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle):
+	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle),
+		errors.Is(err, providers.ErrConnect):
 		return exitProvider
 	case isFlagError(err):
 		return exitUsage
@@ -195,29 +201,8 @@ func oneLine(s string) string {
 
 // versionString is the version with the commit the binary was built from.
 func versionString() string {
-	commit, dirty := "", false
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	v := version
-	if commit != "" {
-		if len(commit) > 12 {
-			commit = commit[:12]
-		}
-		v += " (commit " + commit
-		if dirty {
-			v += ", modified"
-		}
-		v += ")"
-	}
-	return v
+	info, _ := debug.ReadBuildInfo()
+	return describeVersion(version, info)
 }
 
 func newApp(stdio *IO) *cli.App {
@@ -233,7 +218,7 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio)},
+		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return withCode(exitUsage, fmt.Errorf("%w (see ask --help)", err))

@@ -92,6 +92,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
+	proto = schemaProtocol(prov, proto)
 	root, err := tools.NewRoot(workdir)
 	if err != nil {
 		return usageErr("--workdir: %v", err)
@@ -156,6 +157,8 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		timeout:    timeout,
 		stream:     set.Stream,
 		maxTokens:  set.MaxTokens,
+		schema:     set.Schema,
+		history:    set.History,
 		jsonOut:    c.Bool("json"),
 		events:     c.Bool("events"),
 		transcript: c.String("transcript"),

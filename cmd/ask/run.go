@@ -28,7 +28,7 @@ func init() {
 }
 
 func runFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, else the first whose key is set)"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model name (default: $ASK_MODEL, else the provider's default)"},
 		&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)"},
@@ -42,6 +42,8 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve every call that needs approval"},
 		&cli.StringFlag{Name: "plan", Usage: "carry out the plan saved in `FILE` (with --mode agent)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
+		&cli.StringFlag{Name: "tools-file", Usage: "offer the commands declared in the JSON `FILE` as tools"},
+		&cli.StringSliceFlag{Name: "mcp", Usage: "start the MCP server `'CMD ARGS'` over stdio and offer its tools as SERVER__TOOL; repeatable"},
 		&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in; file tools never reach outside it"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
 		&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
@@ -49,7 +51,10 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-stream", Usage: "make plain requests instead of streaming"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request, retry and tool call on stderr"},
-	}
+		&cli.StringFlag{Name: "tool-protocol", Value: toolProtoAuto, Usage: "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown"},
+		&cli.StringFlag{Name: "command", Usage: "with --provider command: the model to run once per step, conversation on stdin (e.g. 'ollama run qwen3')"},
+		retriesFlag(),
+	}, append(answerFlags(), settingsFlags()...)...)
 }
 
 func runAction(c *cli.Context, stdio *IO) error {
@@ -65,9 +70,19 @@ func runAction(c *cli.Context, stdio *IO) error {
 			return err
 		}
 	}
+	conv, err := readConversation(c, stdio)
+	if err != nil {
+		return err
+	}
 	s, cleanup, err := buildSession(c, stdio)
 	defer cleanup()
 	if err != nil {
+		return err
+	}
+	if err := useAnswerOptions(c, stdio, s, conv); err != nil {
+		return err
+	}
+	if err := useToolProtocol(c, stdio, s); err != nil {
 		return err
 	}
 	s.prompt = prompt
@@ -106,23 +121,28 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 			cleanups[i]()
 		}
 	}
+	conf, err := sessionConfig(c, stdio)
+	if err != nil {
+		return nil, cleanup, err
+	}
 	mode := c.String("mode")
 	if !policy.ValidMode(mode) {
 		return nil, cleanup, usageErr("--mode %q: choose ask, plan or agent", mode)
 	}
-	prov, err := catalog.Select(c.String("provider"), "", stdio.Getenv)
+	prov, err := catalog.Select(c.String("provider"), conf.providerName(), stdio.Getenv)
 	if err != nil {
 		return nil, cleanup, withCode(exitUsage, err)
 	}
+	prov = conf.configure(prov)
 	proto, err := catalog.NewProtocol(prov.Protocol)
 	if err != nil {
 		return nil, cleanup, err
 	}
-	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"), prov.DefaultModel)
+	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"), conf.model(prov.Name), prov.DefaultModel)
 	if model == "" {
 		return nil, cleanup, usageErr("%s has no default model: name one with --model", prov.Name)
 	}
-	key, err := prov.Key(stdio.Getenv)
+	key, err := conf.key(prov)
 	if err != nil {
 		return nil, cleanup, err
 	}
@@ -135,6 +155,10 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 	}
 	if c.Duration("timeout") <= 0 {
 		return nil, cleanup, usageErr("--timeout must be positive, such as 30s or 5m")
+	}
+	nRetries, err := retries(c)
+	if err != nil {
+		return nil, cleanup, err
 	}
 	allow, err := policy.ParsePatterns(c.StringSlice("allow-tool"))
 	if err != nil {
@@ -153,11 +177,17 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 	if !c.Bool("no-tools") {
 		all = tools.Builtins(root)
 	}
+	extra, stopExtra, err := extraTools(c, stdio, root, all)
+	if cleanups = append(cleanups, stopExtra); err != nil {
+		return nil, cleanup, err
+	}
+	all = append(all, extra...)
 	// A person is asked only when one is watching stderr and a terminal can
 	// be opened; otherwise gated calls are denied at once.
 	var prompter policy.Prompter
 	if stdio.ErrTTY {
 		if t, closeTTY := policy.OpenTerminal(stdio.TTYPath); t != nil {
+			t.Out = stdio.paint.approvals(t.Out)
 			prompter = t
 			cleanups = append(cleanups, closeTTY)
 		}
@@ -182,7 +212,7 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 		protocol:  proto,
 		model: &providers.Caller{
 			Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
-			Header: prov.Header, HTTP: stdio.HTTP, Retries: 2, IdleTimeout: 2 * time.Minute,
+			Header: prov.Header, HTTP: stdio.HTTP, Retries: nRetries, IdleTimeout: streamIdleTimeout,
 		},
 		system:   system,
 		declared: declared,
@@ -253,6 +283,9 @@ type session struct {
 	timeout   time.Duration
 	stream    bool
 	maxTokens int
+	schema    json.RawMessage   // --schema, compiled and compacted
+	history   []json.RawMessage // an earlier conversation (--continue, --resume)
+	lastPath  string            // where to keep this run for --continue; "" keeps none
 
 	jsonOut, events, quiet, verbose bool
 	transcript                      string
@@ -262,16 +295,18 @@ type session struct {
 
 // finalJSON is what --json prints.
 type finalJSON struct {
-	Status    string           `json:"status"`
-	Answer    string           `json:"answer"`
-	Provider  string           `json:"provider"`
-	Model     string           `json:"model"`
-	Steps     int              `json:"steps"`
-	ToolCalls []loop.Call      `json:"tool_calls"`
-	Usage     providers.Usage  `json:"usage"`
-	Denials   []records.Denial `json:"denials"`
-	Error     string           `json:"error,omitempty"`
-	ExitCode  int              `json:"exit_code"`
+	Status    string          `json:"status"`
+	Answer    string          `json:"answer"`
+	Provider  string          `json:"provider"`
+	Model     string          `json:"model"`
+	Steps     int             `json:"steps"`
+	ToolCalls []loop.Call     `json:"tool_calls"`
+	Usage     providers.Usage `json:"usage"`
+	// UsagePerStep is each model request's usage, in step order.
+	UsagePerStep []records.StepUsage `json:"usage_per_step"`
+	Denials      []records.Denial    `json:"denials"`
+	Error        string              `json:"error,omitempty"`
+	ExitCode     int                 `json:"exit_code"`
 }
 
 func (s *session) execute(ctx context.Context) error {
@@ -288,8 +323,10 @@ func (s *session) execute(ctx context.Context) error {
 	if s.events {
 		eventsOut = s.io.Out
 	}
-	rec := records.NewRecorder(fileOrNil(transcript), eventsOut, s.sink)
-	status := newStatusLine(s.io.Err, s.io.ErrTTY && !s.quiet)
+	last := s.startLastRun()
+	defer s.finishLastRun(last)
+	rec := records.NewRecorder(fileOrNil(transcript), eventsOut, s.sink, last.writer())
+	status := statusFor(s.io, s.quiet)
 	rec.Observe(func(ev records.Event) { s.note(status, ev) })
 
 	var toolNames []string
@@ -298,17 +335,17 @@ func (s *session) execute(ctx context.Context) error {
 	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: s.mode,
 		Settings: &records.Settings{Prompt: s.prompt, System: s.system, BaseURL: s.baseURL, Workdir: s.workdir, MaxSteps: s.maxSteps,
-			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens}})
+			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history}})
 
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, loop.ErrTimeout)
 	defer cancel()
 
-	live := s.io.OutTTY && !s.jsonOut && !s.events
+	live := s.io.OutTTY && !s.jsonOut && !s.events && len(s.schema) == 0 // a schema answer is printed once validated
 	streamed := false
 	cfg := loop.Config{
 		Model: s.model, Protocol: s.protocol, System: s.system, Prompt: s.prompt,
 		Tools: s.declared, Toolbox: s.toolbox, Gate: s.gate, MaxSteps: s.maxSteps,
-		Stream: s.stream, MaxTokens: s.maxTokens, Recorder: rec,
+		Stream: s.stream, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history, Recorder: rec,
 		OnProgress: status.progress,
 	}
 	if live {
@@ -316,6 +353,7 @@ func (s *session) execute(ctx context.Context) error {
 			status.clear()
 			streamed = true
 			io.WriteString(s.io.Out, text)
+			status.wrote(text)
 		}
 	}
 	res := loop.Run(ctx, cfg)
@@ -325,9 +363,12 @@ func (s *session) execute(ctx context.Context) error {
 	switch {
 	case s.jsonOut:
 		out := finalJSON{Status: res.Status, Answer: res.Answer, Provider: s.provider, Model: s.modelName, Steps: res.Steps,
-			ToolCalls: res.Calls, Usage: res.Usage, Denials: res.Denials, ExitCode: code}
+			ToolCalls: res.Calls, Usage: res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials, ExitCode: code}
 		if out.ToolCalls == nil {
 			out.ToolCalls = []loop.Call{}
+		}
+		if out.UsagePerStep == nil {
+			out.UsagePerStep = []records.StepUsage{}
 		}
 		if out.Denials == nil {
 			out.Denials = []records.Denial{}
@@ -342,13 +383,15 @@ func (s *session) execute(ctx context.Context) error {
 		if !strings.HasSuffix(res.Answer, "\n") {
 			io.WriteString(s.io.Out, "\n")
 		}
+	case res.Status == loop.StatusSchemaFailed:
+		// An answer that does not match --schema is not data; --json shows it.
 	case res.Answer != "":
 		io.WriteString(s.io.Out, strings.TrimRight(res.Answer, "\n")+"\n")
 	}
 
 	answer := res.Answer
 	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
-		ToolCount: len(res.Calls), Usage: &res.Usage, Denials: res.Denials, ExitCode: code})
+		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials, ExitCode: code, History: res.History})
 	if err := rec.Err(); err != nil && code == exitOK {
 		return withCode(exitFailure, fmt.Errorf("write events: %w", err))
 	}
@@ -356,7 +399,7 @@ func (s *session) execute(ctx context.Context) error {
 		return nil
 	}
 	if msg != "" {
-		fmt.Fprintf(s.io.Err, "ask: %s\n", oneLine(msg))
+		fmt.Fprintf(s.io.Err, "%s %s\n", s.io.paint.errorPrefix(), oneLine(msg))
 	}
 	return &silentError{code: code}
 }
@@ -373,6 +416,8 @@ func outcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string
 		return exitLimit, "stopped: the model asked for the same tool call three times"
 	case loop.StatusParseFailures:
 		return exitLimit, "stopped: three replies in a row did not follow the tool protocol"
+	case loop.StatusSchemaFailed:
+		return exitLimit, fmt.Sprintf("stopped: %v", res.Err)
 	case loop.StatusTimeout:
 		return exitTimeout, fmt.Sprintf("stopped: --timeout %s reached", timeout)
 	case loop.StatusInterrupted:

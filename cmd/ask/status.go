@@ -3,25 +3,53 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/loop"
 )
 
-// statusLine is the one live line on stderr: the step, the tool running and
-// the time so far. It draws only when stderr is a terminal, and only when
-// something happens: there is no ticker.
+// statusLine is the one live line on stderr: the step, the tool running
+// with a short form of its arguments, and the time so far, such as
+//
+//	· step 2/8 · read_file go.mod · 3.2s
+//
+// It draws only when stderr is a terminal and --quiet is off. While it is
+// shown, a ticker redraws it so that the time moves during a long request
+// or tool; answer text clears it, and the next step draws it again.
 type statusLine struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
-	shown   bool
+	paint   palette
+	width   int
 	started time.Time
+	every   time.Duration // how often a shown line is redrawn
+	last    loop.Progress
+	shown   bool
+	ticking bool
+	// midLine: answer text on the same terminal ended without a newline,
+	// so the status must go below it instead of over it.
+	midLine bool
 }
 
 func newStatusLine(w io.Writer, on bool) *statusLine {
-	return &statusLine{w: w, on: on, started: time.Now()}
+	return &statusLine{w: w, on: on, started: time.Now(), width: 80, every: 200 * time.Millisecond}
+}
+
+// statusFor is the status line of a run: on a terminal stderr unless quiet,
+// in the run's colours, as wide as $COLUMNS says.
+func statusFor(stdio *IO, quiet bool) *statusLine {
+	s := newStatusLine(stdio.Err, stdio.ErrTTY && !quiet)
+	s.paint = stdio.paint
+	if n, err := strconv.Atoi(stdio.Getenv("COLUMNS")); err == nil && n > 20 {
+		s.width = n
+	}
+	return s
 }
 
 func (s *statusLine) progress(p loop.Progress) {
@@ -30,12 +58,63 @@ func (s *statusLine) progress(p loop.Progress) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	what := "thinking"
-	if p.Tool != "" {
-		what = p.Tool + " " + shorten(p.Arguments, 60)
+	s.last = p
+	if s.midLine {
+		io.WriteString(s.w, "\n")
+		s.midLine = false
 	}
-	fmt.Fprintf(s.w, "\r\033[K· step %d/%d · %s · %.1fs", p.Step, p.MaxSteps, what, time.Since(s.started).Seconds())
+	s.draw()
+	if !s.ticking {
+		s.ticking = true
+		go s.tick()
+	}
+}
+
+// tick redraws the line until it is cleared.
+func (s *statusLine) tick() {
+	for {
+		time.Sleep(s.every)
+		s.mu.Lock()
+		if !s.shown {
+			s.ticking = false
+			s.mu.Unlock()
+			return
+		}
+		s.draw()
+		s.mu.Unlock()
+	}
+}
+
+// draw writes the line over the current one; the caller holds mu.
+func (s *statusLine) draw() {
+	io.WriteString(s.w, "\r\033[K"+s.paint.paint(sgrDim, s.text(time.Since(s.started))))
 	s.shown = true
+}
+
+// text is the line's content, kept within the terminal's width so that it
+// never wraps (a wrapped line cannot be cleared with \r).
+func (s *statusLine) text(elapsed time.Duration) string {
+	head := fmt.Sprintf("· step %d/%d · ", s.last.Step, s.last.MaxSteps)
+	tail := " · " + formatElapsed(elapsed)
+	what := "thinking"
+	if s.last.Tool != "" {
+		what = s.last.Tool
+		if args := shortArgs(s.last.Arguments); args != "" {
+			what += " " + args
+		}
+	}
+	room := s.width - 1 - len([]rune(head)) - len([]rune(tail))
+	return head + shorten(what, max(room-1, 8)) + tail
+}
+
+// wrote notes answer text written to stdout, which shares the terminal.
+func (s *statusLine) wrote(text string) {
+	if !s.on || text == "" {
+		return
+	}
+	s.mu.Lock()
+	s.midLine = !strings.HasSuffix(text, "\n")
+	s.mu.Unlock()
 }
 
 func (s *statusLine) clear() {
@@ -48,4 +127,33 @@ func (s *statusLine) clear() {
 		io.WriteString(s.w, "\r\033[K")
 		s.shown = false
 	}
+}
+
+// shortArgs is the short form of a tool call's arguments: the values of a
+// JSON object in order, strings bare (`read_file go.mod`, `shell git
+// status`), others as key=value; anything else as it is.
+func shortArgs(args string) string {
+	r := gjson.Parse(args)
+	if !r.IsObject() {
+		return strings.Join(strings.Fields(args), " ")
+	}
+	var parts []string
+	r.ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.String {
+			parts = append(parts, v.Str)
+		} else {
+			parts = append(parts, k.String()+"="+v.Raw)
+		}
+		return true
+	})
+	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+}
+
+// formatElapsed is 3.2s under a minute, 1m05s after.
+func formatElapsed(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+)
+
+func configCommand(stdio *IO) *cli.Command {
+	return &cli.Command{
+		Name:      "config",
+		Usage:     "print the settings in effect and where each came from",
+		UsageText: "ask [flags] config [--json] [--profile NAME]",
+		Description: `Each setting comes from a flag, else the environment, else the config file
+(the profile's keys over the top level's), else the default. Flags given
+before "config" count, so "ask -m gpt-4.1 config" shows what "ask -m gpt-4.1"
+would use. Keys are shown only as set or unset.
+
+The config file is $ASK_CONFIG, else $XDG_CONFIG_HOME/ask/config.json, else
+~/.config/ask/config.json. A missing file is not an error; a broken one is,
+and this command is a quick way to check one. It is JSON with these keys:
+
+  provider, model, mode, safe, max_steps, timeout ("10m"), tool_protocol,
+  no_stream, retries, max_tokens, color
+  providers: {NAME: {base_url, key_env (a variable's name), api_key, model}}
+  tools: {allow: [PATTERN...], deny: [PATTERN...], yes, file}
+  mcp: ["COMMAND ARGS", ...]
+  profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
+
+A profile's list replaces the top level's; --yes=false and --safe=false undo
+a true from the file. An api_key is used only when its variable is unset, and
+the file should then be readable by you alone (chmod 600).
+
+On a terminal the settings are a table; in a pipe, or with --json, one JSON
+object: {"config_file", "config_found", "settings": {NAME: {"value", "source"}}}.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"},
+			&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file (default: $ASK_PROFILE)"},
+		},
+		Action: func(c *cli.Context) error { return configAction(c, stdio) },
+	}
+}
+
+func configAction(c *cli.Context, stdio *IO) error {
+	if c.NArg() > 0 {
+		return usageErr("config takes no arguments, got %q", c.Args().First())
+	}
+	settings, err := effectiveSettings(c, stdio)
+	if err != nil {
+		return err
+	}
+	st := configOf(c)
+	found := st.file != nil && st.file.Found()
+	if c.Bool("json") || !stdio.OutTTY {
+		writeJSON(stdio.Out, configJSON{File: nilIfEmpty(st.path), Found: found, Settings: settings}, stdio.OutTTY)
+		return nil
+	}
+	file := firstNonEmpty(st.path, "none (set HOME or ASK_CONFIG)")
+	if st.path != "" && !found {
+		file += " (not found)"
+	}
+	fmt.Fprintf(stdio.Out, "config file: %s\n\n", file)
+	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SETTING\tVALUE\tSOURCE")
+	for _, s := range settings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.name, showValue(s.value), s.source)
+	}
+	return tw.Flush()
+}
+
+// configJSON is what `ask config` prints in a pipe.
+type configJSON struct {
+	File     any             `json:"config_file"`
+	Found    bool            `json:"config_found"`
+	Settings orderedSettings `json:"settings"`
+}
+
+// orderedSettings encodes as an object whose keys keep the table's order.
+type orderedSettings []setting
+
+func (o orderedSettings) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, s := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(s.name)
+		entry, err := json.Marshal(struct {
+			Value  any    `json:"value"`
+			Source string `json:"source"`
+		}{s.value, s.source})
+		if err != nil {
+			return nil, err
+		}
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(entry)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func showValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "-"
+	case []string:
+		if len(v) == 0 {
+			return "-"
+		}
+		return strings.Join(v, ", ")
+	}
+	return fmt.Sprint(v)
+}

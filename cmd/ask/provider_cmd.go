@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+)
+
+// providerCommand is `ask provider`: each stage of one provider's side of
+// the loop on its own, JSON in and JSON out, so that a step can be taken by
+// hand or by a script (see the pipeline in man/ask.1).
+func providerCommand(stdio *IO) *cli.Command {
+	return &cli.Command{
+		Name:            "provider",
+		Action:          subcommandAction,
+		Usage:           "run one provider stage at a time, JSON in and JSON out",
+		HideHelpCommand: true,
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "list the providers: protocol, base URL, key variables (set or not), tool and streaming support",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"}},
+				Action: func(c *cli.Context) error { return providerList(c, stdio) },
+			},
+			{
+				Name:      "format-tools",
+				Usage:     "standardized tools on stdin → the provider's tools JSON",
+				ArgsUsage: "[FILE|-]",
+				Flags:     stageFlags(),
+				Action:    func(c *cli.Context) error { return providerFormatTools(c, stdio) },
+			},
+			{
+				Name:      "parse-tool-calls",
+				Usage:     "a response body or a recorded stream on stdin → standardized tool calls",
+				ArgsUsage: "[FILE|-]",
+				Flags: stageFlags(
+					&cli.BoolFlag{Name: "text", Usage: `print {"text": ..., "tool_calls": [...]}: the reply's text as well as its calls`}),
+				Action: func(c *cli.Context) error { return providerParseToolCalls(c, stdio) },
+			},
+			{
+				Name:      "format-tool-result",
+				Aliases:   []string{"format-tool-results"},
+				Usage:     "standardized tool results on stdin → the message(s) the provider expects in history",
+				ArgsUsage: "[FILE|-]",
+				Flags:     stageFlags(),
+				Action:    func(c *cli.Context) error { return providerFormatToolResult(c, stdio) },
+			},
+			providerRequestCommand(stdio),
+			providerSendCommand(stdio),
+		},
+	}
+}
+
+// stageProtocol is the provider a stage works for and its wire protocol,
+// chosen as a run chooses them: the flag, ASK_PROVIDER, the config file,
+// the first key set; with the config file's settings for it.
+func stageProtocol(c *cli.Context, stdio *IO) (catalog.Provider, providers.Protocol, *runConfig, error) {
+	st := configOf(c)
+	if st.err != nil {
+		return catalog.Provider{}, nil, nil, withCode(exitUsage, st.err)
+	}
+	rc := &runConfig{st: st, r: st.resolved, c: c, stdio: stdio}
+	prov, err := catalog.Select(c.String("provider"), rc.providerName(), stdio.Getenv)
+	if err != nil {
+		return prov, nil, nil, withCode(exitUsage, err)
+	}
+	prov = rc.configure(prov)
+	proto, err := catalog.NewProtocol(prov.Protocol)
+	if err != nil {
+		return prov, nil, nil, withCode(exitUsage, fmt.Errorf("%s: %w", prov.Name, err))
+	}
+	return prov, proto, rc, nil
+}
+
+// stageFlags are the flags every provider stage takes.
+func stageFlags(extra ...cli.Flag) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, the config file, else the first whose key is set)"},
+		&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file (default: $ASK_PROFILE)"},
+	}, extra...)
+}
+
+// providerInfo is one row of `ask provider list`. It names the key
+// variables and whether one is set, never a key.
+type providerInfo struct {
+	Name        string   `json:"name"`
+	Protocol    string   `json:"protocol"`
+	BaseURL     string   `json:"base_url"`
+	KeyEnv      []string `json:"key_env"`
+	KeySet      bool     `json:"key_set"`
+	KeyRequired bool     `json:"key_required"`
+	NativeTools bool     `json:"native_tools"`
+	Streaming   bool     `json:"streaming"`
+	Model       string   `json:"default_model"`
+}
+
+func providerList(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return usageErr("provider list takes no arguments")
+	}
+	var rows []providerInfo
+	for _, p := range catalog.All() {
+		row := providerInfo{Name: p.Name, Protocol: p.Protocol, KeyEnv: append([]string{}, p.KeyEnv...),
+			KeyRequired: p.NeedsKey(), NativeTools: p.NativeTools, Streaming: p.Streaming, Model: p.DefaultModel}
+		if p.BaseURL != "" {
+			row.BaseURL = p.ResolveBaseURL("", stdio.Getenv)
+		}
+		for _, v := range p.KeyEnv {
+			row.KeySet = row.KeySet || strings.TrimSpace(stdio.Getenv(v)) != ""
+		}
+		rows = append(rows, row)
+	}
+	if stdio.OutTTY && !c.Bool("json") {
+		return providerTable(stdio.Out, rows)
+	}
+	return writeStageValue(stdio, rows)
+}
+
+// providerTable shows the providers to a person.
+func providerTable(w io.Writer, rows []providerInfo) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tPROTOCOL\tBASE URL\tKEY\tTOOLS\tSTREAMING")
+	for _, r := range rows {
+		key := "none needed"
+		if len(r.KeyEnv) > 0 {
+			state := "unset"
+			if r.KeySet {
+				state = "set"
+			}
+			if !r.KeyRequired {
+				state = "optional, " + state
+			}
+			key = strings.Join(r.KeyEnv, " or ") + " (" + state + ")"
+		}
+		tools := "text protocol"
+		if r.NativeTools {
+			tools = "native"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Protocol, orDash(r.BaseURL), key, tools, yesNo(r.Streaming))
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// standardTool mirrors the standardized tools format (DESIGN §2), so that
+// a value of the wrong type is reported with its position.
+type standardTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+func providerFormatTools(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	in, err := readStageInput(c, stdio)
+	if err != nil {
+		return err
+	}
+	var shape []standardTool
+	if err := in.decode(&shape); err != nil {
+		return err
+	}
+	tools, err := providers.ParseTools(in.data)
+	if err != nil {
+		return inputErr(in, err)
+	}
+	_, proto, _, err := stageProtocol(c, stdio)
+	if err != nil {
+		return err
+	}
+	out, err := proto.FormatTools(tools)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("format tools for %s: %w", proto.Name(), err))
+	}
+	if len(out) == 0 {
+		out = json.RawMessage("[]")
+	}
+	return writeStageJSON(stdio, out)
+}
+
+func providerFormatToolResult(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	in, err := readStageInput(c, stdio)
+	if err != nil {
+		return err
+	}
+	var shape []providers.ToolResult
+	if err := in.decode(&shape); err != nil {
+		return err
+	}
+	results, err := providers.ParseToolResultsJSON(in.data)
+	if err != nil {
+		return inputErr(in, err)
+	}
+	_, proto, _, err := stageProtocol(c, stdio)
+	if err != nil {
+		return err
+	}
+	msgs, err := proto.FormatToolResults(results)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("format tool results for %s: %w", proto.Name(), err))
+	}
+	return writeStageJSON(stdio, providers.JoinArray(msgs))
+}

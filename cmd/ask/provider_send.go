@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+func providerSendCommand(stdio *IO) *cli.Command {
+	return &cli.Command{
+		Name:      "send",
+		Usage:     "POST a request body from stdin to the provider, with the key from the environment; print the response as it arrives",
+		ArgsUsage: "[FILE|-]",
+		Description: "The body's own \"stream\" field decides whether the answer is streamed (Ollama streams unless it is false;\n" +
+			"Gemini's body has none, so it streams unless --no-stream). HTTP errors exit 3, a missing or rejected key 4.",
+		Flags: stageFlags(
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model, for providers that put it in the URL (default: the body's \"model\", $ASK_MODEL, the config file, the provider's default)"},
+			&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, the provider's variable, the config file, the provider's default)"},
+			&cli.BoolFlag{Name: "no-stream", Usage: "ask for a plain response where the body cannot say (Gemini)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
+			retriesFlag(),
+		),
+		Action: func(c *cli.Context) error { return providerSend(c, stdio) },
+	}
+}
+
+func providerSend(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	in, err := readStageInput(c, stdio)
+	if err != nil {
+		return err
+	}
+	if err := in.checkJSON(); err != nil {
+		return err
+	}
+	prov, proto, rc, err := stageProtocol(c, stdio)
+	if err != nil {
+		return err
+	}
+	if prov.Protocol == "command" {
+		return usageErr("%s runs a local program, not an HTTP API: there is nothing to send a body to", prov.Name)
+	}
+	nRetries, err := retries(c)
+	if err != nil {
+		return err
+	}
+	key, err := rc.key(prov)
+	if err != nil {
+		return err
+	}
+	model := firstNonEmpty(c.String("model"), gjson.GetBytes(in.data, "model").String(), stdio.Getenv("ASK_MODEL"), rc.model(prov.Name), prov.DefaultModel)
+	stream := sendStreams(proto.Name(), in.data, c.Bool("no-stream"))
+	baseURL := prov.ResolveBaseURL(c.String("base-url"), stdio.Getenv)
+	caller := &providers.Caller{Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
+		Header: prov.Header, HTTP: stdio.HTTP, Retries: nRetries}
+	hooks := providers.Hooks{OnRetry: func(attempt int, delay time.Duration, err error) {
+		if !c.Bool("quiet") {
+			fmt.Fprintf(stdio.Err, "ask: retry %d in %s: %v\n", attempt, delay.Round(time.Millisecond), err)
+		}
+	}}
+	resp, err := caller.Post(c.Context, proto.Endpoint(baseURL, model, stream), in.data, hooks)
+	if err != nil {
+		return err
+	}
+	body := newIdleBody(resp.Body, streamIdleTimeout)
+	defer body.Close()
+	br := bufio.NewReader(body)
+	// A stream request may still be answered with one JSON document (an
+	// error, or a server that ignores "stream"): that is copied as it is.
+	if stream && (proto.Framing() == providers.NDJSON || !startsWithJSONValue(br)) {
+		_, err = providers.ReadStream(io.TeeReader(br, stdio.Out), proto.Framing(), proto.NewStream(), nil)
+		if err == nil {
+			_, err = io.Copy(stdio.Out, br) // what follows the terminal event, such as "data: [DONE]"
+		}
+	} else {
+		_, err = io.Copy(stdio.Out, br)
+	}
+	if err == nil {
+		return nil
+	}
+	if cause := context.Cause(c.Context); cause != nil {
+		return cause
+	}
+	var apiErr *providers.APIError
+	if errors.As(err, &apiErr) {
+		apiErr.Provider = prov.Name
+		return apiErr
+	}
+	return withCode(exitProvider, fmt.Errorf("%s: read response: %w", prov.Name, err))
+}
+
+// sendStreams tells whether a body asks for a streamed answer: its
+// "stream" field where it has one; Ollama streams unless told not to;
+// Gemini says it in the URL, not the body, so it streams unless --no-stream
+// (as the loop does).
+func sendStreams(protocol string, body []byte, noStream bool) bool {
+	if v := gjson.GetBytes(body, "stream"); v.IsBool() {
+		return v.Bool()
+	}
+	switch protocol {
+	case "ollama":
+		return true
+	case "gemini":
+		return !noStream
+	}
+	return false
+}
+
+// startsWithJSONValue peeks past white space at the first byte of a body.
+func startsWithJSONValue(br *bufio.Reader) bool {
+	for i := 1; ; i++ {
+		b, err := br.Peek(i)
+		if err != nil {
+			return false
+		}
+		switch b[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
+}
+
+// idleBody closes a response body that sends nothing for too long, which
+// ends a read stuck on a silent server.
+type idleBody struct {
+	body  io.ReadCloser
+	idle  time.Duration
+	timer *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleBody(body io.ReadCloser, idle time.Duration) *idleBody {
+	b := &idleBody{body: body, idle: idle}
+	b.timer = time.AfterFunc(idle, func() {
+		b.fired.Store(true)
+		body.Close()
+	})
+	return b
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if b.fired.Load() {
+		return n, fmt.Errorf("%w (%s)", providers.ErrIdle, b.idle)
+	}
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.body.Close()
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// The goldens of the stages: each stage's output over the standard inputs
+// (testdata/stages/tools.json, results.json) for every wire protocol, and
+// parse-tool-calls over every provider's recorded bodies and streams
+// (testdata/stages/fixtures, see its PROVENANCE.md). Run with -update to
+// rewrite them, then read the diff.
+
+// fixtureProvider is the provider each fixture directory was recorded
+// from; fixtureProtocol overrides it for the few recordings made on an
+// endpoint of another wire protocol.
+var fixtureProvider = map[string]string{
+	"anthropic":           "anthropic",
+	"deepseek":            "deepseek",
+	"gemini":              "gemini",
+	"local-openai-compat": "lmstudio",
+	"moonshot-kimi":       "moonshot",
+	"ollama":              "ollama",
+	"openai-chat":         "openai",
+	"openai-responses":    "openai-responses",
+	"openrouter":          "openrouter",
+}
+
+var fixtureProtocol = map[string]string{
+	"deepseek/pydantic-responses-api-function-tool-stream.sse":           "openai-responses", // api.deepseek.com/responses
+	"deepseek/pydantic-responses-api-error-400-missing-tool-output.json": "openai-responses",
+	"openrouter/llm-openrouter-responses-tool-stream.sse":                "openai-responses", // openrouter.ai/api/v1/responses
+	"ollama/pydantic-openai-compat-v1-tool.json":                         "openai",           // ollama.com/v1/chat/completions
+}
+
+// protocolProviders has one provider per wire protocol.
+var protocolProviders = []string{"openai", "openai-responses", "anthropic", "gemini", "ollama"}
+
+// golden compares got (JSON) with testdata/stages/NAME.json, indented, or
+// rewrites that file under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, bytes.TrimSpace(got), "", "  "); err != nil {
+		t.Fatalf("%s: output is not JSON: %v\n%s", name, err, got)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", "stages", name+".json")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/ask -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("%s differs from %s (go test -update rewrites it)\n got: %s\nwant: %s", name, path, pretty.Bytes(), want)
+	}
+}
+
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// failure is what a golden holds for a run that failed.
+func failure(r askResult) []byte {
+	b, _ := json.Marshal(map[string]any{"exit_code": r.code, "stderr": r.stderr, "stdout": r.stdout})
+	return b
+}
+
+func TestFormatToolsGoldens(t *testing.T) {
+	tools := readTestdata(t, "stages/tools.json")
+	for _, p := range protocolProviders {
+		t.Run(p, func(t *testing.T) {
+			r := runAsk(t, askEnv{stdin: tools}, "provider", "format-tools", "-p", p)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			golden(t, "format-tools/"+p, []byte(r.stdout))
+		})
+	}
+}
+
+func TestFormatToolResultGoldens(t *testing.T) {
+	results := readTestdata(t, "stages/results.json")
+	for _, p := range append(protocolProviders, "command") {
+		t.Run(p, func(t *testing.T) {
+			r := runAsk(t, askEnv{stdin: results}, "provider", "format-tool-result", "-p", p)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			golden(t, "format-tool-result/"+p, []byte(r.stdout))
+		})
+	}
+}
+
+func TestParseToolCallsGoldens(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "stages", "fixtures", "*", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		rel := filepath.ToSlash(strings.TrimPrefix(f, filepath.Join("testdata", "stages", "fixtures")+string(filepath.Separator)))
+		dir, base, _ := strings.Cut(rel, "/")
+		prov := fixtureProvider[dir]
+		if p, ok := fixtureProtocol[rel]; ok {
+			prov = p
+		}
+		if prov == "" {
+			t.Fatalf("%s: no provider for fixture directory %s", rel, dir)
+		}
+		name := "parse-tool-calls/" + dir + "/" + strings.TrimSuffix(base, filepath.Ext(base))
+		if seen[name] {
+			t.Fatalf("two fixtures share the golden %s", name)
+		}
+		seen[name] = true
+		t.Run(rel, func(t *testing.T) {
+			body := readTestdata(t, "stages/fixtures/"+rel)
+			r := runAsk(t, askEnv{stdin: body}, "provider", "parse-tool-calls", "-p", prov, "--text")
+			if r.code != 0 {
+				// Recorded error responses keep the provider's exit code.
+				if !strings.Contains(rel, "error") {
+					t.Errorf("exit %d: %s", r.code, r.stderr)
+				}
+				golden(t, name, failure(r))
+				return
+			}
+			golden(t, name, []byte(r.stdout))
+
+			// Without --text the output is the calls alone, the same ones.
+			var withText parsedReply
+			if err := json.Unmarshal([]byte(r.stdout), &withText); err != nil {
+				t.Fatal(err)
+			}
+			plain := runAsk(t, askEnv{stdin: body}, "provider", "parse-tool-calls", "-p", prov)
+			calls, err := providers.ParseToolCallsJSON([]byte(plain.stdout))
+			if plain.code != 0 || err != nil {
+				t.Fatalf("without --text: exit %d, %v: %s", plain.code, err, plain.stderr)
+			}
+			if len(calls) != len(withText.ToolCalls) {
+				t.Errorf("without --text: %d calls, with --text %d", len(calls), len(withText.ToolCalls))
+			}
+			for i := range calls {
+				if calls[i] != withText.ToolCalls[i] {
+					t.Errorf("call %d: %+v without --text, %+v with it", i, calls[i], withText.ToolCalls[i])
+				}
+			}
+		})
+	}
+}
+
+// TestRequestGoldens pins the body `ask provider request` prints for every
+// HTTP provider, which is the body the loop sends for its first step.
+func TestRequestGoldens(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"openrouter", []string{"-p", "openrouter"}},
+		{"openai", []string{"-p", "openai"}},
+		{"openai-responses", []string{"-p", "openai-responses"}},
+		{"anthropic", []string{"-p", "anthropic"}},
+		{"gemini", []string{"-p", "gemini"}},
+		{"ollama", []string{"-p", "ollama"}},
+		{"deepseek", []string{"-p", "deepseek"}},
+		{"moonshot", []string{"-p", "moonshot"}},
+		{"lmstudio", []string{"-p", "lmstudio", "-m", "qwen3-8b"}},
+		{"anthropic-ask-mode-no-stream", []string{"-p", "anthropic", "--mode", "ask", "--no-stream", "--max-tokens", "500", "-s", "Answer in French."}},
+		{"ollama-json-tool-protocol", []string{"-p", "ollama", "--tool-protocol", "json", "--mode", "plan"}},
+		{"openai-no-tools-schema", []string{"-p", "openai", "--no-tools", "--schema", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := t.TempDir()
+			args := append([]string{"provider", "request"}, tt.args...)
+			r := runAsk(t, askEnv{wd: wd}, append(args, "what is in go.mod?")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if r.stderr != "" {
+				t.Errorf("stderr: %s", r.stderr)
+			}
+			golden(t, "request/"+tt.name, []byte(portable(r.stdout, wd)))
+		})
+	}
+}
+
+// portable replaces what differs between machines in a request body: the
+// working directory and the OS named in the system prompt.
+func portable(body, wd string) string {
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		body = strings.ReplaceAll(body, real, "/work")
+	}
+	body = strings.ReplaceAll(body, wd, "/work")
+	return strings.ReplaceAll(body, "OS: "+runtime.GOOS+".", "OS: linux.")
+}
+
+// TestRequestIsWhatTheLoopSends compares `ask provider request` with the
+// body the main command really sends for its first step, flag for flag.
+func TestRequestIsWhatTheLoopSends(t *testing.T) {
+	for _, flags := range [][]string{
+		nil,
+		{"--mode", "ask", "--no-stream", "--max-tokens", "300"},
+		{"--safe", "-s", "Be brief.", "--deny-tool", "search"},
+		{"--tool-protocol", "json"},
+		{"--tool-protocol", "markdown", "--mode", "plan"},
+		{"--no-tools", "--schema", `{"type":"object"}`},
+		{"-m", "gpt-4.1", "--allow-tool", "shell:git status*"},
+	} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			wd := t.TempDir()
+			srv := fakeprovider.Start(fakeprovider.Reply{Text: "{}"})
+			defer srv.Close()
+			args := append(append([]string{}, flags...), "what is in go.mod?")
+			if r := runAsk(t, askEnv{server: srv, wd: wd}, args...); r.code != 0 {
+				t.Fatalf("ask: exit %d: %s", r.code, r.stderr)
+			}
+			sent := srv.Requests()
+			r := runAsk(t, askEnv{server: srv, wd: wd}, append([]string{"provider", "request"}, args...)...)
+			if r.code != 0 {
+				t.Fatalf("provider request: exit %d: %s", r.code, r.stderr)
+			}
+			var want bytes.Buffer
+			if err := json.Compact(&want, sent[0]); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(r.stdout); got != want.String() {
+				t.Errorf("provider request printed\n%s\nthe loop sent\n%s", got, want.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ask-cli/ask/internal/loop"
+)
+
+func TestStatusText(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       loop.Progress
+		width   int
+		elapsed time.Duration
+		want    string
+	}{
+		{"waiting for the model", loop.Progress{Step: 1, MaxSteps: 8}, 80, 300 * time.Millisecond, "· step 1/8 · thinking · 0.3s"},
+		{"a tool with its arguments", loop.Progress{Step: 2, MaxSteps: 8, Tool: "read_file", Arguments: `{"path":"go.mod"}`}, 80, 3200 * time.Millisecond,
+			"· step 2/8 · read_file go.mod · 3.2s"},
+		{"a command", loop.Progress{Step: 3, MaxSteps: 12, Tool: "shell", Arguments: `{"command":"go test\n./...","timeout":30}`}, 80, 65 * time.Second,
+			"· step 3/12 · shell go test ./... timeout=30 · 1m05s"},
+		{"cut to the width", loop.Progress{Step: 1, MaxSteps: 8, Tool: "write_file", Arguments: `{"path":"` + strings.Repeat("a", 100) + `"}`}, 40, time.Second,
+			"· step 1/8 · write_file aaaaaaa… · 1.0s"},
+	}
+	for _, tt := range tests {
+		s := &statusLine{width: tt.width, last: tt.p}
+		got := s.text(tt.elapsed)
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		if n := len([]rune(got)); n >= tt.width {
+			t.Errorf("%s: %d runes on a terminal %d wide", tt.name, n, tt.width)
+		}
+	}
+}
+
+func TestShortArgs(t *testing.T) {
+	tests := map[string]string{
+		`{"path":"a.txt"}`:                  "a.txt",
+		`{"path":"a.txt","offset":3}`:       "a.txt offset=3",
+		`{"command":"ls  -la\n"}`:           "ls -la",
+		`{"x":{"y":1}}`:                     `x={"y":1}`,
+		`not json at all`:                   "not json at all",
+		``:                                  "",
+		`{"a":"one","b":true,"c":"two"}`:    "one b=true two",
+		`{"pattern":"TODO","path":"./src"}`: "TODO ./src",
+	}
+	for in, want := range tests {
+		if got := shortArgs(in); got != want {
+			t.Errorf("shortArgs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// lockedBuffer is a stderr that the test can read while the ticker writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestStatusLineTicksUntilCleared(t *testing.T) {
+	var w lockedBuffer
+	s := newStatusLine(&w, true)
+	s.every = 2 * time.Millisecond
+	s.progress(loop.Progress{Step: 1, MaxSteps: 8})
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(w.String(), "step 1/8") < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := strings.Count(w.String(), "step 1/8"); n < 3 {
+		t.Fatalf("the line was drawn %d times; the ticker should redraw it", n)
+	}
+	s.clear()
+	after := w.String()
+	if !strings.HasSuffix(after, "\r\033[K") {
+		t.Errorf("clear did not erase the line: %q", after[max(0, len(after)-20):])
+	}
+	time.Sleep(20 * s.every)
+	if w.String() != after {
+		t.Errorf("the ticker drew after clear")
+	}
+}
+
+func TestStatusLineGoesBelowUnfinishedText(t *testing.T) {
+	var w lockedBuffer
+	s := newStatusLine(&w, true)
+	s.wrote("Let me look")
+	s.progress(loop.Progress{Step: 1, MaxSteps: 8, Tool: "list_directory", Arguments: `{"path":"."}`})
+	s.clear()
+	if got := w.String(); !strings.HasPrefix(got, "\n\r\033[K· step 1/8 · list_directory . · ") {
+		t.Errorf("stderr %q: the status must start below the unfinished line", got)
+	}
+	var w2 lockedBuffer
+	s2 := newStatusLine(&w2, true)
+	s2.wrote("a whole line\n")
+	s2.progress(loop.Progress{Step: 1, MaxSteps: 8})
+	s2.clear()
+	if strings.HasPrefix(w2.String(), "\n") {
+		t.Errorf("a newline after a finished line: %q", w2.String())
+	}
+}
+
+func TestStatusLineOff(t *testing.T) {
+	var w lockedBuffer
+	s := newStatusLine(&w, false)
+	s.wrote("x")
+	s.progress(loop.Progress{Step: 1, MaxSteps: 8})
+	s.clear()
+	if w.String() != "" {
+		t.Errorf("an off status line wrote %q", w.String())
+	}
+}

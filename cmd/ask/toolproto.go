@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/providers/command"
+	"github.com/ask-cli/ask/internal/providers/textproto"
+)
+
+// Values of --tool-protocol.
+const (
+	toolProtoAuto     = "auto"
+	toolProtoNative   = "native"
+	toolProtoJSON     = "json"
+	toolProtoMarkdown = "markdown"
+)
+
+// useToolProtocol applies --tool-protocol and --command to a session built
+// from flags: it chooses how the model calls tools and, for --provider
+// command, puts the local program in place of the HTTP caller.
+//
+//   - native: the provider's own tool calling;
+//   - json, markdown: the text tool protocol (DESIGN §5), over any provider;
+//   - auto: native where the provider has it, json otherwise; and when the
+//     provider answers that the model "does not support tools", the run
+//     switches to json once, with a note on stderr.
+func useToolProtocol(c *cli.Context, stdio *IO, s *session) error {
+	choice := firstNonEmpty(c.String("tool-protocol"), toolProtoAuto)
+	switch choice {
+	case toolProtoAuto, toolProtoNative, toolProtoJSON, toolProtoMarkdown:
+	default:
+		return usageErr("--tool-protocol %q: choose auto, native, json or markdown", choice)
+	}
+	prov, err := catalog.Lookup(s.provider)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if prov.Protocol == "command" {
+		return useCommand(c, stdio, s, choice)
+	}
+	if c.String("command") != "" {
+		return usageErr("--command runs a local model with --provider command; %s is reached over HTTP", prov.Name)
+	}
+	caller, ok := s.model.(*providers.Caller)
+	if !ok {
+		return fmt.Errorf("--tool-protocol: the session has no HTTP caller")
+	}
+	wrap := func(form textproto.Form) {
+		p := textproto.Wrap(s.protocol, form, s.declared)
+		s.protocol, caller.Protocol = p, p
+	}
+	switch {
+	case choice == toolProtoNative && !prov.NativeTools:
+		return usageErr("--tool-protocol native: %s has no native tool calling; use json or markdown", prov.Name)
+	case choice == toolProtoJSON, choice == toolProtoAuto && !prov.NativeTools:
+		wrap(textproto.JSON)
+	case choice == toolProtoMarkdown:
+		wrap(textproto.Markdown)
+	case choice == toolProtoAuto && len(s.declared) > 0:
+		sw := &switchProtocol{current: s.protocol}
+		s.protocol, caller.Protocol = sw, sw
+		s.model = &toolFallback{model: caller, proto: sw, tools: s.declared, provider: prov.Name,
+			notes: stdio.Err, quiet: c.Bool("quiet"), clearLine: stdio.ErrTTY}
+	}
+	return nil
+}
+
+// useCommand makes a command model the session's model. It always speaks
+// the text tool protocol.
+func useCommand(c *cli.Context, stdio *IO, s *session, choice string) error {
+	line := strings.TrimSpace(firstNonEmpty(c.String("command"), stdio.Getenv("ASK_COMMAND")))
+	if line == "" {
+		return usageErr("--provider command needs the model to run: --command 'ollama run qwen3' (or $ASK_COMMAND)")
+	}
+	if choice == toolProtoNative {
+		return usageErr("--tool-protocol native: a command model has no native tool calling; use json or markdown")
+	}
+	form := textproto.JSON
+	if choice == toolProtoMarkdown {
+		form = textproto.Markdown
+	}
+	proto := textproto.Wrap(s.protocol, form, s.declared)
+	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"))
+	// The user chose this program, as they would a shell alias, and tools
+	// like `llm` need their own keys: it gets ask's whole environment, and
+	// $ASK_MODEL when a model is named, so that --command can use it.
+	env := stdio.Environ()
+	if len(env) == 0 {
+		env = os.Environ()
+	}
+	if model != "" {
+		env = append(env, "ASK_MODEL="+model)
+	}
+	s.protocol = proto
+	s.model = commandModel{&command.Model{Command: line, Protocol: proto, Model: model, Dir: s.workdir, Env: env}}
+	s.modelName = firstNonEmpty(model, line)
+	s.baseURL = ""
+	s.stream = false
+	return nil
+}
+
+// commandModel gives a command model's failures their exit codes: a
+// program that cannot be found is a bad --command (2), one that fails is a
+// provider error (3).
+type commandModel struct{ m *command.Model }
+
+func (cm commandModel) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
+	turn, err := cm.m.Call(ctx, req, h)
+	switch {
+	case errors.Is(err, command.ErrNotFound):
+		return nil, withCode(exitUsage, fmt.Errorf("%w; check --command", err))
+	case errors.Is(err, command.ErrFailed):
+		return nil, withCode(exitProvider, err)
+	}
+	return turn, err
+}
+
+// toolFallback switches a run to the JSON text protocol, once, when the
+// provider refuses tools for the model; the loop does not know it happened.
+type toolFallback struct {
+	model     *providers.Caller
+	proto     *switchProtocol
+	tools     []providers.Tool
+	provider  string
+	notes     io.Writer
+	quiet     bool
+	clearLine bool // stderr is a terminal with a status line on it
+	switched  bool
+}
+
+func (f *toolFallback) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
+	turn, err := f.model.Call(ctx, req, h)
+	if err == nil || f.switched || !rejectsTools(err) {
+		return turn, err
+	}
+	f.switched = true
+	f.proto.set(textproto.Wrap(f.proto.get(), textproto.JSON, f.tools))
+	if !f.quiet {
+		prefix := "ask: "
+		if f.clearLine {
+			prefix = "\r\033[K" + prefix
+		}
+		fmt.Fprintf(f.notes, "%s%s: the model does not support tools; switching to --tool-protocol json\n", prefix, f.provider)
+	}
+	return f.model.Call(ctx, req, h)
+}
+
+// rejectsTools recognises a provider refusing tools for a model. There is
+// no error code for it, only the message: Ollama says "MODEL does not
+// support tools" (HTTP 400, on /api/chat and /v1), OpenRouter "No endpoints
+// found that support tool use" (HTTP 404).
+func rejectsTools(err error) bool {
+	var apiErr *providers.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode < 400 || apiErr.StatusCode >= 500 {
+		return false
+	}
+	msg := strings.ToLower(apiErr.Message)
+	return strings.Contains(msg, "does not support tools") || strings.Contains(msg, "support tool use")
+}
+
+// switchProtocol is a protocol that can be replaced during a run, so that
+// the caller and the loop switch together.
+type switchProtocol struct {
+	mu      sync.Mutex
+	current providers.Protocol
+}
+
+var _ providers.Protocol = (*switchProtocol)(nil)
+
+func (s *switchProtocol) get() providers.Protocol {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
+}
+
+func (s *switchProtocol) set(p providers.Protocol) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.current = p
+}
+
+func (s *switchProtocol) Name() string { return s.get().Name() }
+func (s *switchProtocol) FormatTools(t []providers.Tool) (json.RawMessage, error) {
+	return s.get().FormatTools(t)
+}
+func (s *switchProtocol) ParseToolCalls(b []byte) ([]providers.ToolCall, error) {
+	return s.get().ParseToolCalls(b)
+}
+func (s *switchProtocol) FormatToolResults(r []providers.ToolResult) ([]json.RawMessage, error) {
+	return s.get().FormatToolResults(r)
+}
+func (s *switchProtocol) UserMessage(text string) (json.RawMessage, error) {
+	return s.get().UserMessage(text)
+}
+func (s *switchProtocol) BuildRequest(r providers.Request) ([]byte, error) {
+	return s.get().BuildRequest(r)
+}
+func (s *switchProtocol) ParseResponse(b []byte) (*providers.Turn, error) {
+	return s.get().ParseResponse(b)
+}
+func (s *switchProtocol) NewStream() providers.Stream       { return s.get().NewStream() }
+func (s *switchProtocol) Framing() providers.Framing        { return s.get().Framing() }
+func (s *switchProtocol) Authorize(h http.Header, k string) { s.get().Authorize(h, k) }
+func (s *switchProtocol) Endpoint(baseURL, model string, stream bool) string {
+	return s.get().Endpoint(baseURL, model, stream)
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+func textReplies(texts ...string) []fakeprovider.Reply {
+	var rs []fakeprovider.Reply
+	for _, t := range texts {
+		rs = append(rs, fakeprovider.Reply{Text: t})
+	}
+	return rs
+}
+
+// workdir makes a directory holding a.txt.
+func workdir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+const readCall = `{"tool": "read_file", "parameters": {"path": "a.txt"}, "terminate": false}`
+
+func TestToolProtocolJSON(t *testing.T) {
+	srv := fakeprovider.Start(textReplies("Reading it.\n"+readCall, "It says alpha.")...)
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: workdir(t)}, "--tool-protocol", "json", "--json", "what is in a.txt?")
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
+		t.Fatalf("code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if got.Answer != "It says alpha." || len(got.ToolCalls) != 1 || !strings.Contains(got.ToolCalls[0].Content, "1: alpha") {
+		t.Errorf("--json = %+v", got)
+	}
+	reqs := srv.Requests()
+	for i, req := range reqs {
+		if gjson.GetBytes(req, "tools").Exists() {
+			t.Errorf("request %d declares native tools", i+1)
+		}
+	}
+	if sys := gjson.GetBytes(reqs[0], "messages.0.content").String(); !strings.Contains(sys, `{"tool": "TOOL_NAME"`) {
+		t.Errorf("system prompt does not teach the form: %q", sys)
+	}
+	if last := gjson.GetBytes(reqs[1], "messages.@reverse.0.content").String(); !strings.HasPrefix(last, `<tool_result call="1" tool="read_file">`) {
+		t.Errorf("results message = %q", last)
+	}
+}
+
+func TestToolProtocolErrors(t *testing.T) {
+	bad := `{"tool": "read_file", "parameters": {}}`
+	tests := []struct {
+		name     string
+		replies  []fakeprovider.Reply
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"three unreadable replies", textReplies(bad, bad, bad), []string{"--tool-protocol", "markdown", "x"}, 5, "did not follow the tool protocol"},
+		{"unknown protocol", nil, []string{"--tool-protocol", "xml", "x"}, 2, `--tool-protocol "xml"`},
+		{"command without the command provider", nil, []string{"--command", "ollama run x", "x"}, 2, "--provider command"},
+		{"native has no fallback", []fakeprovider.Reply{{Status: 400, Body: fixture(t, "ollama-v1-does-not-support-tools.json")}},
+			[]string{"--tool-protocol", "native", "x"}, 3, "does not support tools"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeprovider.Start(tt.replies...)
+			defer srv.Close()
+			r := runAsk(t, askEnv{server: srv}, tt.args...)
+			if r.code != tt.wantCode || !strings.Contains(r.stderr, tt.wantErr) {
+				t.Errorf("code %d, stderr %q; want %d and %q", r.code, r.stderr, tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// With --tool-protocol auto, a provider that refuses tools makes the run
+// switch to the JSON text protocol once, and say so.
+func TestToolProtocolAutoFallback(t *testing.T) {
+	for _, tt := range []struct{ fixture string }{
+		{"ollama-v1-does-not-support-tools.json"},
+		{"ollama-api-chat-does-not-support-tools.json"},
+		{"openrouter-no-endpoints-tool-use.json"},
+	} {
+		t.Run(tt.fixture, func(t *testing.T) {
+			status := 400
+			if strings.HasPrefix(tt.fixture, "openrouter") {
+				status = 404
+			}
+			replies := append([]fakeprovider.Reply{{Status: status, Body: fixture(t, tt.fixture)}}, textReplies(readCall, "It says alpha.")...)
+			srv := fakeprovider.Start(replies...)
+			defer srv.Close()
+			r := runAsk(t, askEnv{server: srv, wd: workdir(t)}, "what is in a.txt?")
+			if r.code != 0 || r.stdout != "It says alpha.\n" {
+				t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+			}
+			if r.stderr != "ask: openai: the model does not support tools; switching to --tool-protocol json\n" {
+				t.Errorf("stderr = %q", r.stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 || !gjson.GetBytes(reqs[0], "tools").Exists() || gjson.GetBytes(reqs[1], "tools").Exists() || gjson.GetBytes(reqs[2], "tools").Exists() {
+				t.Errorf("requests: %d, tools in each: %v %v", len(reqs), gjson.GetBytes(reqs[0], "tools").Exists(), gjson.GetBytes(reqs[1], "tools").Exists())
+			}
+			// The retried first step is the same conversation.
+			if gjson.GetBytes(reqs[0], "messages.1").Raw != gjson.GetBytes(reqs[1], "messages.1").Raw {
+				t.Errorf("the retry changed the prompt: %s", reqs[1])
+			}
+		})
+	}
+	// --quiet keeps the note to itself; a second refusal is an error.
+	srv := fakeprovider.Start(fakeprovider.Reply{Status: 400, Body: fixture(t, "ollama-v1-does-not-support-tools.json")},
+		fakeprovider.Reply{Status: 400, Body: fixture(t, "ollama-v1-does-not-support-tools.json")})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv}, "-q", "x")
+	if r.code != 3 || strings.Contains(r.stderr, "switching") || len(srv.Requests()) != 2 {
+		t.Errorf("code %d, stderr %q, %d requests", r.code, r.stderr, len(srv.Requests()))
+	}
+}
+
+// modelScript writes a shell script that plays a model: step N (the
+// number of "[assistant]" headers on stdin) prints replies[N-1]. Its
+// stdin for each step is appended to stdin.log beside it.
+func modelScript(t *testing.T, replies ...string) (dir, cmd string) {
+	t.Helper()
+	dir = t.TempDir()
+	for i, r := range replies {
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i+1)+".txt"), []byte(r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `input=$(cat); printf '%s\n=====\n' "$input" >>"$D/stdin.log"
+n=$(printf '%s\n' "$input" | grep -c '^\[assistant\]$'); cat "$D/$n.txt"`
+	if err := os.WriteFile(filepath.Join(dir, "model.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, "D=" + dir + " sh " + filepath.Join(dir, "model.sh")
+}
+
+func TestCommandProvider(t *testing.T) {
+	dir, cmd := modelScript(t, "\x1b[32m⠋\r\x1b[K\x1b[0m"+readCall, "It says alpha.")
+	r := runAsk(t, askEnv{wd: workdir(t)}, "--provider", "command", "--command", cmd, "--json", "what is in a.txt?")
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
+		t.Fatalf("code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if got.Answer != "It says alpha." || got.Provider != "command" || got.Model != cmd || len(got.ToolCalls) != 1 || got.Steps != 2 {
+		t.Errorf("--json = %+v", got)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "stdin.log"))
+	if !strings.Contains(string(log), "[user]\n<tool_result call=\"1\" tool=\"read_file\">\n1: alpha\n</tool_result>\n\n[assistant]") {
+		t.Errorf("stdin of the second step:\n%s", log)
+	}
+}
+
+func TestCommandProviderErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		wantCode int
+		wantErr  string
+	}{
+		{"no command", []string{"--provider", "command", "x"}, nil, 2, "--provider command needs the model to run"},
+		{"native", []string{"--provider", "command", "--command", "cat", "--tool-protocol", "native", "x"}, nil, 2, "no native tool calling"},
+		{"missing program", []string{"--provider", "command", "--command", "no-such-runner-xyz run m", "x"}, nil, 2, "not found"},
+		{"failing program", []string{"--provider", "command", "--command", "echo 'model not pulled' >&2; exit 4", "x"}, nil, 3, "exited with status 4: model not pulled"},
+		{"from the environment", []string{"-p", "command", "x"}, map[string]string{"ASK_COMMAND": "cat >/dev/null; echo fine"}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runAsk(t, askEnv{env: tt.env}, tt.args...)
+			if r.code != tt.wantCode || !strings.Contains(r.stderr, tt.wantErr) || strings.Count(r.stderr, "\n") > 1 {
+				t.Errorf("code %d, stderr %q; want %d and %q on one line", r.code, r.stderr, tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}
+
+// The text protocol's markdown mappings are written for the built-in
+// tools' schemas, kept as a copy in textproto's testdata: the copy must be
+// what the tools declare.
+func TestTextprotoToolsCopyIsCurrent(t *testing.T) {
+	root, err := tools.NewRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.NewRegistry(tools.Builtins(root)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := providers.MarshalTools(declare(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../internal/providers/textproto/testdata/tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := providers.ParseTools(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := providers.MarshalTools(copied[:len(tools.Builtins(root))])
+	var g, w any
+	json.Unmarshal(got, &g)
+	json.Unmarshal(want, &w)
+	if gs, ws := mustJSON(g), mustJSON(w); gs != ws {
+		t.Errorf("internal/providers/textproto/testdata/tools.json is out of date:\n got %s\nwant %s", gs, ws)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

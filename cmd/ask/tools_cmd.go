@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+// toolFlagNames are the main command's flags that decide which tools exist
+// and what they may do; `ask tools` shows them. The others are accepted
+// (hidden), so that a command line can be reused as it is.
+var toolFlagNames = map[string]bool{
+	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "yes": true, "no-tools": true,
+	"workdir": true, "tools-file": true, "mcp": true, "timeout": true, "quiet": true, "profile": true,
+}
+
+// deniedPrefix starts the content of a denied call's result, as in the
+// loop (internal/loop), so that the model reads the same either way.
+const deniedPrefix = "denied: "
+
+// toolsInParallel bounds the calls run at once, as in the loop.
+const toolsInParallel = 8
+
+func toolsCommand(stdio *IO) *cli.Command {
+	flags := func(extra ...cli.Flag) []cli.Flag {
+		return append(hideFlags(flagsExcept(runFlags(), requestOnlyFlags), toolFlagNames), extra...)
+	}
+	return &cli.Command{
+		Name:            "tools",
+		Action:          subcommandAction,
+		Usage:           "the tools the model is offered: list them, show one, run calls",
+		HideHelpCommand: true,
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "list the tools the mode and flags would declare: a table on a terminal, standardized tools JSON in a pipe",
+				Flags:  flags(&cli.BoolFlag{Name: "json", Usage: "print the standardized tools JSON even on a terminal"}),
+				Action: func(c *cli.Context) error { return toolsList(c, stdio) },
+			},
+			{
+				Name:      "show",
+				Usage:     "print one tool's full declaration: description, parameters, risk, approval",
+				ArgsUsage: "NAME",
+				Flags:     flags(),
+				Action:    func(c *cli.Context) error { return toolsShow(c, stdio) },
+			},
+			{
+				Name:      "run",
+				Usage:     "standardized tool calls on stdin → standardized results, under the run's policy",
+				ArgsUsage: "[FILE|-]",
+				Description: "Each call is checked by the policy first (mode, --safe, --allow-tool, --deny-tool, approval);\n" +
+					"a denied call becomes an error result. A refusal by --safe exits 6 after printing the results.",
+				Flags:  flags(),
+				Action: func(c *cli.Context) error { return toolsRun(c, stdio) },
+			},
+		},
+	}
+}
+
+// hideFlags hides the flags not named in keep from help.
+func hideFlags(flags []cli.Flag, keep map[string]bool) []cli.Flag {
+	for _, f := range flags {
+		if keep[f.Names()[0]] {
+			continue
+		}
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.Hidden = true
+		case *cli.BoolFlag:
+			f.Hidden = true
+		case *cli.IntFlag:
+			f.Hidden = true
+		case *cli.DurationFlag:
+			f.Hidden = true
+		case *cli.StringSliceFlag:
+			f.Hidden = true
+		case *cli.GenericFlag:
+			f.Hidden = true
+		}
+	}
+	return flags
+}
+
+// toolGetter is what `ask tools` needs of the session's toolbox;
+// *tools.Registry has it.
+type toolGetter interface {
+	Get(name string) (tools.Tool, bool)
+}
+
+// toolInfo describes a declared tool, with its risk when the toolbox
+// knows it.
+func toolInfo(s *session, t providers.Tool) tools.Info {
+	if g, ok := s.toolbox.(toolGetter); ok {
+		if tool, ok := g.Get(t.Name); ok {
+			return tool.Info()
+		}
+	}
+	return tools.Info{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+}
+
+func toolsList(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return usageErr("tools list takes no arguments (ask tools show NAME shows one tool)")
+	}
+	s, cleanup, err := sessionWithoutKey(c, stdio)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	if stdio.OutTTY && !c.Bool("json") {
+		return toolsTable(stdio.Out, s)
+	}
+	out, err := providers.MarshalTools(s.declared)
+	if err != nil {
+		return err
+	}
+	return writeStageJSON(stdio, out)
+}
+
+// toolsTable shows the declared tools to a person.
+func toolsTable(w io.Writer, s *session) error {
+	if len(s.declared) == 0 {
+		fmt.Fprintf(w, "no tools are offered (mode %s)\n", s.mode)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tRISK\tAPPROVAL\tDESCRIPTION")
+	for _, t := range s.declared {
+		info := toolInfo(s, t)
+		approval := "-"
+		if info.RequiresApproval {
+			approval = "asks"
+		}
+		desc, _, _ := strings.Cut(info.Description, "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", info.Name, orDash(string(info.Risk)), approval, shorten(desc, 80))
+	}
+	return tw.Flush()
+}
+
+func toolsShow(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() != 1 {
+		return usageErr("tools show takes one tool name (ask tools list shows them)")
+	}
+	name := c.Args().First()
+	s, cleanup, err := sessionWithoutKey(c, stdio)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range s.declared {
+		if t.Name == name {
+			info := toolInfo(s, t)
+			if len(info.Parameters) == 0 {
+				info.Parameters = providers.EmptyParameters
+			}
+			return writeStageValue(stdio, info)
+		}
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return usageErr("no tool %q: no tools are offered in mode %s with these flags", name, s.mode)
+	}
+	return usageErr("no tool %q is offered in mode %s with these flags: choose one of %s", name, s.mode, strings.Join(names, ", "))
+}
+
+// toolsRun runs standardized calls as the loop runs one step's calls: the
+// policy decides every call first (asking on a terminal when a call needs
+// approval), the allowed ones run concurrently, and the results come out
+// in call order, each call answered.
+func toolsRun(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	in, err := readStageInput(c, stdio)
+	if err != nil {
+		return err
+	}
+	var shape []providers.ToolCall
+	if err := in.decode(&shape); err != nil {
+		return err
+	}
+	calls, err := providers.ParseToolCallsJSON(in.data)
+	if err != nil {
+		return inputErr(in, err)
+	}
+	s, cleanup, err := sessionWithoutKey(c, stdio)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeoutCause(c.Context, s.timeout, loop.ErrTimeout)
+	defer cancel()
+
+	verdicts := make([]loop.Verdict, len(calls))
+	if s.gate != nil {
+		verdicts = s.gate.Check(ctx, calls)
+	} else {
+		for i := range verdicts {
+			verdicts[i].Allowed = true
+		}
+	}
+	results := make([]providers.ToolResult, len(calls))
+	var refused []string
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, toolsInParallel)
+	for i, call := range calls {
+		results[i] = providers.ToolResult{ID: call.ID, Name: call.Name}
+		if v := verdicts[i]; !v.Allowed {
+			results[i].Content, results[i].IsError = deniedPrefix+v.Reason, true
+			if v.Refusal {
+				refused = append(refused, call.Name)
+			}
+			if !c.Bool("quiet") {
+				fmt.Fprintf(stdio.Err, "ask: %s denied: %s\n", call.Name, v.Reason)
+			}
+			continue
+		}
+		wg.Add(1)
+		go func(i int, call providers.ToolCall) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i].Content, results[i].IsError = s.toolbox.Call(ctx, call.Name, call.Arguments)
+		}(i, call)
+	}
+	wg.Wait()
+	if err := writeStageValue(stdio, results); err != nil {
+		return err
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, loop.ErrTimeout):
+		return fmt.Errorf("stopped: --timeout %s reached: %w", s.timeout, cause)
+	case cause != nil && c.Context.Err() != nil:
+		return cause
+	case len(refused) > 0:
+		return withCode(exitRefused, fmt.Errorf("%d tool call(s) refused by policy: %s", len(refused), strings.Join(refused, ", ")))
+	}
+	return nil
+}
