@@ -15,6 +15,7 @@ if [ -f testdata/mcp/package.json ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "== npm ci (MCP test servers)"
     npm ci --prefix testdata/mcp --no-audit --no-fund --loglevel=error
+    export ASK_REQUIRE_MCP=1 # installed: the MCP integration tests must run, not skip
   else
     echo "npm not found: the MCP integration tests will be skipped" >&2
   fi
