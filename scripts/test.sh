@@ -16,6 +16,10 @@ if [ -f testdata/mcp/package.json ]; then
     echo "== npm ci (MCP test servers)"
     npm ci --prefix testdata/mcp --no-audit --no-fund --loglevel=error
     export ASK_REQUIRE_MCP=1 # installed: the MCP integration tests must run, not skip
+  elif [ -n "${CI:-}" ]; then
+    # In CI the MCP integration tests are part of the bar, not optional.
+    echo "npm not found: CI needs Node.js and npm for the MCP integration tests (apt-get install nodejs npm)" >&2
+    exit 1
   else
     echo "npm not found: the MCP integration tests will be skipped" >&2
   fi
@@ -35,6 +39,29 @@ go vet ./...
 echo "== go test -race"
 go test -race -count=1 ./...
 
+# fuzz_once runs one target and prints its log; it fails on a finding.
+# Go 1.26's fuzz coordinator can also fail a clean run at the -fuzztime
+# boundary with a bare "context deadline exceeded" when a loaded machine
+# delays a worker (golang/go#75804, fixed in Go 1.27). A real finding always
+# writes its input under testdata/fuzz, so a failure without one is that
+# race and is run again once.
+fuzz_once() {
+  local pkg=$1 target=$2 log
+  log=$(mktemp)
+  if go test -run "^$" -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "$pkg" >"$log" 2>&1; then
+    tail -n 2 "$log"
+    rm -f "$log"
+    return 0
+  fi
+  cat "$log" >&2
+  if grep -q 'context deadline exceeded' "$log" && ! grep -q -e 'Failing input written' -e 'panic:' "$log"; then
+    rm -f "$log"
+    return 75 # the coordinator race: worth one more try
+  fi
+  rm -f "$log"
+  return 1
+}
+
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzz ($fuzztime each)"
   # Every FuzzXxx target, found in the sources, run one at a time.
@@ -42,14 +69,17 @@ if [ "$fuzztime" != "0" ]; then
     pkg="./$(dirname "${file#./}")"
     for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
       echo "-- $target ($pkg)"
-      log=$(mktemp)
-      if ! go test -run "^$" -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "$pkg" >"$log" 2>&1; then
-        cat "$log" >&2
-        rm -f "$log"
+      rc=0
+      fuzz_once "$pkg" "$target" || rc=$?
+      if [ "$rc" = 75 ]; then
+        echo "-- $target: deadline race at the end of -fuzztime, no failing input; running it again" >&2
+        rc=0
+        fuzz_once "$pkg" "$target" || rc=$?
+      fi
+      if [ "$rc" != 0 ]; then
+        echo "fuzz target $target ($pkg) failed" >&2
         exit 1
       fi
-      tail -n 2 "$log"
-      rm -f "$log"
     done
   done
 fi
