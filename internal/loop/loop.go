@@ -250,12 +250,20 @@ func (r *runner) run(ctx context.Context) {
 	}
 }
 
-// repeated counts each call's fingerprint and reports whether one has now
-// been asked for repeatLimit times: a model stuck in a loop.
+// repeated counts, for each distinct call, the steps that asked for it and
+// reports whether one has now been asked for in repeatLimit steps: a model
+// stuck in a loop. Identical calls within one step count once, since a
+// model may rightly ask for the same thing several times at once (three
+// generate_topic {} calls for three topics).
 func (r *runner) repeated(calls []providers.ToolCall) bool {
 	stuck := false
+	thisStep := make(map[string]bool, len(calls))
 	for _, c := range calls {
 		key := c.Name + "\x00" + compactJSON(c.Arguments)
+		if thisStep[key] {
+			continue
+		}
+		thisStep[key] = true
 		r.seen[key]++
 		if r.seen[key] >= repeatLimit {
 			stuck = true

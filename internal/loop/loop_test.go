@@ -190,6 +190,25 @@ func TestLoop(t *testing.T) {
 			wantTools:  []string{`read_file {"path":"a"}`, `read_file {"path": "a"}`},
 		},
 		{
+			name: "identical calls within one step are not a repeat",
+			replies: []fakeprovider.Reply{calls(call("1", "read_file", `{}`), call("2", "read_file", `{}`), call("3", "read_file", `{}`)),
+				text("three topics")},
+			wantStatus: loop.StatusCompleted, wantAnswer: "three topics",
+			wantTools: []string{"read_file {}", "read_file {}", "read_file {}"},
+		},
+		{
+			name:       "recorded chain of two calls",
+			replies:    []fakeprovider.Reply{fixture("llm-chain-of-two-calls-1.json"), fixture("llm-chain-of-two-calls-2.json"), text("no dragons")},
+			wantStatus: loop.StatusCompleted, wantAnswer: "no dragons",
+			wantTools: []string{`lookup_population {"country":"Crumpet"}`, `can_have_dragons {"population":123124}`},
+			check: func(t *testing.T, last []byte) {
+				ids := gjson.GetBytes(last, `messages.#(role=="tool")#.tool_call_id`).Array()
+				if len(ids) != 2 || ids[0].String() != "call_TTY8UFNo7rNCaOBUNtlRSvMG" || ids[1].String() != "call_aq9UyiSFkzX6W8Ydc33DoI9Y" {
+					t.Errorf("tool results answer %v, want both recorded call ids in order", ids)
+				}
+			},
+		},
+		{
 			name:       "recorded parallel calls (non-stream fixture)",
 			replies:    []fakeprovider.Reply{fixture("fantasy-gpt4o-multi-tool.json"), text("6 and 6")},
 			wantStatus: loop.StatusCompleted, wantAnswer: "6 and 6",
@@ -232,26 +251,37 @@ func TestLoop(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			box := &fakeTools{want: 3}
-			r := runLoop(t, context.Background(), box, loop.Config{Stream: tt.stream, MaxSteps: tt.maxSteps}, tt.replies...)
-			if r.res.Status != tt.wantStatus {
-				t.Fatalf("status = %q (err %v), want %q", r.res.Status, r.res.Err, tt.wantStatus)
+		// A recorded body is either a stream or not; a scripted reply is
+		// served in whichever form was asked for, so it runs both ways.
+		modes := []bool{false, true}
+		for _, r := range tt.replies {
+			if r.Body != "" {
+				modes = []bool{tt.stream}
+				break
 			}
-			if tt.wantAnswer != "" && r.res.Answer != tt.wantAnswer {
-				t.Errorf("answer = %q, want %q", r.res.Answer, tt.wantAnswer)
-			}
-			if tt.wantTools != nil && strings.Join(box.calls, "|") != strings.Join(tt.wantTools, "|") {
-				t.Errorf("tools ran %q, want %q", box.calls, tt.wantTools)
-			}
-			reqs := r.srv.Requests()
-			if len(reqs) != r.res.Steps {
-				t.Errorf("%d requests for %d steps, want one request a step", len(reqs), r.res.Steps)
-			}
-			if tt.check != nil {
-				tt.check(t, reqs[len(reqs)-1])
-			}
-		})
+		}
+		for _, stream := range modes {
+			t.Run(fmt.Sprintf("%s/stream=%v", tt.name, stream), func(t *testing.T) {
+				box := &fakeTools{want: 3}
+				r := runLoop(t, context.Background(), box, loop.Config{Stream: stream, MaxSteps: tt.maxSteps}, tt.replies...)
+				if r.res.Status != tt.wantStatus {
+					t.Fatalf("status = %q (err %v), want %q", r.res.Status, r.res.Err, tt.wantStatus)
+				}
+				if tt.wantAnswer != "" && r.res.Answer != tt.wantAnswer {
+					t.Errorf("answer = %q, want %q", r.res.Answer, tt.wantAnswer)
+				}
+				if tt.wantTools != nil && strings.Join(box.calls, "|") != strings.Join(tt.wantTools, "|") {
+					t.Errorf("tools ran %q, want %q", box.calls, tt.wantTools)
+				}
+				reqs := r.srv.Requests()
+				if len(reqs) != r.res.Steps {
+					t.Errorf("%d requests for %d steps, want one request a step", len(reqs), r.res.Steps)
+				}
+				if tt.check != nil {
+					tt.check(t, reqs[len(reqs)-1])
+				}
+			})
+		}
 	}
 }
 

@@ -165,9 +165,6 @@ func TestNativeProtocols(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if why := knownIssues[tt.name]; why != "" {
-				t.Skip(why)
-			}
 			p, err := catalog.NewProtocol(tt.protocol)
 			if err != nil {
 				t.Fatal(err)
@@ -292,11 +289,6 @@ func TestNativeProtocols(t *testing.T) {
 			}
 		})
 	}
-}
-
-// knownIssues are cases that fail for a reason outside the protocols.
-var knownIssues = map[string]string{
-	"gemini three calls to one function": "loop.repeated counts identical calls within one step, so three parallel generate_topic {} calls stop the run as a repeated call",
 }
 
 // runNative runs the loop against a fake server with protocol p, the way
