@@ -57,9 +57,10 @@ func useAnswerOptions(c *cli.Context, stdio *IO, s *session, conv *conversation)
 
 // carriesSchema lists the protocols that put Request.Schema into their
 // requests: as native structured output (openai's response_format,
-// responses' text.format, ollama's format, gemini's responseSchema) or, for
-// anthropic, as instructions of their own. Other protocols (a command
-// model's plain text) get schemaInstruction in the system prompt.
+// responses' text.format, ollama's format, gemini's responseSchema,
+// anthropic's output_config.format, or for older Claude models an
+// instruction of its own). Other protocols (a command model's plain text)
+// get schemaInstruction in the system prompt.
 var carriesSchema = map[string]bool{"openai": true, "responses": true, "ollama": true, "gemini": true, "anthropic": true}
 
 // schemaInPrompt lists the providers whose protocol has structured output

@@ -116,22 +116,29 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 }
 
 // BuildRequest renders {model, max_tokens, system?, messages, tools?,
-// stream?}. The system prompt is a plain string, left out when empty.
+// output_config?, stream?}. The system prompt is a plain string, left out
+// when empty. An answer schema becomes output_config.format where the model
+// and schema allow it (schema.go), else an instruction in the system prompt.
 func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	maxTokens := r.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
 	system := r.System
+	var format json.RawMessage // output_config.format, for native structured output
 	if s := bytes.TrimSpace(r.Schema); len(s) > 0 {
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, s); err != nil {
 			return nil, fmt.Errorf("anthropic: schema is not valid JSON: %w", err)
 		}
-		if system != "" {
-			system += "\n\n"
+		if native, ok := nativeSchema(r.Model, compact.Bytes()); ok {
+			format = append(append([]byte(`{"type":"json_schema","schema":`), native...), '}')
+		} else {
+			if system != "" {
+				system += "\n\n"
+			}
+			system += schemaInstruction + compact.String()
 		}
-		system += schemaInstruction + compact.String()
 	}
 	for i, m := range r.Messages {
 		if !json.Valid(m) {
@@ -157,6 +164,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	}
 	if err == nil && tools != nil {
 		body, err = providers.SetRaw(body, "tools", tools)
+	}
+	if err == nil && format != nil {
+		body, err = providers.SetRaw(body, "output_config.format", format)
 	}
 	if err == nil && r.Stream {
 		body, err = providers.Set(body, "stream", true)

@@ -7,8 +7,12 @@
 //     DefaultMaxTokens (8192) is sent, which every current Claude model
 //     accepts. Claude 3 (not 3.5+) models cap output at 4096 and reject it:
 //     set MaxTokens for them.
-//   - A structured-output Schema has no native field here: an instruction
-//     asking for JSON matching the schema is appended to the system prompt.
+//   - A structured-output Schema goes out as output_config.format (a
+//     json_schema) for models that have structured output, adapted to what
+//     its decoder enforces (schema.go); for older models, and schemas with
+//     open objects, an instruction asking for JSON matching the schema is
+//     appended to the system prompt instead. The answer is validated
+//     against the whole schema by the loop either way.
 //   - The assistant reply goes back exactly as received: Turn.Messages is one
 //     {"role":"assistant","content":[...]} message whose content blocks are
 //     the response's own bytes (non-stream) or are rebuilt from
