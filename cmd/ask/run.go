@@ -407,6 +407,26 @@ func (s *session) execute(ctx context.Context) error {
 // outcome maps a run's status to its exit code and the line to show on
 // stderr.
 func outcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string) {
+	code, msg := statusOutcome(res, maxSteps, timeout)
+	// A --safe refusal is what a CI job running with --safe watches for, so
+	// it also wins over a limit: the run tried something it must not.
+	if res.Refused && res.Status != loop.StatusDenied && (code == exitOK || code == exitLimit) {
+		return exitRefused, strings.TrimPrefix(msg+"; ", "; ") + refusalMessage(res)
+	}
+	return code, msg
+}
+
+// refusalMessage names the calls the policy refused.
+func refusalMessage(res *loop.Result) string {
+	var names []string
+	for _, d := range res.Denials {
+		names = append(names, d.Name)
+	}
+	return fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
+}
+
+// statusOutcome maps how the run ended to its exit code and message.
+func statusOutcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string) {
 	switch res.Status {
 	case loop.StatusCompleted:
 		return exitOK, ""
@@ -423,11 +443,7 @@ func outcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string
 	case loop.StatusInterrupted:
 		return exitInterrupted, "interrupted"
 	case loop.StatusDenied:
-		var names []string
-		for _, d := range res.Denials {
-			names = append(names, d.Name)
-		}
-		return exitRefused, fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
+		return exitRefused, refusalMessage(res)
 	}
 	err := res.Err
 	if err == nil {

@@ -115,6 +115,10 @@ type Result struct {
 	Calls   []Call
 	Usage   providers.Usage
 	Denials []records.Denial
+	// Refused: the --safe profile refused at least one call. The status
+	// says how the run ended; this says that it also tried something the
+	// profile forbids, whatever the status.
+	Refused bool
 	// History is the whole conversation in the protocol's form, for
 	// continuing it later.
 	History []json.RawMessage
@@ -292,6 +296,7 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 			results[i].Content = deniedResultText + v.Reason
 			results[i].IsError = true
 			r.refused = r.refused || v.Refusal
+			r.res.Refused = r.refused
 			r.res.Denials = append(r.res.Denials, records.Denial{ID: c.ID, Name: c.Name, Reason: v.Reason})
 			r.emit(records.Event{Type: records.TypeToolDenied, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
 			continue
