@@ -194,3 +194,41 @@ func readTree(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// `ask provider send` posts a body by hand with the key from the
+// environment; neither its output nor its errors may show the key, even
+// when the server echoes it back.
+func TestSendNeverShowsTheKey(t *testing.T) {
+	for _, p := range leakProviders() {
+		t.Run(p.name, func(t *testing.T) {
+			key := "sk-" + p.name + "-" + secretMark + "-send"
+			for _, tt := range []struct {
+				name     string
+				steps    []http.Handler
+				wantCode int
+			}{
+				{"answer", []http.Handler{fakeprovider.Serve(p.replies[len(p.replies)-1])}, 0},
+				{"echoed error", echoCredentials(), 3},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					srv := fakeprovider.StartSteps(tt.steps...)
+					defer srv.Close()
+					r := runAsk(t, askEnv{stdin: `{"model":"m","messages":[]}`, env: map[string]string{
+						"ASK_BASE_URL": srv.URL, p.keyEnv: key, "XDG_STATE_HOME": t.TempDir(),
+					}}, "provider", "send", "-p", p.name, "--no-stream", "--retries", "1")
+					if r.code != tt.wantCode {
+						t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
+					}
+					if !sentKey(srv, key) {
+						t.Fatal("the key never reached the server, so the test proves nothing")
+					}
+					for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+						if i := strings.Index(s, secretMark); i >= 0 {
+							t.Errorf("the key shows in %s: …%s…", name, s[max(0, i-80):min(len(s), i+40)])
+						}
+					}
+				})
+			}
+		})
+	}
+}
