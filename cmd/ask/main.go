@@ -225,17 +225,19 @@ func newApp(stdio *IO) *cli.App {
 		},
 	}
 	for _, c := range app.Commands {
-		setUsageError(c)
+		setUsageError(c, "ask "+c.Name)
 	}
 	return app
 }
 
-func setUsageError(c *cli.Command) {
+// setUsageError makes a flag error name the whole command whose help
+// explains it: "see ask provider format-tools --help".
+func setUsageError(c *cli.Command, path string) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return withCode(exitUsage, fmt.Errorf("%w (see ask %s --help)", err, c.Name))
+		return withCode(exitUsage, fmt.Errorf("%w (see %s --help)", err, path))
 	}
 	for _, sub := range c.Subcommands {
-		setUsageError(sub)
+		setUsageError(sub, path+" "+sub.Name)
 	}
 }
 
