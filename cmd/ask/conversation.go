@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // Conversations: every run of the main command also writes its transcript
@@ -41,9 +43,16 @@ type conversation struct {
 }
 
 // readConversation reads the transcript named by --continue or --resume
-// and makes the earlier run's provider, model and mode the defaults of
-// this one: flags the user gave still win. It returns nil when neither
-// flag is set. It must run before buildSession reads the flags.
+// and makes the earlier run's settings the defaults of this one, so that it
+// carries on with the same provider, mode and tools: provider, model, base
+// URL, mode, --safe, --tool-protocol, --tools-file and --mcp. Flags the
+// user gave still win, each over its own setting. It returns nil when
+// neither flag is set. It must run before buildSession reads the flags.
+//
+// The carried settings are set as if typed, so they also beat the
+// environment and the config file: the conversation was held with them,
+// and a changed ASK_BASE_URL or config must not send it elsewhere
+// half-way.
 func readConversation(c *cli.Context, stdio *IO) (*conversation, error) {
 	resume := c.String("resume")
 	if !c.Bool("continue") && resume == "" {
@@ -71,24 +80,60 @@ func readConversation(c *cli.Context, stdio *IO) (*conversation, error) {
 		return nil, usageErr("%s: %v", flag, err)
 	}
 	conv.source = flag
-	conv.keepTools = !c.IsSet("mode") && !c.IsSet("safe") && !c.IsSet("no-tools")
+	// Each of these flags chooses tools; without them the run offers the
+	// earlier run's.
+	conv.keepTools = !c.IsSet("mode") && !c.IsSet("safe") && !c.IsSet("no-tools") && !c.IsSet("tools-file") && !c.IsSet("mcp")
 
 	start := conv.start
+	set := records.Settings{}
+	if start.Settings != nil {
+		set = *start.Settings
+	}
 	sameProvider := !c.IsSet("provider") || c.String("provider") == start.Provider
-	defaults := []struct{ flag, value string }{
+	type carried struct{ flag, value string }
+	defaults := []carried{
 		{"provider", start.Provider},
 		{"mode", start.Mode},
 	}
-	// A model name belongs to its provider; a command model is named by
-	// its --command, which the transcript does not hold.
-	if sameProvider && start.Provider != "command" {
-		defaults = append(defaults, struct{ flag, value string }{"model", start.Model})
+	// A model name, a base URL and a tool protocol chosen for them belong
+	// to their provider (another may lack native tools); a command model is
+	// named by its --command, which the transcript does not hold.
+	if sameProvider {
+		defaults = append(defaults, carried{"tool-protocol", set.ToolProtocol})
+		if start.Provider != "command" {
+			defaults = append(defaults, carried{"model", start.Model}, carried{"base-url", set.BaseURL})
+		}
+	}
+	if set.Safe {
+		defaults = append(defaults, carried{"safe", "true"})
 	}
 	if conv.keepTools && len(conv.tools) == 0 {
-		defaults = append(defaults, struct{ flag, value string }{"no-tools", "true"})
+		defaults = append(defaults, carried{"no-tools", "true"})
+	}
+	// The user's tools come back from where they were declared: the tools
+	// file is read again and the MCP servers are started again, since a
+	// server's tools exist only while it runs and the model was told it
+	// could call them. With --no-tools neither is wanted. An --mcp command
+	// is kept as written, so a relative path in it is still resolved in the
+	// --workdir, as when it was first given.
+	if !c.IsSet("no-tools") {
+		defaults = append(defaults, carried{"tools-file", set.ToolsFile})
+		if !c.IsSet("mcp") && len(set.MCP) > 0 && !slices.Equal(c.StringSlice("mcp"), set.MCP) {
+			for _, command := range set.MCP {
+				// urfave/cli splits a slice flag's value at commas, as it
+				// does on the command line; such a command (possible only
+				// from a config file) cannot be set back whole.
+				if strings.Contains(command, ",") {
+					return nil, usageErr("%s: cannot start the MCP server %q again, as its command holds a comma: give --mcp or --no-tools", flag, command)
+				}
+				defaults = append(defaults, carried{"mcp", command})
+			}
+		}
 	}
 	for _, d := range defaults {
-		if d.value == "" || c.IsSet(d.flag) {
+		// Once the first carried --mcp is set, IsSet("mcp") is true; the
+		// user's own --mcp was ruled out above.
+		if d.value == "" || (c.IsSet(d.flag) && d.flag != "mcp") {
 			continue
 		}
 		if err := c.Set(d.flag, d.value); err != nil {
@@ -96,6 +141,29 @@ func readConversation(c *cli.Context, stdio *IO) (*conversation, error) {
 		}
 	}
 	return &conv.conversation, nil
+}
+
+// carriedSettings are what run.started records, besides provider, model,
+// mode, base URL and tools, so that a later --continue carries on with the
+// same tools and tool protocol.
+type carriedSettings struct {
+	toolProtocol string
+	safe         bool
+	toolsFile    string // absolute: -c may run from another directory
+	mcp          []string
+}
+
+// carriedFrom reads the settings to record from the flags, after
+// readConversation has filled in those the earlier run had. Tools that
+// --no-tools kept from loading are not recorded, so that a continued run
+// does not load them either.
+func carriedFrom(c *cli.Context, stdio *IO) carriedSettings {
+	cs := carriedSettings{toolProtocol: c.String("tool-protocol"), safe: c.Bool("safe")}
+	if !c.Bool("no-tools") {
+		cs.toolsFile = absPath(stdio.Wd, c.String("tools-file"))
+		cs.mcp = c.StringSlice("mcp")
+	}
+	return cs
 }
 
 // parsedConversation is a conversation with the run.started event it came
@@ -150,7 +218,17 @@ func useConversation(conv *conversation, s *session) error {
 		}
 	}
 	if conv.keepTools && len(conv.tools) > 0 {
-		s.declared = slices.DeleteFunc(s.declared, func(t providers.Tool) bool { return !slices.Contains(conv.tools, t.Name) })
+		dropped := func(name string) bool { return !slices.Contains(conv.tools, name) }
+		s.declared = slices.DeleteFunc(s.declared, func(t providers.Tool) bool { return dropped(t.Name) })
+		// A tool that is not offered must not run either: a call to it is
+		// answered as a call to an unknown tool.
+		if all, ok := s.toolbox.(*tools.Registry); ok {
+			kept, err := tools.NewRegistry(slices.DeleteFunc(all.List(), func(t tools.Tool) bool { return dropped(t.Info().Name) })...)
+			if err != nil {
+				return err
+			}
+			s.toolbox = kept
+		}
 	}
 	s.history = conv.history
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,10 +67,12 @@ func TestContinue(t *testing.T) {
 	}
 	// The first run was in ask mode: its tools are read-only, and so are
 	// the continued run's.
-	for _, name := range gjson.GetBytes(reqs[2], "tools.#.function.name").Array() {
-		if n := name.String(); n == "write_file" || n == "run_shell" || n == "edit_file" {
-			t.Errorf("continued run offers %s, which ask mode does not", n)
-		}
+	const readOnly = "read_file,list_directory,search"
+	if got := declaredNames(reqs[0]); got != readOnly {
+		t.Errorf("first run in ask mode declared %s, want %s", got, readOnly)
+	}
+	if got := declaredNames(reqs[2]); got != readOnly {
+		t.Errorf("continued run declared %s, want the first run's %s", got, readOnly)
 	}
 	events, err := os.ReadFile(last)
 	if err != nil {
@@ -92,6 +95,251 @@ func TestContinue(t *testing.T) {
 	}
 	if got := roles(third); len(got) != 8 || got[6] != "assistant:yes, empty" || got[7] != "user:and now?" {
 		t.Errorf("third request messages: %q", got)
+	}
+}
+
+// runStarted is the run.started event of the last run kept for -c.
+func runStarted(t *testing.T, last string) gjson.Result {
+	t.Helper()
+	data, err := os.ReadFile(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	return gjson.Parse(first)
+}
+
+// mcpScript writes a minimal MCP server, a shell script answering
+// initialize and tools/list over stdio with one tool, and returns the
+// --mcp value that starts it. It stands in for the npm servers, which the
+// tests of continuation do not need: only the server's start and its tool
+// list matter here.
+func mcpScript(t *testing.T, dir, server, tool string) string {
+	t.Helper()
+	script := `while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case $line in
+  *'"method":"initialize"'*)
+    v=$(printf '%s\n' "$line" | sed -n 's/.*"protocolVersion":"\([^"]*\)".*/\1/p')
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"SERVER","version":"1"}}}\n' "$id" "$v";;
+  *'"method":"tools/list"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"TOOL","description":"test tool","inputSchema":{"type":"object"}}]}}\n' "$id";;
+  *'"method":"ping"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id";;
+  esac
+done
+`
+	script = strings.NewReplacer("SERVER", server, "TOOL", tool).Replace(script)
+	path := filepath.Join(dir, server+".sh")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "/bin/sh " + path
+}
+
+// toolsFile writes a tools file declaring one read-only command tool.
+func toolsFile(t *testing.T, path, tool string) {
+	t.Helper()
+	spec := fmt.Sprintf(`{"tools":[{"name":%q,"description":"test tool","command":"echo hi","risk":"read"}]}`, tool)
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestContinueCarriesUserTools: the tools of --tools-file and of --mcp
+// servers are offered again by -c, from another directory too; each flag
+// replaces its own setting, and --no-tools drops them all.
+func TestContinueCarriesUserTools(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("the test MCP server is a /bin/sh script")
+	}
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "1"}, fakeprovider.Reply{Text: "2"}, fakeprovider.Reply{Text: "3"},
+		fakeprovider.Reply{Text: "4"}, fakeprovider.Reply{Text: "5"})
+	defer srv.Close()
+	e, last := conversationEnv(t, srv)
+	scripts := t.TempDir()
+	greeter, waver := mcpScript(t, scripts, "greeter", "hello"), mcpScript(t, scripts, "waver", "wave")
+	toolsFile(t, filepath.Join(e.wd, "tools.json"), "hello_file")
+	const builtins = "read_file,list_directory,search,edit_file,write_file,shell"
+
+	if r := runAsk(t, e, "--tools-file", "tools.json", "--mcp", greeter, "one"); r.code != 0 {
+		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
+	}
+	if got, want := declaredNames(srv.Requests()[0]), builtins+",hello_file,greeter__hello"; got != want {
+		t.Fatalf("first run declared %s, want %s", got, want)
+	}
+	set := runStarted(t, last).Get("settings")
+	if got, want := set.Get("tools_file").String(), filepath.Join(e.wd, "tools.json"); got != want {
+		t.Errorf("recorded tools_file %q, want the absolute %q", got, want)
+	}
+	if got := set.Get("mcp").Raw; got != fmt.Sprintf("[%q]", greeter) {
+		t.Errorf("recorded mcp %s, want [%q]", got, greeter)
+	}
+
+	// From another directory, where "tools.json" names nothing: the file is
+	// found by its absolute path, and the MCP server is started again.
+	other := e
+	other.wd = t.TempDir()
+	if r := runAsk(t, other, "-c", "two"); r.code != 0 {
+		t.Fatalf("continued run: code %d stderr %s", r.code, r.stderr)
+	}
+	if got, want := declaredNames(srv.Requests()[1]), builtins+",hello_file,greeter__hello"; got != want {
+		t.Errorf("continued run declared %s, want the first run's %s", got, want)
+	}
+
+	// --tools-file replaces the tools file; the MCP server still comes back.
+	toolsFile(t, filepath.Join(other.wd, "more.json"), "more_file")
+	if r := runAsk(t, other, "-c", "--tools-file", "more.json", "three"); r.code != 0 {
+		t.Fatalf("run with --tools-file: code %d stderr %s", r.code, r.stderr)
+	}
+	if got, want := declaredNames(srv.Requests()[2]), builtins+",more_file,greeter__hello"; got != want {
+		t.Errorf("with --tools-file declared %s, want %s", got, want)
+	}
+
+	// --mcp replaces the servers; the tools file is the last run's.
+	if r := runAsk(t, other, "-c", "--mcp", waver, "four"); r.code != 0 {
+		t.Fatalf("run with --mcp: code %d stderr %s", r.code, r.stderr)
+	}
+	if got, want := declaredNames(srv.Requests()[3]), builtins+",more_file,waver__wave"; got != want {
+		t.Errorf("with --mcp declared %s, want %s", got, want)
+	}
+
+	if r := runAsk(t, other, "-c", "--no-tools", "five"); r.code != 0 {
+		t.Fatalf("run with --no-tools: code %d stderr %s", r.code, r.stderr)
+	}
+	if tools := gjson.GetBytes(srv.Requests()[4], "tools"); tools.Exists() {
+		t.Errorf("with --no-tools the run declared %s", tools.Raw)
+	}
+	if set := runStarted(t, last).Get("settings"); set.Get("tools_file").Exists() || set.Get("mcp").Exists() {
+		t.Errorf("a run with --no-tools recorded tools to carry on with: %s", set.Raw)
+	}
+}
+
+// TestContinueCarriesToolProtocol: a conversation held over the JSON text
+// protocol goes on over it, unless --tool-protocol says otherwise.
+func TestContinueCarriesToolProtocol(t *testing.T) {
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "1"}, fakeprovider.Reply{Text: "2"}, fakeprovider.Reply{Text: "3"})
+	defer srv.Close()
+	e, last := conversationEnv(t, srv)
+	// The text protocol declares no tools to the API and teaches its form
+	// in the system prompt instead.
+	textProtocol := func(body []byte) bool {
+		return !gjson.GetBytes(body, "tools").Exists() && strings.Contains(gjson.GetBytes(body, "messages.0.content").String(), `"terminate"`)
+	}
+	if r := runAsk(t, e, "--tool-protocol", "json", "one"); r.code != 0 {
+		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
+	}
+	if !textProtocol(srv.Requests()[0]) {
+		t.Fatalf("--tool-protocol json sent native tools: %.300s", srv.Requests()[0])
+	}
+	if got := runStarted(t, last).Get("settings.tool_protocol").String(); got != "json" {
+		t.Errorf("recorded tool_protocol %q, want json", got)
+	}
+	if r := runAsk(t, e, "-c", "two"); r.code != 0 {
+		t.Fatalf("continued run: code %d stderr %s", r.code, r.stderr)
+	}
+	if !textProtocol(srv.Requests()[1]) {
+		t.Errorf("the continued run left the JSON text protocol: %.300s", srv.Requests()[1])
+	}
+	if r := runAsk(t, e, "-c", "--tool-protocol", "native", "three"); r.code != 0 {
+		t.Fatalf("run with --tool-protocol native: code %d stderr %s", r.code, r.stderr)
+	}
+	if textProtocol(srv.Requests()[2]) || declaredNames(srv.Requests()[2]) == "" {
+		t.Errorf("--tool-protocol native did not declare native tools: %.300s", srv.Requests()[2])
+	}
+}
+
+// TestContinueCarriesSafe: a --safe conversation stays safe (calls that
+// write are refused, exit 6) until --safe=false.
+func TestContinueCarriesSafe(t *testing.T) {
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Text: "1"},
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w", "write_file", `{"path":"out.txt","content":"x"}`)}},
+		fakeprovider.Reply{Text: "I could not write"},
+		fakeprovider.Reply{Text: "3"})
+	defer srv.Close()
+	e, last := conversationEnv(t, srv)
+	if r := runAsk(t, e, "--safe", "one"); r.code != 0 {
+		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
+	}
+	if got := runStarted(t, last).Get("settings.safe").Bool(); !got {
+		t.Error("run.started does not record --safe")
+	}
+	r := runAsk(t, e, "-c", "write out.txt")
+	if r.code != exitRefused || !strings.Contains(r.stderr, "refused by policy: write_file") {
+		t.Errorf("continued run: code %d stderr %q, want %d and the refusal", r.code, r.stderr, exitRefused)
+	}
+	if _, err := os.Stat(filepath.Join(e.wd, "out.txt")); err == nil {
+		t.Error("the continued run wrote out.txt")
+	}
+	if got := declaredNames(srv.Requests()[1]); got != "read_file,list_directory,search" {
+		t.Errorf("continued run declared %s, want the read-only tools --safe offers", got)
+	}
+	if r := runAsk(t, e, "-c", "--safe=false", "three"); r.code != 0 {
+		t.Fatalf("run with --safe=false: code %d stderr %s", r.code, r.stderr)
+	}
+	if got := declaredNames(srv.Requests()[3]); !strings.HasSuffix(got, ",shell") {
+		t.Errorf("with --safe=false declared %s, want every tool", got)
+	}
+	if runStarted(t, last).Get("settings.safe").Exists() {
+		t.Error("a run with --safe=false recorded safe")
+	}
+}
+
+// TestContinueCarriesBaseURL: the conversation goes on at the endpoint it
+// was held with, even when ASK_BASE_URL now points elsewhere; --base-url
+// moves it.
+func TestContinueCarriesBaseURL(t *testing.T) {
+	held := fakeprovider.Start(fakeprovider.Reply{Text: "1"}, fakeprovider.Reply{Text: "2"})
+	defer held.Close()
+	elsewhere := fakeprovider.Start(fakeprovider.Reply{Text: "3"})
+	defer elsewhere.Close()
+	e, last := conversationEnv(t, elsewhere) // ASK_BASE_URL is elsewhere's
+	if r := runAsk(t, e, "--base-url", held.URL, "one"); r.code != 0 {
+		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
+	}
+	if got := runStarted(t, last).Get("settings.base_url").String(); got != held.URL {
+		t.Errorf("recorded base_url %q, want %q", got, held.URL)
+	}
+	if r := runAsk(t, e, "-c", "two"); r.code != 0 || r.stdout != "2\n" {
+		t.Fatalf("continued run: code %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if n, m := len(held.Requests()), len(elsewhere.Requests()); n != 2 || m != 0 {
+		t.Errorf("requests: %d to the conversation's endpoint, %d elsewhere; want 2 and 0", n, m)
+	}
+	if r := runAsk(t, e, "-c", "--base-url", elsewhere.URL, "three"); r.code != 0 || r.stdout != "3\n" {
+		t.Fatalf("run with --base-url: code %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if got := roles(elsewhere.Requests()[0]); len(got) != 6 || got[5] != "user:three" {
+		t.Errorf("the moved conversation sent %q", got)
+	}
+}
+
+// TestContinueRunsOnlyOfferedTools: a continued run offers the earlier
+// run's tools, and a call to one it does not offer is an unknown tool,
+// not run, even with --yes.
+func TestContinueRunsOnlyOfferedTools(t *testing.T) {
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w", "write_file", `{"path":"out.txt","content":"x"}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	e, _ := conversationEnv(t, srv)
+	transcript := `{"type":"run.started","provider":"openai","model":"gpt-test","mode":"agent","settings":{"prompt":"x","system":"","max_steps":8,"timeout":"5m","stream":true,"tools":["read_file"]}}` + "\n" +
+		`{"type":"run.finished","status":"completed","answer":"y","history":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}` + "\n"
+	if err := os.WriteFile(filepath.Join(e.wd, "read-only.jsonl"), []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runAsk(t, e, "--resume", "read-only.jsonl", "--yes", "write out.txt"); r.code != 0 {
+		t.Fatalf("resumed run: code %d stderr %s", r.code, r.stderr)
+	}
+	if got := declaredNames(srv.Requests()[0]); got != "read_file" {
+		t.Errorf("resumed run declared %s, want the earlier run's read_file", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.wd, "out.txt")); err == nil {
+		t.Error("write_file ran, though the resumed run does not offer it")
+	}
+	if got := gjson.GetBytes(srv.Requests()[1], `messages.#(role=="tool").content`).String(); !strings.Contains(got, `unknown tool "write_file"`) {
+		t.Errorf("the call was answered with %q, want an unknown tool", got)
 	}
 }
 

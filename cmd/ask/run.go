@@ -86,6 +86,7 @@ func runAction(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	s.prompt = prompt
+	s.carried = carriedFrom(c, stdio)
 	s.jsonOut, s.events, s.transcript = c.Bool("json"), c.Bool("events"), c.String("transcript")
 	s.quiet, s.verbose = c.Bool("quiet"), c.Bool("verbose")
 	return s.execute(c.Context)
@@ -286,6 +287,7 @@ type session struct {
 	schema    json.RawMessage   // --schema, compiled and compacted
 	history   []json.RawMessage // an earlier conversation (--continue, --resume)
 	lastPath  string            // where to keep this run for --continue; "" keeps none
+	carried   carriedSettings   // recorded for --continue (conversation.go)
 
 	jsonOut, events, quiet, verbose bool
 	transcript                      string
@@ -335,7 +337,8 @@ func (s *session) execute(ctx context.Context) error {
 	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: s.mode,
 		Settings: &records.Settings{Prompt: s.prompt, System: s.system, BaseURL: s.baseURL, Workdir: s.workdir, MaxSteps: s.maxSteps,
-			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history}})
+			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history,
+			ToolProtocol: s.carried.toolProtocol, Safe: s.carried.safe, ToolsFile: s.carried.toolsFile, MCP: s.carried.mcp}})
 
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, loop.ErrTimeout)
 	defer cancel()

@@ -84,16 +84,25 @@ type Event struct {
 
 // Settings are what a run was asked to do; replay reads them back.
 type Settings struct {
-	Prompt       string   `json:"prompt"`
-	System       string   `json:"system"` // the full system prompt as sent
-	BaseURL      string   `json:"base_url,omitempty"`
-	Workdir      string   `json:"workdir,omitempty"`
-	MaxSteps     int      `json:"max_steps"`
-	Timeout      string   `json:"timeout"`
-	Stream       bool     `json:"stream"`
-	Tools        []string `json:"tools"`
-	ToolProtocol string   `json:"tool_protocol,omitempty"`
-	MaxTokens    int      `json:"max_tokens,omitempty"`
+	Prompt   string   `json:"prompt"`
+	System   string   `json:"system"` // the full system prompt as sent
+	BaseURL  string   `json:"base_url,omitempty"`
+	Workdir  string   `json:"workdir,omitempty"`
+	MaxSteps int      `json:"max_steps"`
+	Timeout  string   `json:"timeout"`
+	Stream   bool     `json:"stream"`
+	Tools    []string `json:"tools"`
+	// ToolProtocol is --tool-protocol as chosen: auto, native, json or
+	// markdown.
+	ToolProtocol string `json:"tool_protocol,omitempty"`
+	// Safe is --safe.
+	Safe bool `json:"safe,omitempty"`
+	// ToolsFile is the --tools-file the run loaded, as an absolute path so
+	// that a continued run finds it from any directory.
+	ToolsFile string `json:"tools_file,omitempty"`
+	// MCP are the --mcp commands whose servers the run started.
+	MCP       []string `json:"mcp,omitempty"`
+	MaxTokens int      `json:"max_tokens,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// History is the earlier conversation the run continued from

@@ -57,6 +57,38 @@ func TestReadRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSettingsCarriedOver checks the JSON names of the settings that
+// --continue reads back, and that they survive a round trip.
+func TestSettingsCarriedOver(t *testing.T) {
+	set := Settings{Prompt: "hi", BaseURL: "http://127.0.0.1:9/v1", ToolProtocol: "json", Safe: true,
+		ToolsFile: "/p/tools.json", MCP: []string{"srv --a", "X=1 other"}, Tools: []string{"read_file"}}
+	line, err := Marshal(Event{Type: TypeRunStarted, Settings: &set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"base_url":"http://127.0.0.1:9/v1"`, `"tool_protocol":"json"`, `"safe":true`,
+		`"tools_file":"/p/tools.json"`, `"mcp":["srv --a","X=1 other"]`} {
+		if !bytes.Contains(line, []byte(want)) {
+			t.Errorf("run.started lacks %s: %s", want, line)
+		}
+	}
+	events, err := Read(bytes.NewReader(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := events[0].Settings
+	if got.ToolProtocol != "json" || !got.Safe || got.ToolsFile != set.ToolsFile || strings.Join(got.MCP, "|") != "srv --a|X=1 other" {
+		t.Errorf("read back %+v", got)
+	}
+	// A run without them writes none of them: older readers see nothing new.
+	plain, _ := Marshal(Event{Type: TypeRunStarted, Settings: &Settings{Prompt: "hi"}})
+	for _, key := range []string{"tool_protocol", "safe", "tools_file", "mcp"} {
+		if bytes.Contains(plain, []byte(`"`+key+`"`)) {
+			t.Errorf("an unset %s is written: %s", key, plain)
+		}
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"empty", "", "does not start with a run.started"},
