@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # End-to-end benchmarks of ask against a local fake provider: builds ask as
-# a release would be built, builds the fake provider and the measuring
-# program, and prints a markdown table of medians (the table BENCHMARKS.md
-# holds). Run from anywhere in the repo; needs only Go.
-#   scripts/bench.sh                 10 runs of each scenario
+# a release would be built, builds the fake provider, the measuring program
+# and the loop's benchmarks, and prints markdown tables of medians (the
+# tables BENCHMARKS.md holds). Run from anywhere in the repo; needs only Go
+# (and git, to name the commit measured).
+#   scripts/bench.sh                 10 runs of each scenario (the least)
 #   RUNS=30 scripts/bench.sh         more runs
-#   GOFLAGS=-tags=urfave_cli_no_docs scripts/bench.sh   measure a build variant
+#   TAGS= scripts/bench.sh           measure the build without urfave_cli_no_docs
+#   TAGS=a,b scripts/bench.sh        measure another build variant
 # The measuring is done by scripts/benchrun (Go): wall time from fork-exec
 # to wait, CPU time and peak RSS from the kernel's rusage of ask (what
-# /usr/bin/time reports as %U+%S and %M), request times and sizes from the
-# fake provider's log. hyperfine is not needed.
+# /usr/bin/time reports as %U+%S and %M, and benchrun cross-checks the RSS
+# of every scenario with /usr/bin/time when it is installed), request
+# times and sizes from the fake provider's log, and the cost of building a
+# request from 10× the messages from BenchmarkBuildRequestGrowth.
+# hyperfine is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,19 +22,30 @@ runs=${RUNS:-10}
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 
-echo "== building (go build -trimpath -ldflags '-s -w')" >&2
-go build -trimpath -ldflags "-s -w" -o "$bin/ask" ./cmd/ask
+# urfave_cli_no_docs leaves out urfave/cli's man and markdown generators,
+# and with them blackfriday, whose package init costs every run (0.4 ms,
+# 760 allocations). ask prints its help without them; the build is checked
+# to give the same --help before it is measured.
+tags=${TAGS-urfave_cli_no_docs}
+# main.version is stamped with the commit measured, since GOFLAGS may turn
+# off Go's own VCS stamping (-buildvcs=false). Only reading git: no
+# describe --dirty, which may rewrite the index of a shared checkout.
+ver=$(git rev-parse --short HEAD 2>/dev/null || echo dev)
+if [ -n "$(git --no-optional-locks status --porcelain 2>/dev/null)" ]; then
+  ver=$ver-dirty
+fi
+ldflags="-s -w -X main.version=$ver"
+
+echo "== building (go build -trimpath -tags $tags -ldflags '$ldflags')" >&2
+go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$bin/ask" ./cmd/ask
+go build -trimpath -ldflags "$ldflags" -o "$bin/ask-docs" ./cmd/ask
+if ! cmp -s <("$bin/ask" --help) <("$bin/ask-docs" --help); then
+  echo "bench.sh: ask --help differs with -tags $tags; measuring the default build instead" >&2
+  mv "$bin/ask-docs" "$bin/ask"
+fi
 go build -o "$bin/fakeprovider" ./scripts/fakeprovider
 go build -o "$bin/benchrun" ./scripts/benchrun
+go test -c -o "$bin/loop.test" ./internal/loop
 
 echo "== measuring ($runs runs of each scenario)" >&2
-"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -runs "$runs"
-
-# A cross-check of the RSS column with GNU time, when it is installed.
-if [ -x /usr/bin/time ]; then
-  rss=$(/usr/bin/time -f %M "$bin/ask" --version 2>&1 >/dev/null | tail -n 1)
-  echo
-  echo "Cross-check: /usr/bin/time -f %M ask --version reports ${rss} KB peak RSS."
-else
-  echo "note: /usr/bin/time is missing (Debian package \"time\"); the RSS column does not need it" >&2
-fi
+"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -loopbench "$bin/loop.test" -runs "$runs"

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -45,8 +44,31 @@ type Tool interface {
 }
 
 // validName is what every provider accepts as a function name (OpenAI's rule
-// is the strictest).
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// is the strictest): ^[A-Za-z0-9_-]{1,64}$. It is a byte loop rather than
+// a regexp because a package-level regexp is compiled at start-up by every
+// run, --version included (860 allocations), for a check this simple.
+var validName nameRule
+
+// nameRule keeps the MatchString shape of the regexp it replaced, which
+// usertool.go calls too.
+type nameRule struct{}
+
+// maxNameLen is the longest function name providers accept.
+const maxNameLen = 64
+
+func (nameRule) MatchString(s string) bool {
+	if len(s) == 0 || len(s) > maxNameLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Registry holds the tools offered in a run, in declaration order. It is
 // safe for concurrent use: the loop runs independent calls in parallel.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -243,4 +244,52 @@ func TestBuiltinInfo(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestValidName(t *testing.T) {
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"read_file", true},
+		{"everything__get-env", true},
+		{"A", true},
+		{"0", true},
+		{"_", true},
+		{"-", true},
+		{"Tool_9-x", true},
+		{strings.Repeat("x", 64), true},
+		{"", false},
+		{strings.Repeat("x", 65), false},
+		{"read file", false},
+		{"read.file", false},
+		{"read/file", false},
+		{"tool:", false},
+		{"ünicode", false},
+		{"tab\t", false},
+		{"nl\n", false},
+		{"nul\x00", false},
+		{"a@b", false},
+		{"[", false},
+		{"`", false},
+		{"{", false},
+	}
+	for _, tt := range tests {
+		if got := validName.MatchString(tt.name); got != tt.want {
+			t.Errorf("validName(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// FuzzValidName holds the byte loop to the regexp it replaced.
+func FuzzValidName(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	for _, s := range []string{"read_file", "", "a b", strings.Repeat("y", 65), "é", "Z9_-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := validName.MatchString(s), re.MatchString(s); got != want {
+			t.Fatalf("validName(%q) = %v, the regexp says %v", s, got, want)
+		}
+	})
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckRuns(t *testing.T) {
+	for _, n := range []int{-1, 0, 1, 9} {
+		if err := checkRuns(n); err == nil || !strings.Contains(err.Error(), "at least 10 runs") {
+			t.Errorf("checkRuns(%d) = %v, want a refusal naming the least", n, err)
+		}
+	}
+	for _, n := range []int{10, 30} {
+		if err := checkRuns(n); err != nil {
+			t.Errorf("checkRuns(%d) = %v", n, err)
+		}
+	}
+}
+
+// The output of `loop.test -test.run ^$ -test.bench ^BenchmarkBuildRequestGrowth$`.
+const growthOutput = `goos: linux
+goarch: amd64
+pkg: github.com/ask-cli/ask/internal/loop
+cpu: AMD EPYC
+BenchmarkBuildRequestGrowth/openai-2        	      10	  30038148 ns/op	         9.570 x-time-10x-messages
+BenchmarkBuildRequestGrowth/anthropic-2     	      10	  68122513 ns/op	        12.30 x-time-10x-messages
+BenchmarkBuildRequestGrowth/openai-responses-2 	  10	  57851577 ns/op	        13.72 x-time-10x-messages
+PASS
+`
+
+func TestParseGrowth(t *testing.T) {
+	got, err := parseGrowth([]byte(growthOutput))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []growthResult{{"openai", 9.57}, {"anthropic", 12.3}, {"openai-responses", 13.72}}
+	if !slices.Equal(got, want) {
+		t.Errorf("parseGrowth = %v, want %v", got, want)
+	}
+	if _, err := parseGrowth([]byte("PASS\n")); err == nil {
+		t.Error("output without the metric was accepted")
+	}
+}
+
+func TestParseTimeRSS(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"14592\n", 14592, true},
+		{"Command exited with non-zero status 1\n8120\n", 8120, true},
+		{"", 0, false},
+		{"14.5 MB\n", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseTimeRSS([]byte(tt.in))
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("parseTimeRSS(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestTimedRSS runs /bin/sh under the real GNU time, as benchrun does.
+func TestTimedRSS(t *testing.T) {
+	if _, err := os.Stat(timeBin); err != nil {
+		t.Skipf("%s is not installed", timeBin)
+	}
+	kb, err := timedRSS(t.TempDir(), func(wrap []string) (sample, error) {
+		argv := append(slices.Clone(wrap), "/bin/sh", "-c", "echo step 1")
+		return runOnce(exec.Command(argv[0], argv[1:]...), nil)
+	})
+	// A shell's peak RSS is some hundreds of KB to a few MB.
+	if err != nil || kb < 100 || kb > 100<<10 {
+		t.Errorf("timedRSS = %d KB, %v", kb, err)
+	}
+}
+
+// TestReportTables: every row of the results table has the header's
+// cells, with the /usr/bin/time column or without it, and the growth
+// ratios are printed with their limit.
+func TestReportTables(t *testing.T) {
+	results := []result{{name: shellFloor, stats: stats{rssKB: 7000, rssFloor: true, timeRSSKB: 1500}}}
+	for _, sc := range scenarios {
+		results = append(results, result{name: sc.name, requests: sc.requests,
+			stats: stats{rssKB: 15000, timeRSSKB: 15100, firstBytes: 3000, requestsPerRun: []int{sc.requests}}})
+	}
+	growth := []growthResult{{"openai", 9.6}, {"gemini", 14.4}}
+	for _, hasTime := range []bool{true, false} {
+		var b strings.Builder
+		printReport(&b, report{results: results, growth: growth, runs: 10, askBin: "/nonexistent/ask", hasTime: hasTime})
+		out := b.String()
+		var table []string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "| scenario") || (len(table) > 0 && strings.HasPrefix(line, "|")) {
+				table = append(table, line)
+			} else if len(table) > 0 {
+				break
+			}
+		}
+		if len(table) != len(results)+2 {
+			t.Fatalf("hasTime %v: table of %d lines, want %d:\n%s", hasTime, len(table), len(results)+2, out)
+		}
+		cells := strings.Count(table[0], "|")
+		for _, row := range table[1:] {
+			if strings.Count(row, "|") != cells {
+				t.Errorf("hasTime %v: row %q has not the header's %d cells", hasTime, row, cells-1)
+			}
+		}
+		if got := strings.Contains(table[0], "/usr/bin/time"); got != hasTime {
+			t.Errorf("hasTime %v: header %q", hasTime, table[0])
+		}
+		if !hasTime && !strings.Contains(out, "/usr/bin/time is not installed") {
+			t.Errorf("no note that RSS is not cross-checked:\n%s", out)
+		}
+		for _, want := range []string{
+			"- request build 10× messages (openai): 9.6× time (limit 12×)\n",
+			"- request build 10× messages (gemini): 14.4× time (limit 12×) — over by 1.2×\n",
+			"| request build, 10× the messages (slowest protocol: gemini) | 14.4× | 12× | no (1.2×) |",
+			"Commit: ",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("report lacks %q:\n%s", want, out)
+			}
+		}
+	}
+}
