@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -19,19 +20,29 @@ import (
 // that cannot start or does not speak MCP is a failure (1); Ctrl-C during
 // the start is an interruption (130).
 func extraTools(c *cli.Context, stdio *IO, root *tools.Root, builtins []tools.Tool) ([]tools.Tool, func(), error) {
-	noop := func() {}
 	if c.Bool("no-tools") {
-		return nil, noop, nil
+		return nil, func() {}, nil
 	}
+	file := c.String("tools-file")
+	if file != "" {
+		file = absPath(stdio.Wd, file)
+	}
+	return loadExtraTools(c.Context, stdio, root, builtins, file, c.StringSlice("mcp"), c.Bool("verbose") && !c.Bool("quiet"))
+}
+
+// loadExtraTools loads the tools file (an absolute path, or "" for none)
+// and starts the MCP servers of commands; replay calls it with what a
+// transcript recorded. verbose passes the servers' stderr on.
+func loadExtraTools(ctx context.Context, stdio *IO, root *tools.Root, builtins []tools.Tool, toolsFile string, commands []string, verbose bool) ([]tools.Tool, func(), error) {
+	noop := func() {}
 	var extra []tools.Tool
-	if file := c.String("tools-file"); file != "" {
-		list, err := tools.LoadToolsFile(absPath(stdio.Wd, file), root)
+	if toolsFile != "" {
+		list, err := tools.LoadToolsFile(toolsFile, root)
 		if err != nil {
 			return nil, noop, usageErr("--tools-file: %v", err)
 		}
 		extra = list
 	}
-	commands := c.StringSlice("mcp")
 	if len(commands) == 0 {
 		return extra, noop, nil
 	}
@@ -49,12 +60,12 @@ func extraTools(c *cli.Context, stdio *IO, root *tools.Root, builtins []tools.To
 		env = os.Environ()
 	}
 	opts := mcp.Options{Dir: root.Dir(), Env: tools.ChildEnv(env), Reserved: taken, Version: version}
-	if c.Bool("verbose") && !c.Bool("quiet") {
+	if verbose {
 		opts.Stderr = stdio.Err
 	}
-	servers, err := mcp.Start(c.Context, commands, opts)
+	servers, err := mcp.Start(ctx, commands, opts)
 	if err != nil {
-		if c.Context.Err() != nil {
+		if ctx.Err() != nil {
 			return nil, noop, err // exit 130 through the cancellation cause
 		}
 		return nil, noop, withCode(exitFailure, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -98,37 +99,11 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		return usageErr("--workdir: %v", err)
 	}
 
-	byName := map[string]tools.Tool{}
-	for _, t := range tools.Builtins(root) {
-		byName[t.Info().Name] = t
+	declared, toolbox, stopTools, err := replayTools(c, stdio, root, set, events)
+	if err != nil {
+		return err
 	}
-	var list []tools.Tool
-	var declared []providers.Tool
-	for _, n := range set.Tools {
-		t, ok := byName[n]
-		switch {
-		case ok:
-			list = append(list, t)
-			info := t.Info()
-			declared = append(declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
-		case c.Bool("recorded-results"):
-			// A tool this build lacks (a user tool, an MCP server's) is
-			// declared by name only; its results come from the transcript.
-			declared = append(declared, providers.Tool{Name: n})
-		default:
-			return usageErr("replay: the transcript uses tool %q, which this build does not have; replay with --recorded-results", n)
-		}
-	}
-	var toolbox loop.Toolbox
-	if c.Bool("recorded-results") {
-		toolbox = newRecordedResults(events)
-	} else {
-		reg, err := tools.NewRegistry(list...)
-		if err != nil {
-			return err
-		}
-		toolbox = reg
-	}
+	defer stopTools()
 
 	rt := newReplayTransport(events, c.Bool("check"))
 	timeout, err := time.ParseDuration(set.Timeout)
@@ -173,6 +148,77 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		}
 	}
 	return runErr
+}
+
+// replayTools rebuilds the tools a transcript's run offered, in the order
+// it declared them. Built-ins are this build's. The others (a tools file's,
+// MCP servers') are loaded again from the recorded tools file and server
+// commands, so that they really run; with --recorded-results they are not
+// run at all, but declared as recorded, and answered from the transcript.
+func replayTools(c *cli.Context, stdio *IO, root *tools.Root, set *records.Settings, events []records.Event) ([]providers.Tool, loop.Toolbox, func(), error) {
+	noop := func() {}
+	builtins := tools.Builtins(root)
+	byName := map[string]tools.Tool{}
+	for _, t := range builtins {
+		byName[t.Info().Name] = t
+	}
+	recorded := map[string]providers.Tool{}
+	for _, t := range set.UserTools {
+		recorded[t.Name] = t
+	}
+	var missing []string
+	for _, n := range set.Tools {
+		if _, ok := byName[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+
+	stop := noop
+	if len(missing) > 0 && !c.Bool("recorded-results") {
+		if set.ToolsFile == "" && len(set.MCP) == 0 {
+			return nil, nil, noop, usageErr("replay: the transcript uses tool %q, which this build does not have; replay with --recorded-results", missing[0])
+		}
+		extra, stopExtra, err := loadExtraTools(c.Context, stdio, root, builtins, set.ToolsFile, set.MCP, c.Bool("verbose") && !c.Bool("quiet"))
+		if err != nil {
+			return nil, nil, noop, fmt.Errorf("replay: the recorded tools cannot be loaded again (replay with --recorded-results to use the recorded results): %w", err)
+		}
+		stop = stopExtra
+		for _, t := range extra {
+			byName[t.Info().Name] = t
+		}
+	}
+
+	var list []tools.Tool
+	var declared []providers.Tool
+	for _, n := range set.Tools {
+		t, ok := byName[n]
+		switch {
+		case c.Bool("recorded-results") && !tools.IsBuiltin(n):
+			// Declared as the run declared it; a transcript from before
+			// user_tools was recorded gives the name only.
+			d, ok := recorded[n]
+			if !ok {
+				d = providers.Tool{Name: n}
+			}
+			declared = append(declared, d)
+		case ok:
+			list = append(list, t)
+			info := t.Info()
+			declared = append(declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+		default:
+			stop()
+			return nil, nil, noop, usageErr("replay: the transcript uses tool %q, which its tools file and MCP servers no longer offer; replay with --recorded-results", n)
+		}
+	}
+	if c.Bool("recorded-results") {
+		return declared, newRecordedResults(events), stop, nil
+	}
+	reg, err := tools.NewRegistry(list...)
+	if err != nil {
+		stop()
+		return nil, nil, noop, err
+	}
+	return declared, reg, stop, nil
 }
 
 // exchange is one recorded request and the response it got.
@@ -272,7 +318,7 @@ func newRecordedResults(events []records.Event) *recordedResults {
 		case records.TypeToolStarted:
 			args[ev.ID] = ev.Arguments
 		case records.TypeToolFinished:
-			key := ev.Name + "\x00" + args[ev.ID]
+			key := resultKey(ev.Name, args[ev.ID])
 			r.results[key] = append(r.results[key], ev)
 		}
 	}
@@ -282,13 +328,24 @@ func newRecordedResults(events []records.Event) *recordedResults {
 func (r *recordedResults) Call(_ context.Context, name, arguments string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := name + "\x00" + arguments
+	key := resultKey(name, arguments)
 	evs := r.results[key]
 	if len(evs) == 0 {
 		return fmt.Sprintf("replay: the transcript has no result for %s with these arguments", name), true
 	}
 	r.results[key] = evs[1:]
 	return evs[0].Content, evs[0].IsError
+}
+
+// resultKey identifies a call by its tool and arguments. The arguments are
+// compacted: a transcript keeps response bodies as JSON, so the arguments a
+// replayed response yields may differ in white space from those recorded.
+func resultKey(name, arguments string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(arguments)) == nil {
+		arguments = b.String()
+	}
+	return name + "\x00" + arguments
 }
 
 // recordedGate repeats the recorded run's decisions: a call denied then is

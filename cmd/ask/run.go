@@ -264,6 +264,17 @@ func declare(r *tools.Registry) []providers.Tool {
 	return out
 }
 
+// userTools are the declared tools that do not come with ask.
+func userTools(declared []providers.Tool) []providers.Tool {
+	var out []providers.Tool
+	for _, t := range declared {
+		if !tools.IsBuiltin(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // session is one run of the loop with its output: the main command builds
 // it from flags, replay from a transcript.
 type session struct {
@@ -338,7 +349,8 @@ func (s *session) execute(ctx context.Context) error {
 	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: s.mode,
 		Settings: &records.Settings{Prompt: s.prompt, System: s.system, BaseURL: s.baseURL, Workdir: s.workdir, MaxSteps: s.maxSteps,
 			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history,
-			ToolProtocol: s.carried.toolProtocol, Safe: s.carried.safe, ToolsFile: s.carried.toolsFile, MCP: s.carried.mcp}})
+			ToolProtocol: s.carried.toolProtocol, Safe: s.carried.safe, ToolsFile: s.carried.toolsFile, MCP: s.carried.mcp,
+			UserTools: userTools(s.declared)}})
 
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, loop.ErrTimeout)
 	defer cancel()

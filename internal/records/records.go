@@ -101,8 +101,12 @@ type Settings struct {
 	// that a continued run finds it from any directory.
 	ToolsFile string `json:"tools_file,omitempty"`
 	// MCP are the --mcp commands whose servers the run started.
-	MCP       []string `json:"mcp,omitempty"`
-	MaxTokens int      `json:"max_tokens,omitempty"`
+	MCP []string `json:"mcp,omitempty"`
+	// UserTools are the declarations of the tools that do not come with
+	// ask (the tools file's, the MCP servers'), as the model was offered
+	// them: replay declares them from here when it cannot run them.
+	UserTools []providers.Tool `json:"user_tools,omitempty"`
+	MaxTokens int              `json:"max_tokens,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// History is the earlier conversation the run continued from

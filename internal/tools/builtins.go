@@ -12,3 +12,13 @@ func Builtins(root *Root) []Tool {
 		shell{root},
 	}
 }
+
+// IsBuiltin reports whether name is one of the tools that come with ask.
+func IsBuiltin(name string) bool {
+	for _, t := range Builtins(nil) {
+		if t.Info().Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// nativeReplayCase is one recorded conversation of a native protocol: a
+// reply that calls tools, then the final answer.
+type nativeReplayCase struct {
+	name     string
+	provider string
+	keyEnv   string // "" when the provider needs no key
+	stream   bool
+	prompt   string
+	replies  []string // files under testdata/replay, served in order
+	// results are what the tools print for the recorded calls.
+	results []string
+	answer  string // a part of the final answer
+}
+
+var nativeReplayCases = []nativeReplayCase{
+	{"anthropic", "anthropic", "ANTHROPIC_API_KEY", false, "what is the weather in Florence?",
+		[]string{"anthropic/fantasy-sonnet4-tool.json", "anthropic/fantasy-sonnet4-tool-turn2.json"},
+		[]string{"40 C in Florence,Italy"}, "The current weather in Florence, Italy is 40°C"},
+	{"anthropic stream", "anthropic", "ANTHROPIC_API_KEY", true, "add and multiply 2 and 3",
+		[]string{"anthropic/fantasy-sonnet4-multi-tool-stream.sse", "anthropic/llm-anthropic-thinking-tool-stream-turn2.sse"},
+		[]string{"5", "6"}, "The version is **0.32a0**."},
+	{"gemini", "gemini", "GEMINI_API_KEY", false, "what is the weather in Florence?",
+		[]string{"gemini/fantasy-25flash-tool.json", "gemini/fantasy-25flash-tool-turn2.json"},
+		[]string{"40 C in Florence,Italy"}, "The weather in Florence, Italy is 40 C."},
+	{"gemini stream", "gemini", "GEMINI_API_KEY", true, "add and multiply 2 and 3",
+		[]string{"gemini/fantasy-3pro-multi-tool-stream.sse", "gemini/fantasy-3pro-multi-tool-stream-turn2.sse"},
+		[]string{"5", "6"}, "The sum of 2 and 3 is 5, and their product is 6."},
+	{"ollama", "ollama", "", false, "what is the weather in Florence?",
+		[]string{"ollama/fantasy-pr63-gptoss120b-tool.json", "ollama/fantasy-pr63-gptoss120b-tool-turn2.json"},
+		[]string{"40 C in Florence, Italy"}, "The current temperature in **Florence, Italy** is **40\u202f°C**."},
+	{"ollama stream", "ollama", "", true, "what is the weather in Florence?",
+		[]string{"ollama/fantasy-pr63-gptoss120b-tool-stream.ndjson", "ollama/fantasy-pr63-gptoss120b-tool-turn2.ndjson"},
+		[]string{"40 C in Florence, Italy"}, "The current temperature in **Florence, Italy** is **40\u202f°C**."},
+	{"openai-responses", "openai-responses", "OPENAI_API_KEY", false, "what is the weather in Florence?",
+		[]string{"openai-responses/fantasy-gpt4o-tool.json", "openai-responses/fantasy-gpt4o-tool-turn2.json"},
+		[]string{"40 C in Florence, Italy"}, "The current temperature in Florence, Italy is 40°C."},
+	{"openai-responses stream", "openai-responses", "OPENAI_API_KEY", true, "what is 1231 times 2331?",
+		[]string{"openai-responses/llm-tool-use-stream.sse", "openai-responses/llm-tool-use-turn2.json"},
+		[]string{"2869461"}, "1231 * 2331 = 2,869,461"},
+}
+
+// runAskOffline runs the CLI in-process with exactly env as its
+// environment; PATH is passed on to child processes so that the user tools'
+// scripts find sed.
+func runAskOffline(t *testing.T, env map[string]string, wd string, args ...string) askResult {
+	t.Helper()
+	var out, errb strings.Builder
+	stdio := &IO{
+		In: strings.NewReader(""), Out: &out, Err: &errb,
+		InTTY:   true,
+		Getenv:  func(k string) string { return env[k] },
+		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} },
+		HTTP:    &http.Client{Timeout: 30 * time.Second},
+		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
+		Wd:      wd,
+	}
+	code := run(context.Background(), append([]string{"ask"}, args...), stdio)
+	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// writeReplayTools declares the tools the recorded models call (add,
+// multiply, weather) as user tools whose commands are the scripts of
+// testdata/replay/tools, and returns the tools file's path.
+func writeReplayTools(t *testing.T) string {
+	t.Helper()
+	scripts, err := filepath.Abs("testdata/replay/tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	numbers := json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)
+	place := json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`)
+	type decl struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+		Command     string          `json:"command"`
+		Risk        string          `json:"risk"`
+	}
+	file := struct {
+		Tools []decl `json:"tools"`
+	}{[]decl{
+		{"add", "Add two numbers", numbers, "sh " + filepath.Join(scripts, "add.sh"), "read"},
+		{"multiply", "Multiply two numbers", numbers, "sh " + filepath.Join(scripts, "multiply.sh"), "read"},
+		{"weather", "Current weather at a location", place, "sh " + filepath.Join(scripts, "weather.sh"), "read"},
+	}}
+	b, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestNativeReplay records a run on each native protocol, streamed and
+// not, against a server that replays recorded bodies, with user tools
+// that really run; then replays the transcript with no server: the same
+// answer, exit 0, and --check finds the rebuilt requests equal to the
+// recorded ones. A transcript whose first request was edited makes
+// --check fail with a diff.
+func TestNativeReplay(t *testing.T) {
+	toolsFile := writeReplayTools(t)
+	for _, tt := range nativeReplayCases {
+		t.Run(tt.name, func(t *testing.T) {
+			var replies []fakeprovider.Reply
+			for _, name := range tt.replies {
+				b, err := os.ReadFile(filepath.Join("testdata/replay", name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				replies = append(replies, fakeprovider.Reply{Body: string(b)})
+			}
+			srv := fakeprovider.Start(replies...)
+			defer srv.Close()
+
+			dir := t.TempDir()
+			wd := filepath.Join(dir, "work")
+			if err := os.Mkdir(wd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			transcript := filepath.Join(dir, "run.jsonl")
+			env := map[string]string{"ASK_BASE_URL": srv.URL, "HOME": dir}
+			if tt.keyEnv != "" {
+				env[tt.keyEnv] = "test-key-not-a-real-one-0000"
+			}
+			args := []string{"-p", tt.provider, "--tools-file", toolsFile, "--transcript", transcript}
+			if !tt.stream {
+				args = append(args, "--no-stream")
+			}
+			rec := runAskOffline(t, env, wd, append(args, tt.prompt)...)
+			if rec.code != 0 {
+				t.Fatalf("recording: exit %d, stderr:\n%s", rec.code, rec.stderr)
+			}
+			if !strings.Contains(rec.stdout, tt.answer) {
+				t.Fatalf("recording: stdout %q does not hold the recorded answer %q", rec.stdout, tt.answer)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("the server got %d requests, want 2", len(reqs))
+			}
+			srv.Close()
+
+			// The tools really ran: the transcript holds their output, and
+			// the second request carried it back to the model.
+			data, err := os.ReadFile(transcript)
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := records.Read(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A step's calls run concurrently: compare the results sorted.
+			var got []string
+			for _, ev := range events {
+				if ev.Type == records.TypeToolFinished {
+					if ev.IsError {
+						t.Errorf("tool %s failed: %s", ev.Name, ev.Content)
+					}
+					got = append(got, strings.TrimSpace(ev.Content))
+				}
+			}
+			want := slices.Sorted(slices.Values(tt.results))
+			if slices.Sort(got); !slices.Equal(got, want) {
+				t.Errorf("tool results %q, want %q", got, want)
+			}
+			for _, r := range tt.results {
+				if !bytes.Contains(reqs[1], []byte(r)) {
+					t.Errorf("the second request does not carry the result %q:\n%s", r, reqs[1])
+				}
+			}
+
+			// Edit the prompt inside the recorded first request only: the
+			// rebuilt request (from run.started's settings) no longer
+			// matches it.
+			editedPath := filepath.Join(dir, "edited.jsonl")
+			if err := os.WriteFile(editedPath, editFirstRequest(t, data, tt.prompt, "EDITED "+tt.prompt), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			diff := regexp.MustCompile(`(?m)^  request 1: \S+: ` + regexp.QuoteMeta(fmt.Sprintf("recorded %q, rebuilt %q", "EDITED "+tt.prompt, tt.prompt)) + `$`)
+
+			// Offline: no base URL, no key, the server gone. The tools run
+			// again, or with --recorded-results their results come from
+			// the transcript; either way the answer and the requests are
+			// the recorded ones.
+			offline := map[string]string{"HOME": dir}
+			for _, mode := range [][]string{nil, {"--recorded-results"}} {
+				replay := func(args ...string) askResult {
+					return runAskOffline(t, offline, wd, append(append([]string{"replay"}, mode...), args...)...)
+				}
+				name := strings.Join(append([]string{"replay"}, mode...), " ")
+				rep := replay(transcript)
+				if rep.code != 0 || rep.stdout != rec.stdout {
+					t.Errorf("%s: exit %d, stdout %q, want exit 0 and %q; stderr:\n%s", name, rep.code, rep.stdout, rec.stdout, rep.stderr)
+					continue
+				}
+				chk := replay("--check", transcript)
+				if chk.code != 0 || chk.stdout != rec.stdout {
+					t.Errorf("%s --check: exit %d, stdout %q, want exit 0 and %q; stderr:\n%s", name, chk.code, chk.stdout, rec.stdout, chk.stderr)
+				}
+				bad := replay("--check", editedPath)
+				if bad.code != exitFailure || !diff.MatchString(bad.stderr) || !strings.Contains(bad.stderr, "replay --check: the requests differ") {
+					t.Errorf("%s --check of an edited transcript: exit %d, want %d and the edit shown as a difference of request 1; stderr:\n%s", name, bad.code, exitFailure, bad.stderr)
+				}
+			}
+		})
+	}
+}
+
+// editFirstRequest replaces old with new in the body of the transcript's
+// first request event, and nowhere else.
+func editFirstRequest(t *testing.T, transcript []byte, old, new string) []byte {
+	t.Helper()
+	lines := bytes.Split(transcript, []byte("\n"))
+	for i, line := range lines {
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &ev) != nil || ev.Type != records.TypeRequest {
+			continue
+		}
+		if !bytes.Contains(line, []byte(old)) {
+			t.Fatalf("the first request does not hold %q:\n%s", old, line)
+		}
+		lines[i] = bytes.Replace(line, []byte(old), []byte(new), 1)
+		return bytes.Join(lines, []byte("\n"))
+	}
+	t.Fatal("the transcript has no request event")
+	return nil
+}
