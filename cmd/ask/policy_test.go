@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -123,5 +127,220 @@ func TestDenyToolIsNotDeclared(t *testing.T) {
 	json.Unmarshal([]byte(r.stdout), &got)
 	if r.code != 0 || len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, "--deny-tool read_file") {
 		t.Errorf("exit %d denials %+v: a denied call is answered and listed, and is not a --safe refusal", r.code, got.Denials)
+	}
+}
+
+// runAskTerminal runs the CLI in-process as runAsk does, with stderr a
+// terminal or not, approvals read from ttyPath ("" for none), and stdin
+// piped unless it is empty.
+func runAskTerminal(t *testing.T, srv *fakeprovider.Server, wd, stdin string, errTTY bool, ttyPath string, args ...string) askResult {
+	t.Helper()
+	var out strings.Builder
+	var errb lockedBuffer // with stderr a terminal, the status line draws from the tools' goroutines
+	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-not-a-real-key-0000"}
+	stdio := &IO{
+		In: strings.NewReader(stdin), Out: &out, Err: &errb,
+		InTTY: stdin == "", ErrTTY: errTTY, TTYPath: ttyPath,
+		Getenv:  func(k string) string { return env[k] },
+		Environ: func() []string { return nil },
+		HTTP:    &http.Client{Timeout: 30 * time.Second},
+		Now:     time.Now,
+		Wd:      wd,
+	}
+	code := run(context.Background(), append([]string{"ask"}, args...), stdio)
+	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// answersOnTerminal makes a FIFO holding the person's answers, to stand in
+// for /dev/tty. The answers precede anything the prompter writes to it, so
+// they are read first. The FIFO is held open until the test ends: its data
+// lives only while some end is open.
+func answersOnTerminal(t *testing.T, answers string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tty")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0) // O_RDWR: does not wait for a reader
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if _, err := f.WriteString(answers); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// policyTools adds a user tool that writes and requires approval to the
+// built-in read_file, write_file (writes, no approval) and shell (runs
+// commands, requires approval).
+const policyTools = `{"tools":[{"name":"stamp","description":"Stamp the work directory","command":"echo stamped > stamped.txt",
+  "risk":"write","requires_approval":true}]}`
+
+// TestPolicyExitCodes is the policy table through the real CLI: mode ×
+// tool risk × flags × terminal (and the answers typed there) → what is
+// declared, which calls run, why the others were denied, and the exit code.
+// A --safe refusal exits 6; any other denial leaves the exit code alone.
+func TestPolicyExitCodes(t *testing.T) {
+	const (
+		every    = "read_file,list_directory,search,edit_file,write_file,shell,stamp"
+		readOnly = "read_file,list_directory,search"
+		noTTY    = "-" // no terminal path at all
+	)
+	// One step calls each kind of tool; what each leaves behind shows it ran.
+	calls := []providers.ToolCall{
+		fakeprovider.Call("read_file", "read_file", `{"path":"in.txt"}`),
+		fakeprovider.Call("write_file", "write_file", `{"path":"out.txt","content":"x"}`),
+		fakeprovider.Call("stamp", "stamp", `{}`),
+		fakeprovider.Call("shell", "shell", `{"command":"echo ran > shell.txt"}`),
+	}
+	leaves := map[string]string{"write_file": "out.txt", "stamp": "stamped.txt", "shell": "shell.txt"}
+
+	tests := []struct {
+		name     string
+		args     []string
+		errTTY   bool   // a person watches stderr
+		tty      string // answers typed on the terminal, or noTTY
+		stdin    string // piped stdin, never read for answers
+		declared string
+		want     string // per call of read_file, write_file, stamp, shell: run, deny or refuse
+		reason   string // in every denial's reason
+		exit     int
+	}{
+		{name: "agent, no terminal", tty: noTTY, declared: every,
+			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
+		{name: "agent, terminal path but stderr is not a terminal", tty: "y\n", declared: every,
+			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
+		{name: "agent, yes on the terminal", errTTY: true, tty: "y\n", declared: every,
+			want: "run,run,run,run", exit: exitOK},
+		{name: "agent, always on the terminal", errTTY: true, tty: "a\n", declared: every,
+			want: "run,run,run,run", exit: exitOK},
+		{name: "agent, no on the terminal", errTTY: true, tty: "n\n", declared: every,
+			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+		{name: "agent, one by one", errTTY: true, tty: "o\ny\nn\n", declared: every,
+			want: "run,run,run,deny", reason: "declined", exit: exitOK},
+		{name: "agent, o where it is not offered is asked again", errTTY: true, tty: "o\no\nn\no\ny\n", declared: every,
+			want: "run,run,deny,run", reason: "declined", exit: exitOK},
+		{name: "answers come from the terminal, never from stdin", errTTY: true, tty: "n\n", stdin: "y\ny\na\n", declared: every,
+			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+		{name: "no terminal: stdin is not asked", errTTY: true, tty: noTTY, stdin: "y\ny\na\n", declared: every,
+			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
+		{name: "agent --yes", args: []string{"--yes"}, tty: noTTY, declared: every,
+			want: "run,run,run,run", exit: exitOK},
+		{name: "agent --allow-tool with an argument pattern", args: []string{"--allow-tool", "shell:echo ran*"}, tty: noTTY, declared: every,
+			want: "run,run,deny,run", reason: "no terminal to ask", exit: exitOK},
+		{name: "agent --allow-tool that does not match", args: []string{"--allow-tool", "shell:git *"}, errTTY: true, tty: "n\n", declared: every,
+			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+		{name: "agent --deny-tool wins over --yes and --allow-tool", args: []string{"--yes", "--allow-tool", "shell", "--deny-tool", "shell", "--deny-tool", "write_*"}, tty: noTTY,
+			declared: "read_file,list_directory,search,edit_file,stamp",
+			want:     "run,deny,run,deny", reason: "--deny-tool", exit: exitOK},
+		{name: "ask mode", args: []string{"--mode", "ask", "--yes"}, errTTY: true, tty: "y\n", declared: readOnly,
+			want: "run,deny,deny,deny", reason: "ask mode does not allow", exit: exitOK},
+		{name: "plan mode", args: []string{"--mode", "plan", "--allow-tool", "*"}, tty: noTTY, declared: readOnly,
+			want: "run,deny,deny,deny", reason: "plan mode does not allow", exit: exitOK},
+		{name: "--safe", args: []string{"--safe"}, tty: noTTY, declared: readOnly,
+			want: "run,refuse,refuse,refuse", reason: "refused by --safe", exit: exitRefused},
+		{name: "--safe over --yes, --allow-tool and a yes on the terminal", args: []string{"--safe", "--yes", "--allow-tool", "*"}, errTTY: true, tty: "y\n", declared: readOnly,
+			want: "run,refuse,refuse,refuse", reason: "refused by --safe", exit: exitRefused},
+		{name: "--safe over --deny-tool", args: []string{"--safe", "--deny-tool", "shell"}, tty: noTTY, declared: readOnly,
+			want: "run,refuse,refuse,refuse", reason: "refused by --safe", exit: exitRefused},
+		{name: "--safe in ask mode", args: []string{"--safe", "--mode", "ask"}, tty: noTTY, declared: readOnly,
+			want: "run,refuse,refuse,refuse", reason: "refused by --safe", exit: exitRefused},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range map[string]string{"in.txt": "input\n", "tools.json": policyTools} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ttyPath := ""
+			if tt.tty != noTTY {
+				ttyPath = answersOnTerminal(t, tt.tty)
+			}
+			srv := fakeprovider.Start(fakeprovider.Reply{Calls: calls}, fakeprovider.Reply{Text: "done"})
+			defer srv.Close()
+			args := append([]string{"--json", "--tools-file", "tools.json"}, tt.args...)
+			r := runAskTerminal(t, srv, dir, tt.stdin, tt.errTTY, ttyPath, append(args, "go")...)
+
+			if r.code != tt.exit {
+				t.Errorf("exit %d, want %d; stderr %s", r.code, tt.exit, r.stderr)
+			}
+			var got finalJSON
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("stdout is not the final JSON (%v): %q; stderr %s", err, r.stdout, r.stderr)
+			}
+			if got.ExitCode != tt.exit || got.Answer != "done" {
+				t.Errorf("final JSON: exit_code %d answer %q, want %d and the run going on after denials", got.ExitCode, got.Answer, tt.exit)
+			}
+			if d := declaredNames(srv.Requests()[0]); d != tt.declared {
+				t.Errorf("declared %s, want %s", d, tt.declared)
+			}
+			reasons := map[string]string{}
+			for _, d := range got.Denials {
+				reasons[d.ID] = d.Reason
+			}
+			var outcomes []string
+			for _, c := range calls {
+				reason, denied := reasons[c.ID]
+				switch {
+				case strings.Contains(reason, "refused by --safe"):
+					outcomes = append(outcomes, "refuse")
+				case denied:
+					outcomes = append(outcomes, "deny")
+				default:
+					outcomes = append(outcomes, "run")
+				}
+				if denied && !strings.Contains(reason, tt.reason) {
+					t.Errorf("%s denied for %q, want a reason with %q", c.Name, reason, tt.reason)
+				}
+				if file, ok := leaves[c.Name]; ok {
+					_, err := os.Stat(filepath.Join(dir, file))
+					if ran := err == nil; ran == denied {
+						t.Errorf("%s: denied %v, but %s exists %v", c.Name, denied, file, ran)
+					}
+				}
+			}
+			if o := strings.Join(outcomes, ","); o != tt.want {
+				t.Errorf("calls %s, want %s; denials %+v", o, tt.want, got.Denials)
+			}
+			wantStatus := "completed"
+			if tt.exit == exitRefused {
+				wantStatus = "denied"
+			}
+			if got.Status != wantStatus {
+				t.Errorf("status %q, want %q", got.Status, wantStatus)
+			}
+		})
+	}
+}
+
+// An open approval question does not hold the run past --timeout: the
+// question gives up, the calls are denied, and the run stops with exit 124.
+// The test takes as long as the timeout; it asserts no duration.
+func TestApprovalQuestionEndsAtTimeout(t *testing.T) {
+	dir := t.TempDir()
+	ttyPath := answersOnTerminal(t, "") // a terminal nobody answers
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("s", "shell", `{"command":"echo ran > shell.txt"}`)}},
+		fakeprovider.Reply{Text: "not reached"})
+	defer srv.Close()
+	r := runAskTerminal(t, srv, dir, "", true, ttyPath, "--json", "--timeout", "2s", "go")
+	if r.code != exitTimeout {
+		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitTimeout, r.stderr)
+	}
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("stdout is not the final JSON (%v): %q", err, r.stdout)
+	}
+	// The denial proves the timeout came while the question was open, not
+	// during the request.
+	if got.Status != "timeout" || len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, "timeout reached") {
+		t.Errorf("status %q denials %+v: want the open question ended by the timeout", got.Status, got.Denials)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "shell.txt")); err == nil {
+		t.Error("the unanswered call ran")
 	}
 }

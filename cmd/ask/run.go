@@ -189,7 +189,7 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 	if stdio.ErrTTY {
 		if t, closeTTY := policy.OpenTerminal(stdio.TTYPath); t != nil {
 			t.Out = stdio.paint.approvals(t.Out)
-			prompter = t
+			prompter = holdStatusWhileAsking(stdio, t)
 			cleanups = append(cleanups, closeTTY)
 		}
 	}

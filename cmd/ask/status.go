@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 )
 
 // statusLine is the one live line on stderr: the step, the tool running
@@ -20,7 +22,8 @@ import (
 //
 // It draws only when stderr is a terminal and --quiet is off. While it is
 // shown, a ticker redraws it so that the time moves during a long request
-// or tool; answer text clears it, and the next step draws it again.
+// or tool; answer text clears it, and the next step draws it again. An
+// approval question holds it off the terminal until it is answered.
 type statusLine struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -35,6 +38,10 @@ type statusLine struct {
 	// midLine: answer text on the same terminal ended without a newline,
 	// so the status must go below it instead of over it.
 	midLine bool
+	// holds counts open approval questions; while there is one, the line
+	// is not drawn, and heldShown says whether to draw it after.
+	holds     int
+	heldShown bool
 }
 
 func newStatusLine(w io.Writer, on bool) *statusLine {
@@ -49,6 +56,9 @@ func statusFor(stdio *IO, quiet bool) *statusLine {
 	if n, err := strconv.Atoi(stdio.Getenv("COLUMNS")); err == nil && n > 20 {
 		s.width = n
 	}
+	if shared, ok := stdio.Err.(*sharedStderr); ok {
+		shared.setLine(s)
+	}
 	return s
 }
 
@@ -59,6 +69,16 @@ func (s *statusLine) progress(p loop.Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last = p
+	if s.holds > 0 {
+		s.heldShown = true
+		return
+	}
+	s.show()
+}
+
+// show draws the line, below unfinished answer text, and keeps it ticking;
+// the caller holds mu.
+func (s *statusLine) show() {
 	if s.midLine {
 		io.WriteString(s.w, "\n")
 		s.midLine = false
@@ -70,19 +90,27 @@ func (s *statusLine) progress(p loop.Progress) {
 	}
 }
 
-// tick redraws the line until it is cleared.
+// tick redraws the line until it is cleared or held.
 func (s *statusLine) tick() {
 	for {
 		time.Sleep(s.every)
-		s.mu.Lock()
-		if !s.shown {
-			s.ticking = false
-			s.mu.Unlock()
+		if !s.redraw() {
 			return
 		}
-		s.draw()
-		s.mu.Unlock()
 	}
+}
+
+// redraw draws the shown line again, so that its time moves. It reports
+// false, and the ticker stops, once the line is cleared or held.
+func (s *statusLine) redraw() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.shown {
+		s.ticking = false
+		return false
+	}
+	s.draw()
+	return true
 }
 
 // draw writes the line over the current one; the caller holds mu.
@@ -123,10 +151,97 @@ func (s *statusLine) clear() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.heldShown = false
+	s.erase()
+}
+
+// erase removes a shown line; the caller holds mu.
+func (s *statusLine) erase() {
 	if s.shown {
 		io.WriteString(s.w, "\r\033[K")
 		s.shown = false
 	}
+}
+
+// hold erases the line and keeps it off the terminal until release, while
+// an approval question is open there: a redraw starts with "\r\033[K",
+// which would erase the question.
+func (s *statusLine) hold() {
+	if !s.on {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holds == 0 {
+		s.heldShown = s.shown
+	}
+	s.holds++
+	s.erase()
+}
+
+// release ends a hold and draws the line again if it was shown, or asked
+// for, meanwhile.
+func (s *statusLine) release() {
+	if !s.on {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holds == 0 {
+		return
+	}
+	s.holds--
+	if s.holds == 0 && s.heldShown {
+		s.heldShown = false
+		s.show()
+	}
+}
+
+// sharedStderr is stderr as both the run's status line and the approval
+// prompter use it. The prompter is made in buildSession, before execute
+// makes the status line, and the IO is all the two have in common; so
+// holdStatusWhileAsking puts this pass-through writer in stdio.Err and
+// statusFor registers the line with it.
+type sharedStderr struct {
+	io.Writer
+	mu   sync.Mutex
+	line *statusLine
+}
+
+func (e *sharedStderr) setLine(l *statusLine) {
+	e.mu.Lock()
+	e.line = l
+	e.mu.Unlock()
+}
+
+func (e *sharedStderr) statusLine() *statusLine {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.line
+}
+
+// holdStatusWhileAsking wraps the approval prompter so that the status line
+// is off the terminal while a question is open and back after the answer.
+func holdStatusWhileAsking(stdio *IO, p policy.Prompter) policy.Prompter {
+	shared, ok := stdio.Err.(*sharedStderr)
+	if !ok {
+		shared = &sharedStderr{Writer: stdio.Err}
+		stdio.Err = shared
+	}
+	return statusHoldingPrompter{Prompter: p, stderr: shared}
+}
+
+type statusHoldingPrompter struct {
+	policy.Prompter
+	stderr *sharedStderr
+}
+
+func (h statusHoldingPrompter) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {
+	if line := h.stderr.statusLine(); line != nil {
+		line.hold()
+		defer line.release()
+	}
+	return h.Prompter.Approve(ctx, calls)
 }
 
 // shortArgs is the short form of a tool call's arguments: the values of a

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 )
 
 func TestStatusText(t *testing.T) {
@@ -123,5 +126,71 @@ func TestStatusLineOff(t *testing.T) {
 	s.clear()
 	if w.String() != "" {
 		t.Errorf("an off status line wrote %q", w.String())
+	}
+}
+
+// questionPrompter stands in for the terminal prompter: while its question
+// is open it lets the status line tick and move on, and records what
+// stderr showed.
+type questionPrompter struct {
+	stderr  *lockedBuffer
+	status  *statusLine
+	atAsk   string // stderr when the question opened
+	duringQ string // what stderr gained while it was open
+}
+
+func (q *questionPrompter) Approve(_ context.Context, calls []policy.Pending) ([]policy.Answer, error) {
+	q.atAsk = q.stderr.String()
+	q.status.redraw() // the ticker's turn
+	q.status.progress(loop.Progress{Step: 2, MaxSteps: 8, Tool: "shell", Arguments: `{"command":"make"}`})
+	q.duringQ = strings.TrimPrefix(q.stderr.String(), q.atAsk)
+	return []policy.Answer{policy.Yes}, nil
+}
+
+// While an approval question is open the status line is off the terminal
+// (its redraw starts with "\r\033[K", which would erase the question), and
+// it comes back, up to date, after the answer. The prompter is made before
+// the status line, as in buildSession and execute.
+func TestStatusLineHeldWhileAsking(t *testing.T) {
+	var w lockedBuffer
+	stdio := &IO{Err: &w, ErrTTY: true, Getenv: func(string) string { return "" }}
+	q := &questionPrompter{stderr: &w}
+	prompter := holdStatusWhileAsking(stdio, q)
+	status := statusFor(stdio, false)
+	status.every = time.Hour // ticks come from the test, through redraw
+	q.status = status
+
+	status.progress(loop.Progress{Step: 1, MaxSteps: 8})
+	answers, err := prompter.Approve(context.Background(), []policy.Pending{{Name: "shell"}})
+	if err != nil || len(answers) != 1 || answers[0] != policy.Yes {
+		t.Fatalf("the wrapper changed the answer: %v, %v", answers, err)
+	}
+	if !strings.Contains(q.atAsk, "step 1/8") || !strings.HasSuffix(q.atAsk, "\r\033[K") {
+		t.Errorf("stderr when the question opened: %q; want the status line erased", q.atAsk)
+	}
+	if q.duringQ != "" {
+		t.Errorf("the status line wrote %q while the question was open", q.duringQ)
+	}
+	after := strings.TrimPrefix(w.String(), q.atAsk)
+	if !strings.HasPrefix(after, "\r\033[K") || !strings.Contains(after, "step 2/8 · shell make") {
+		t.Errorf("after the answer stderr gained %q; want the latest status drawn again", after)
+	}
+	if !status.redraw() {
+		t.Error("the ticker stopped after the question; the line is shown again and should tick")
+	}
+
+	// A line cleared before the question stays cleared after it.
+	status.clear()
+	q.status = &statusLine{} // off: nothing to tick
+	before := w.String()
+	prompter.Approve(context.Background(), []policy.Pending{{Name: "shell"}})
+	if got := strings.TrimPrefix(w.String(), before); got != "" {
+		t.Errorf("a question with no status line shown wrote %q", got)
+	}
+
+	// stderr still reaches the terminal through the shared writer.
+	fmt.Fprint(stdio.Err, "ask: note\n")
+	if !strings.HasSuffix(w.String(), "ask: note\n") {
+		t.Errorf("stderr writes are lost: %q", w.String())
 	}
 }

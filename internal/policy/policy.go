@@ -123,32 +123,42 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []loop.V
 		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
 	}
 	answers, err := p.Prompter.Approve(ctx, pending)
+	// Fail closed: only an explicit yes or always runs a call; an error, a
+	// missing answer or any other value is a denial.
 	for k, i := range ask {
 		switch {
 		case err != nil || k >= len(answers):
 			verdicts[i] = loop.Verdict{Reason: "not approved: " + errText(err)}
+		case answers[k] == Yes:
+			verdicts[i] = loop.Verdict{Allowed: true}
+		case answers[k] == Always:
+			verdicts[i] = loop.Verdict{Allowed: true}
+			p.mu.Lock()
+			p.always[calls[i].Name] = true
+			p.mu.Unlock()
 		case answers[k] == No:
 			verdicts[i] = loop.Verdict{Reason: "the user declined this call"}
 		default:
-			verdicts[i] = loop.Verdict{Allowed: true}
-			if answers[k] == Always {
-				p.mu.Lock()
-				p.always[calls[i].Name] = true
-				p.mu.Unlock()
-			}
+			verdicts[i] = loop.Verdict{Reason: fmt.Sprintf("not approved: unexpected answer %d", answers[k])}
 		}
 	}
 	return verdicts
 }
 
-// decide applies the rules that need no person, in order of precedence: deny
-// patterns, --safe, read-only modes, allow patterns and --yes, then the
-// tool's own approval requirement.
+// decide applies the rules that need no person, in order of precedence:
+// --safe for writes and commands, deny patterns, read-only modes, allow
+// patterns and --yes, then the tool's own approval requirement.
 func (p *Policy) decide(c providers.ToolCall) (v loop.Verdict, needsApproval bool) {
 	info, known := p.infos[c.Name]
 	if !known {
 		// The registry answers unknown tools with an error result.
 		return loop.Verdict{Allowed: true}, false
+	}
+	verb := map[tools.Risk]string{tools.Write: "writes files", tools.Exec: "runs commands"}[info.Risk]
+	if info.Risk != tools.Read && p.Safe {
+		// Before the deny patterns: under --safe every write or command is
+		// a refusal, and so exit 6, even one a pattern denies as well.
+		return loop.Verdict{Reason: fmt.Sprintf("refused by --safe: %s %s", c.Name, verb), Refusal: true}, false
 	}
 	subject := Summary(c.Arguments)
 	for _, d := range p.Deny {
@@ -156,14 +166,8 @@ func (p *Policy) decide(c providers.ToolCall) (v loop.Verdict, needsApproval boo
 			return loop.Verdict{Reason: "denied by --deny-tool " + d.String()}, false
 		}
 	}
-	if info.Risk != tools.Read {
-		verb := map[tools.Risk]string{tools.Write: "writes files", tools.Exec: "runs commands"}[info.Risk]
-		if p.Safe {
-			return loop.Verdict{Reason: fmt.Sprintf("refused by --safe: %s %s", c.Name, verb), Refusal: true}, false
-		}
-		if p.Mode == ModeAsk || p.Mode == ModePlan {
-			return loop.Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
-		}
+	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
+		return loop.Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
 	}
 	for _, a := range p.Allow {
 		if a.Match(c.Name, subject) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,55 +27,116 @@ var all = []tools.Tool{
 	fakeTool{tools.Info{Name: "deploy", Risk: tools.Exec, RequiresApproval: true}},
 }
 
-// scripted answers approval questions from a list and counts them.
+// scripted answers approval questions with one answer for every call and
+// records what it was asked.
 type scripted struct {
 	answer Answer
-	asked  int
+	asked  int      // questions
+	names  []string // calls put to the person, over all questions
 }
 
 func (s *scripted) Approve(_ context.Context, calls []Pending) ([]Answer, error) {
 	s.asked++
 	out := make([]Answer, len(calls))
-	for i := range out {
+	for i, c := range calls {
 		out[i] = s.answer
+		s.names = append(s.names, c.Name)
 	}
 	return out, nil
 }
 
-// TestPolicyTable runs mode × tool risk × flags × terminal and checks what is
-// declared, and whether each call is allowed, asked about or denied, and
-// whether a denial is a --safe refusal (exit 6).
+// matrix is every kind of tool: each risk, with and without an approval
+// gate.
+var matrix = []tools.Tool{
+	fakeTool{tools.Info{Name: "read_file", Risk: tools.Read}},
+	fakeTool{tools.Info{Name: "read_secret", Risk: tools.Read, RequiresApproval: true}},
+	fakeTool{tools.Info{Name: "write_file", Risk: tools.Write}},
+	fakeTool{tools.Info{Name: "edit_file", Risk: tools.Write, RequiresApproval: true}},
+	fakeTool{tools.Info{Name: "make", Risk: tools.Exec}},
+	fakeTool{tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true}},
+}
+
+// TestPolicyTable runs mode × tool risk and approval gate × flags ×
+// terminal (and the person's answer) and checks what is declared to the
+// model and, for one step that calls every tool, what happens to each call:
+//
+//	run     allowed without a question
+//	ask:y   asked, and allowed
+//	ask:n   asked, and denied
+//	deny    denied without a question (the exit code does not change)
+//	refuse  refused by --safe (the CLI exits 6; see cmd/ask TestPolicyExitCodes)
+//
+// again, when set, is the same step checked a second time (after "always").
 func TestPolicyTable(t *testing.T) {
-	type want struct {
-		declared string // tools offered, comma-separated
-		// outcome per call of read_file, write_file, shell: "allow", "ask"
-		// (allowed after a yes), "deny", "refuse" (--safe)
-		outcomes string
-	}
+	const every = "read_file,read_secret,write_file,edit_file,make,shell"
+	const readOnly = "read_file,read_secret"
 	tests := []struct {
 		mode      string
 		safe, yes bool
 		allow     []string
 		deny      []string
 		terminal  bool
-		shellCmd  string
-		want      want
+		answer    Answer // the person's answer, with a terminal
+		shellCmd  string // default "make test"
+		declared  string
+		outcomes  string // per tool of matrix, in its order
+		again     string
 	}{
-		{mode: "agent", want: want{"read_file,write_file,shell,deploy", "allow,allow,deny"}},
-		{mode: "agent", terminal: true, want: want{"read_file,write_file,shell,deploy", "allow,allow,ask"}},
-		{mode: "agent", yes: true, want: want{"read_file,write_file,shell,deploy", "allow,allow,allow"}},
-		{mode: "agent", allow: []string{"shell:git status*"}, shellCmd: "git status --short", want: want{"read_file,write_file,shell,deploy", "allow,allow,allow"}},
-		{mode: "agent", allow: []string{"shell:git status*"}, shellCmd: "git push", want: want{"read_file,write_file,shell,deploy", "allow,allow,deny"}},
-		{mode: "agent", yes: true, deny: []string{"shell:rm *"}, shellCmd: "rm -rf /", want: want{"read_file,write_file,shell,deploy", "allow,allow,deny"}},
-		{mode: "agent", yes: true, allow: []string{"shell"}, deny: []string{"shell"}, want: want{"read_file,write_file,deploy", "allow,allow,deny"}},
-		{mode: "agent", deny: []string{"write_*"}, want: want{"read_file,shell,deploy", "allow,deny,deny"}},
-		{mode: "ask", terminal: true, yes: true, want: want{"read_file", "allow,deny,deny"}},
-		{mode: "plan", yes: true, want: want{"read_file", "allow,deny,deny"}},
-		{mode: "agent", safe: true, yes: true, terminal: true, want: want{"read_file", "allow,refuse,refuse"}},
-		{mode: "ask", safe: true, allow: []string{"shell"}, want: want{"read_file", "allow,refuse,refuse"}},
+		// agent: everything declared; gated calls need a person or a flag.
+		{mode: "agent", declared: every,
+			outcomes: "run,deny,run,deny,run,deny"},
+		{mode: "agent", terminal: true, answer: Yes, declared: every,
+			outcomes: "run,ask:y,run,ask:y,run,ask:y", again: "run,ask:y,run,ask:y,run,ask:y"},
+		{mode: "agent", terminal: true, answer: No, declared: every,
+			outcomes: "run,ask:n,run,ask:n,run,ask:n"},
+		{mode: "agent", terminal: true, answer: Always, declared: every,
+			outcomes: "run,ask:y,run,ask:y,run,ask:y", again: "run,run,run,run,run,run"},
+		{mode: "agent", terminal: true, answer: oneByOne, declared: every,
+			outcomes: "run,ask:n,run,ask:n,run,ask:n"}, // fail closed on an answer that is not yes or always
+		{mode: "agent", yes: true, declared: every,
+			outcomes: "run,run,run,run,run,run"},
+		{mode: "agent", yes: true, terminal: true, answer: No, declared: every,
+			outcomes: "run,run,run,run,run,run"},
+		{mode: "agent", allow: []string{"shell:git status*"}, shellCmd: "git status --short", declared: every,
+			outcomes: "run,deny,run,deny,run,run"},
+		{mode: "agent", allow: []string{"shell:git status*"}, shellCmd: "git push", declared: every,
+			outcomes: "run,deny,run,deny,run,deny"},
+		{mode: "agent", allow: []string{"shell:git status*"}, shellCmd: "git push", terminal: true, answer: Yes, declared: every,
+			outcomes: "run,ask:y,run,ask:y,run,ask:y"},
+		{mode: "agent", allow: []string{"edit_file", "read_*"}, declared: every,
+			outcomes: "run,run,run,run,run,deny"},
+		{mode: "agent", yes: true, deny: []string{"shell:rm *"}, shellCmd: "rm -rf /", declared: every,
+			outcomes: "run,run,run,run,run,deny"},
+		{mode: "agent", yes: true, allow: []string{"shell"}, deny: []string{"shell"}, declared: "read_file,read_secret,write_file,edit_file,make",
+			outcomes: "run,run,run,run,run,deny"},
+		{mode: "agent", deny: []string{"*_file"}, terminal: true, answer: Yes, declared: "read_secret,make,shell",
+			outcomes: "deny,ask:y,deny,deny,run,ask:y"},
+		// ask and plan: only reading tools, whatever the flags say.
+		{mode: "ask", declared: readOnly,
+			outcomes: "run,deny,deny,deny,deny,deny"},
+		{mode: "ask", terminal: true, answer: Yes, declared: readOnly,
+			outcomes: "run,ask:y,deny,deny,deny,deny"},
+		{mode: "ask", yes: true, allow: []string{"shell"}, terminal: true, declared: readOnly,
+			outcomes: "run,run,deny,deny,deny,deny"},
+		{mode: "plan", terminal: true, answer: No, declared: readOnly,
+			outcomes: "run,ask:n,deny,deny,deny,deny"},
+		{mode: "plan", yes: true, declared: readOnly,
+			outcomes: "run,run,deny,deny,deny,deny"},
+		// --safe: writes and commands are refusals, in every mode, before
+		// any allow pattern, --yes or question.
+		{mode: "agent", safe: true, declared: readOnly,
+			outcomes: "run,deny,refuse,refuse,refuse,refuse"},
+		{mode: "agent", safe: true, yes: true, allow: []string{"shell", "make"}, terminal: true, answer: Yes, declared: readOnly,
+			outcomes: "run,run,refuse,refuse,refuse,refuse"},
+		{mode: "ask", safe: true, terminal: true, answer: Always, declared: readOnly,
+			outcomes: "run,ask:y,refuse,refuse,refuse,refuse"},
+		{mode: "plan", safe: true, allow: []string{"shell"}, declared: readOnly,
+			outcomes: "run,deny,refuse,refuse,refuse,refuse"},
+		{mode: "agent", safe: true, deny: []string{"read_file", "shell"}, declared: "read_secret",
+			outcomes: "deny,deny,refuse,refuse,refuse,refuse"}, // a write or command is a refusal even when a pattern denies it too
 	}
 	for _, tt := range tests {
-		name := fmt.Sprintf("%s safe=%v yes=%v allow=%v deny=%v tty=%v %s", tt.mode, tt.safe, tt.yes, tt.allow, tt.deny, tt.terminal, tt.shellCmd)
+		name := fmt.Sprintf("%s safe=%v yes=%v allow=%v deny=%v tty=%v answer=%d %s", tt.mode, tt.safe, tt.yes, tt.allow, tt.deny, tt.terminal, tt.answer, tt.shellCmd)
 		t.Run(name, func(t *testing.T) {
 			allow, err := ParsePatterns(tt.allow)
 			if err != nil {
@@ -85,18 +147,18 @@ func TestPolicyTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			var prompter Prompter
-			s := &scripted{answer: Yes}
+			s := &scripted{answer: tt.answer}
 			if tt.terminal {
 				prompter = s
 			}
-			p := New(tt.mode, tt.safe, tt.yes, allow, deny, prompter, all)
+			p := New(tt.mode, tt.safe, tt.yes, allow, deny, prompter, matrix)
 
 			var declared []string
-			for _, d := range p.Declared(all) {
+			for _, d := range p.Declared(matrix) {
 				declared = append(declared, d.Info().Name)
 			}
-			if got := strings.Join(declared, ","); got != tt.want.declared {
-				t.Errorf("declared %s, want %s", got, tt.want.declared)
+			if got := strings.Join(declared, ","); got != tt.declared {
+				t.Errorf("declared %s, want %s", got, tt.declared)
 			}
 
 			cmd := tt.shellCmd
@@ -104,33 +166,64 @@ func TestPolicyTable(t *testing.T) {
 				cmd = "make test"
 			}
 			args, _ := json.Marshal(map[string]string{"command": cmd})
-			calls := []providers.ToolCall{
-				{ID: "1", Name: "read_file", Arguments: `{"path":"a"}`},
-				{ID: "2", Name: "write_file", Arguments: `{"path":"a","content":"x"}`},
-				{ID: "3", Name: "shell", Arguments: string(args)},
-			}
-			verdicts := p.Check(context.Background(), calls)
-			var got []string
-			for _, v := range verdicts {
-				switch {
-				case v.Refusal:
-					got = append(got, "refuse")
-				case !v.Allowed:
-					got = append(got, "deny")
-				case s.asked > 0 && v.Allowed && len(got) == 2:
-					got = append(got, "ask")
-				default:
-					got = append(got, "allow")
+			var calls []providers.ToolCall
+			for i, tool := range matrix {
+				a := `{"path":"a"}`
+				if tool.Info().Name == "shell" {
+					a = string(args)
 				}
-				if !v.Allowed && v.Reason == "" {
-					t.Errorf("a denial without a reason: %+v", v)
+				calls = append(calls, providers.ToolCall{ID: fmt.Sprint(i), Name: tool.Info().Name, Arguments: a})
+			}
+			check := func(want string) {
+				t.Helper()
+				s.asked, s.names = 0, nil
+				verdicts := p.Check(context.Background(), calls)
+				if got := outcomes(t, calls, verdicts, s.names); got != want {
+					t.Errorf("outcomes %s, want %s (verdicts %+v)", got, want, verdicts)
+				}
+				if s.asked > 1 {
+					t.Errorf("%d questions for one step, want the gated calls put together in one", s.asked)
 				}
 			}
-			if strings.Join(got, ",") != tt.want.outcomes {
-				t.Errorf("outcomes %s, want %s (verdicts %+v)", strings.Join(got, ","), tt.want.outcomes, verdicts)
+			check(tt.outcomes)
+			if tt.again != "" {
+				check(tt.again)
 			}
 		})
 	}
+}
+
+// outcomes names what happened to each call; see TestPolicyTable.
+func outcomes(t *testing.T, calls []providers.ToolCall, verdicts []loop.Verdict, asked []string) string {
+	t.Helper()
+	if len(verdicts) != len(calls) {
+		t.Fatalf("%d verdicts for %d calls", len(verdicts), len(calls))
+	}
+	var got []string
+	for i, v := range verdicts {
+		wasAsked := slices.Contains(asked, calls[i].Name)
+		if !v.Allowed && v.Reason == "" {
+			t.Errorf("%s: a denial without a reason", calls[i].Name)
+		}
+		if v.Allowed && v.Refusal {
+			t.Errorf("%s: allowed and refused", calls[i].Name)
+		}
+		switch {
+		case v.Refusal && wasAsked:
+			got = append(got, "ask:refuse") // never expected: --safe refuses without asking
+		case v.Refusal:
+			got = append(got, "refuse")
+		case wasAsked && v.Allowed:
+			got = append(got, "ask:y")
+		case wasAsked:
+			got = append(got, "ask:n")
+		case v.Allowed:
+			got = append(got, "run")
+		default:
+			got = append(got, "deny")
+		}
+	}
+	return strings.Join(got, ",")
 }
 
 func TestAlwaysAndDeclineAndNoTerminal(t *testing.T) {
@@ -168,36 +261,6 @@ func TestStepApprovedTogether(t *testing.T) {
 	v := p.Check(context.Background(), calls)
 	if !v[0].Allowed || !v[1].Allowed || s.asked != 1 {
 		t.Errorf("verdicts %+v after %d questions, want both allowed after one", v, s.asked)
-	}
-}
-
-func TestTerminalPrompter(t *testing.T) {
-	tests := []struct {
-		input string
-		n     int
-		want  []Answer
-		err   bool
-	}{
-		{"y\n", 1, []Answer{Yes}, false},
-		{"maybe\nn\n", 1, []Answer{No}, false},
-		{"a\n", 2, []Answer{Always, Always}, false},
-		{"o\ny\nn\n", 2, []Answer{Yes, No}, false},
-		{"", 1, []Answer{No}, true},
-	}
-	for _, tt := range tests {
-		var out strings.Builder
-		p := &TerminalPrompter{In: strings.NewReader(tt.input), Out: &out}
-		calls := make([]Pending, tt.n)
-		for i := range calls {
-			calls[i] = Pending{Name: "shell", Summary: fmt.Sprintf("cmd %d", i), Risk: tools.Exec}
-		}
-		got, err := p.Approve(context.Background(), calls)
-		if (err != nil) != tt.err || fmt.Sprint(got) != fmt.Sprint(tt.want) {
-			t.Errorf("input %q: %v, %v; want %v (err %v)", tt.input, got, err, tt.want, tt.err)
-		}
-		if !strings.Contains(out.String(), "shell (exec) cmd 0") {
-			t.Errorf("question does not show the call: %q", out.String())
-		}
 	}
 }
 

@@ -1,0 +1,196 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+func pending(n int) []Pending {
+	calls := make([]Pending, n)
+	for i := range calls {
+		calls[i] = Pending{Name: "shell", Summary: fmt.Sprintf("cmd %d", i), Risk: tools.Exec}
+	}
+	return calls
+}
+
+func TestTerminalPrompter(t *testing.T) {
+	tests := []struct {
+		name      string
+		input     string
+		n         int
+		want      []Answer
+		err       bool
+		questions int // times "allow" was asked
+	}{
+		{"yes", "y\n", 1, []Answer{Yes}, false, 1},
+		{"asked again after nonsense", "maybe\nn\n", 1, []Answer{No}, false, 2},
+		{"always for the step", "a\n", 2, []Answer{Always, Always}, false, 1},
+		{"no for the step", "no\n", 2, []Answer{No, No}, false, 1},
+		{"one by one", "o\ny\nn\n", 2, []Answer{Yes, No}, false, 3},
+		{"a last line without a newline", "yes", 1, []Answer{Yes}, false, 1},
+		{"end of input", "", 1, []Answer{No}, true, 1},
+		// "o" is offered only at the question about several calls.
+		{"o at a single call is asked again", "o\ny\n", 1, []Answer{Yes}, false, 2},
+		{"o at a single call, then end of input", "o\n", 1, []Answer{No}, true, 2},
+		{"o inside the one-by-one questions is asked again", "o\no\ny\no\nn\n", 2, []Answer{Yes, No}, false, 5},
+		{"o inside the one-by-one questions, then end of input", "o\ny\no\n", 2, []Answer{Yes, No}, true, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			p := &TerminalPrompter{In: strings.NewReader(tt.input), Out: &out}
+			defer p.Close()
+			got, err := p.Approve(context.Background(), pending(tt.n))
+			if (err != nil) != tt.err || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("%v, %v; want %v (error %v)", got, err, tt.want, tt.err)
+			}
+			for _, a := range got {
+				if a == oneByOne {
+					t.Errorf("the internal answer \"one by one\" left Approve: %v", got)
+				}
+			}
+			if n := strings.Count(out.String(), "allow"); n != tt.questions {
+				t.Errorf("asked %d times, want %d:\n%s", n, tt.questions, out.String())
+			}
+			if !strings.Contains(out.String(), "shell (exec) cmd 0") {
+				t.Errorf("question does not show the call: %q", out.String())
+			}
+		})
+	}
+}
+
+// "o" typed where it is not offered must never run a call: through Check,
+// the calls are denied when the input ends, and run only on a later yes.
+func TestOneByOneIsNeverApproval(t *testing.T) {
+	call := []providers.ToolCall{{ID: "1", Name: "shell", Arguments: `{"command":"rm -rf ~"}`}}
+	var out strings.Builder
+	tp := &TerminalPrompter{In: strings.NewReader("o\n"), Out: &out}
+	defer tp.Close()
+	p := New(ModeAgent, false, false, nil, nil, tp, all)
+	if v := p.Check(context.Background(), call); v[0].Allowed {
+		t.Errorf("\"o\" at a single-call question ran the call: %+v", v)
+	}
+
+	two := []providers.ToolCall{call[0], {ID: "2", Name: "deploy", Arguments: `{}`}}
+	tp2 := &TerminalPrompter{In: strings.NewReader("o\no\n"), Out: &out}
+	defer tp2.Close()
+	p = New(ModeAgent, false, false, nil, nil, tp2, all)
+	if v := p.Check(context.Background(), two); v[0].Allowed || v[1].Allowed {
+		t.Errorf("\"o\" inside the one-by-one questions ran a call: %+v", v)
+	}
+}
+
+// cancelOnQuestion is a terminal's output that ends the context once a
+// question containing mark has been written, so that the test knows the
+// prompter is waiting for an answer.
+type cancelOnQuestion struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	mark   string
+	cancel func()
+}
+
+func (c *cancelOnQuestion) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	if c.cancel != nil && strings.Contains(c.b.String(), c.mark) {
+		c.cancel()
+		c.cancel = nil
+	}
+	return len(p), nil
+}
+
+// An open question gives up when the run's context ends (Ctrl-C, --timeout)
+// with the context's cause, and the answer typed afterwards goes to the
+// next question rather than to a read left behind.
+func TestTerminalPrompterCancel(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	out := &cancelOnQuestion{mark: "allow"}
+	p := &TerminalPrompter{In: r, Out: out}
+
+	for _, cause := range []error{loop.ErrInterrupted, loop.ErrTimeout} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		out.mu.Lock()
+		out.b.Reset()
+		out.cancel = func() { cancel(cause) }
+		out.mu.Unlock()
+		got, err := p.Approve(ctx, pending(1))
+		if !errors.Is(err, cause) || len(got) != 1 || got[0] != No {
+			t.Fatalf("cancelled with %v: %v, %v; want No and an error that is the cause", cause, got, err)
+		}
+		if !strings.HasSuffix(out.b.String(), "[a]lways: \n") {
+			t.Errorf("the unanswered question's line was not ended: %q", out.b.String())
+		}
+	}
+
+	// Nothing was typed, so nothing was lost: these answers go to the next
+	// questions, in order.
+	if _, err := w.WriteString("y\nn\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []Answer{Yes, No} {
+		got, err := p.Approve(context.Background(), pending(1))
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Fatalf("after cancelled questions: %v, %v; want %v", got, err, want)
+		}
+	}
+
+	// A context that has already ended asks nothing.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(loop.ErrInterrupted)
+	out.b.Reset()
+	if _, err := p.Approve(ctx, pending(1)); !errors.Is(err, loop.ErrInterrupted) || out.b.Len() != 0 {
+		t.Errorf("ended context: %v, wrote %q", err, out.b.String())
+	}
+
+	// Close ends the reader goroutine: lines is closed when it returns.
+	p.Close()
+	r.Close()
+	for range p.lines {
+	}
+	if _, err := p.Approve(context.Background(), pending(1)); err == nil {
+		t.Error("a question after Close got an answer")
+	}
+}
+
+// Cancelled during the one-by-one questions, every call of the step is
+// denied, those already answered yes included, with the cause as reason.
+func TestCheckCancelledMidway(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	if _, err := w.WriteString("o\ny\n"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	tp := &TerminalPrompter{In: r, Out: &cancelOnQuestion{mark: "allow deploy", cancel: func() { cancel(loop.ErrInterrupted) }}}
+	defer tp.Close()
+	p := New(ModeAgent, false, false, nil, nil, tp, all)
+	v := p.Check(ctx, []providers.ToolCall{
+		{ID: "1", Name: "shell", Arguments: `{"command":"ls"}`},
+		{ID: "2", Name: "deploy", Arguments: `{}`},
+	})
+	for _, x := range v {
+		if x.Allowed || !strings.Contains(x.Reason, "interrupted") {
+			t.Errorf("verdict %+v: want a denial naming the interruption", x)
+		}
+	}
+}
