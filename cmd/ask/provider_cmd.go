@@ -11,6 +11,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/providers/textproto"
 )
 
 // providerCommand is `ask provider`: each stage of one provider's side of
@@ -38,9 +39,11 @@ func providerCommand(stdio *IO) *cli.Command {
 			},
 			{
 				Name:      "parse-tool-calls",
-				Usage:     "a response body or a recorded stream on stdin → standardized tool calls",
+				Usage:     "a response body or a recorded stream on stdin (a command model's reply text) → standardized tool calls",
 				ArgsUsage: "[FILE|-]",
-				Flags: stageFlags(
+				Description: "With a text tool protocol (--tool-protocol json or markdown; auto for the command provider) the calls\n" +
+					"are read from the reply's text, for the tools the mode and tool flags declare, as a run reads them.",
+				Flags: append(hideFlags(flagsExcept(runFlags(), requestOnlyFlags), parseFlagNames),
 					&cli.BoolFlag{Name: "text", Usage: `print {"text": ..., "tool_calls": [...]}: the reply's text as well as its calls`}),
 				Action: func(c *cli.Context) error { return providerParseToolCalls(c, stdio) },
 			},
@@ -49,7 +52,7 @@ func providerCommand(stdio *IO) *cli.Command {
 				Aliases:   []string{"format-tool-results"},
 				Usage:     "standardized tool results on stdin → the message(s) the provider expects in history",
 				ArgsUsage: "[FILE|-]",
-				Flags:     stageFlags(),
+				Flags:     stageFlags(toolProtocolFlag()),
 				Action:    func(c *cli.Context) error { return providerFormatToolResult(c, stdio) },
 			},
 			providerRequestCommand(stdio),
@@ -85,6 +88,22 @@ func stageFlags(extra ...cli.Flag) []cli.Flag {
 		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, the config file, else the first whose key is set)"},
 		&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file (default: $ASK_PROFILE)"},
 	}, extra...)
+}
+
+// parseFlagNames are the flags `ask provider parse-tool-calls` shows: the
+// stage's own, and those that choose the tools a text tool protocol reads
+// calls of. It takes the main command's other flags too (hidden), so that
+// they can be passed as they were to `ask provider request`.
+var parseFlagNames = map[string]bool{
+	"provider": true, "profile": true, "tool-protocol": true, "quiet": true,
+	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "no-tools": true, "workdir": true, "tools-file": true, "mcp": true,
+}
+
+// toolProtocolFlag is --tool-protocol for a stage, as the main command has
+// it.
+func toolProtocolFlag() cli.Flag {
+	return &cli.StringFlag{Name: "tool-protocol", Value: toolProtoAuto,
+		Usage: "the results as a run sends them under this tool protocol: auto (native where the provider has it, else json), native, json or markdown"}
 }
 
 // providerInfo is one row of `ask provider list`. It names the key
@@ -222,9 +241,17 @@ func providerFormatToolResult(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return inputErr(in, err)
 	}
-	_, proto, _, err := stageProtocol(c, stdio)
+	prov, proto, _, err := stageProtocol(c, stdio)
 	if err != nil {
 		return err
+	}
+	form, err := stageTextForm(c, prov)
+	if err != nil {
+		return err
+	}
+	if form != "" {
+		// One user message of <tool_result> blocks; it needs no tools.
+		proto = textproto.Wrap(proto, form, nil)
 	}
 	msgs, err := proto.FormatToolResults(results)
 	if err != nil {

@@ -5,21 +5,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/providers/command"
+	"github.com/ask-cli/ask/internal/providers/textproto"
 )
 
-// parsedReply is what `ask provider parse-tool-calls --text` prints.
+// parsedReply is what `ask provider parse-tool-calls --text` prints. Under
+// a text tool protocol it also holds the terminate flag and the fragments
+// that looked like calls but could not be read.
 type parsedReply struct {
 	Text      string               `json:"text"`
 	ToolCalls []providers.ToolCall `json:"tool_calls"`
+	Terminate bool                 `json:"terminate,omitempty"`
+	Problems  []textproto.Problem  `json:"problems,omitempty"`
 }
 
 // providerParseToolCalls reads a response the way the loop does: one JSON
 // body, or a whole recorded stream in the protocol's framing (SSE or
-// NDJSON), told apart by its first bytes.
+// NDJSON), told apart by its first bytes; for the command provider, the
+// text the program printed. Under a text tool protocol the calls are read
+// from the reply's text, for the tools a run would declare.
 func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 	if err := flagAfterArgs(c); err != nil {
 		return err
@@ -32,30 +42,86 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	if providers.IsStreamBody(in.data, proto.Framing()) {
-		err = in.checkStream(proto.Framing())
-	} else {
-		err = in.checkJSON()
-	}
+	form, err := stageTextForm(c, prov)
 	if err != nil {
 		return err
 	}
-	turn, err := providers.ParseBody(proto, in.data)
-	var apiErr *providers.APIError
-	if errors.As(err, &apiErr) && apiErr.Provider == "" {
-		apiErr.Provider = prov.Name
-	}
+	turn, err := readReply(in, prov, proto)
 	if err != nil {
-		return inputErr(in, err)
+		return err
+	}
+	var problems []textproto.Problem
+	if form != "" {
+		declared, err := stageTools(c, stdio)
+		if err != nil {
+			return err
+		}
+		problems = textproto.Wrap(proto, form, declared).Read(turn)
+		if !c.Bool("quiet") {
+			for _, p := range problems {
+				fmt.Fprintf(stdio.Err, "ask: %s: call %d of the reply could not be read and is left out: %s\n", in.name, p.Call, strings.Join(strings.Fields(p.Message), " "))
+			}
+		}
 	}
 	calls := turn.Calls
 	if calls == nil {
 		calls = []providers.ToolCall{}
 	}
 	if c.Bool("text") {
-		return writeStageValue(stdio, parsedReply{Text: turn.Text, ToolCalls: calls})
+		return writeStageValue(stdio, parsedReply{Text: turn.Text, ToolCalls: calls, Terminate: turn.Terminate, Problems: problems})
 	}
 	return writeStageValue(stdio, calls)
+}
+
+// readReply reads a stage's input as the provider's reply. A command
+// model's reply is the text it printed, cleaned of terminal control as a
+// run cleans it; any other is a JSON body or a recorded stream, checked
+// first so that a fault is reported with its position.
+func readReply(in stageInput, prov catalog.Provider, proto providers.Protocol) (*providers.Turn, error) {
+	if prov.Protocol == "command" {
+		text := command.Clean(in.data)
+		if strings.TrimSpace(text) == "" {
+			return nil, usageErr("%s is empty: expected the text the command model printed", in.name)
+		}
+		return proto.ParseResponse([]byte(text))
+	}
+	stream := providers.IsStreamBody(in.data, proto.Framing())
+	var err error
+	if stream {
+		err = in.checkStream(proto.Framing())
+	} else {
+		err = in.checkJSON()
+	}
+	if err != nil {
+		return nil, err
+	}
+	turn, err := providers.ParseBody(proto, in.data)
+	var apiErr *providers.APIError
+	if errors.As(err, &apiErr) && apiErr.Provider == "" {
+		apiErr.Provider = prov.Name
+	}
+	switch {
+	case err == nil:
+		return turn, nil
+	case apiErr != nil || stream:
+		return nil, inputErr(in, err)
+	}
+	// A JSON value that is not a response: where it starts, and what was
+	// expected instead.
+	line, col := position(in.data, int64(len(in.data)-len(bytes.TrimLeft(in.data, " \t\r\n"))))
+	return nil, usageErr("%s: line %d, column %d: %v: expected the response body or stream of %s, as `ask provider send -p %s` prints it",
+		in.name, line, col, err, prov.Name, prov.Name)
+}
+
+// stageTools are the tools a run with the same flags would declare: the
+// ones a text tool protocol reads calls of.
+func stageTools(c *cli.Context, stdio *IO) ([]providers.Tool, error) {
+	s, cleanup, err := sessionWithoutKey(c, stdio)
+	defer cleanup()
+	if err != nil {
+		return nil, err
+	}
+	return s.declared, nil
 }
 
 // checkStream checks that every event of a recorded stream holds one JSON

@@ -41,7 +41,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	if err := in.checkJSON(); err != nil {
+	if err := in.checkRequestBody(); err != nil {
 		return err
 	}
 	prov, proto, rc, err := stageProtocol(c, stdio)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -88,7 +89,74 @@ func (in stageInput) decode(v any) error {
 	if err != nil {
 		return usageErr("%s: %v", in.name, err)
 	}
+	return in.checkEntries(v)
+}
+
+// checkEntries checks the entries of a standardized array (DESIGN §2) for
+// what the next stage needs, naming the first faulty entry (counted from
+// 0, as jq does), its line and column.
+func (in stageInput) checkEntries(v any) error {
+	var check func(e gjson.Result) (at gjson.Result, fault string)
+	switch v.(type) {
+	case *[]providers.ToolCall:
+		check = func(e gjson.Result) (gjson.Result, string) {
+			if e.Get("name").String() == "" {
+				return e, `"name" is missing or empty: each call needs {"id", "name", "arguments"}`
+			}
+			return e, ""
+		}
+	case *[]providers.ToolResult:
+		check = func(e gjson.Result) (gjson.Result, string) {
+			if e.Get("id").String() == "" {
+				return e, `"id" is missing or empty: each result needs the id of the call it answers`
+			}
+			return e, ""
+		}
+	case *[]standardTool:
+		check = func(e gjson.Result) (gjson.Result, string) {
+			if t := e.Get("type"); t.String() != "" && t.String() != "function" {
+				return t, fmt.Sprintf(`"type" is %s, expected "function"`, t.Raw)
+			}
+			if e.Get("function.name").String() == "" {
+				return e, `"function.name" is missing or empty: each tool needs {"type": "function", "function": {"name", "description", "parameters"}}`
+			}
+			return e, ""
+		}
+	default:
+		return nil
+	}
+	for i, e := range gjson.ParseBytes(in.data).Array() {
+		if at, fault := check(e); fault != "" {
+			line, col := position(in.data, int64(at.Index))
+			return usageErr("%s: line %d, column %d: entry %d: %s", in.name, line, col, i, fault)
+		}
+	}
 	return nil
+}
+
+// checkRequestBody checks that the input is one JSON object, as every
+// provider's request body is.
+func (in stageInput) checkRequestBody() error {
+	if err := in.checkJSON(); err != nil {
+		return err
+	}
+	v := gjson.ParseBytes(in.data)
+	if v.IsObject() {
+		return nil
+	}
+	var kind string
+	switch {
+	case v.IsArray():
+		kind = "a JSON array"
+	case v.Type == gjson.Number:
+		kind = "a JSON number"
+	case v.Type == gjson.String:
+		kind = "a JSON string"
+	default:
+		kind = "JSON " + v.Raw // null, true, false
+	}
+	line, col := position(in.data, int64(v.Index))
+	return usageErr("%s: line %d, column %d: the request body is %s, expected a JSON object (ask provider request prints one)", in.name, line, col, kind)
 }
 
 // syntaxPosition is the line and column of the byte a syntax error is

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -16,9 +18,11 @@ var faultAt = regexp.MustCompile(`line (\d+), column (\d+)`)
 
 // FuzzStageInputChecks feeds arbitrary input to the checks every stage
 // runs before a protocol sees it: they never panic, accept exactly what
-// the JSON decoder accepts, and point inside (or just past) the input.
+// the JSON decoder accepts (a request body: exactly the objects), and
+// point inside (or just past) the input, entry checks included.
 func FuzzStageInputChecks(f *testing.F) {
-	for _, seed := range []string{"", "[]", `{"a":}`, "data: {}\n\ndata: [DONE]\n\n", "{\"done\":true}\n{\"x\":", "data: {\"a\":\ndata: 1}\r\n\r\n", "\xff\xfe"} {
+	for _, seed := range []string{"", "[]", `{"a":}`, "data: {}\n\ndata: [DONE]\n\n", "{\"done\":true}\n{\"x\":", "data: {\"a\":\ndata: 1}\r\n\r\n", "\xff\xfe",
+		"null", " [1,2]", "[{\"id\":\"\"},\n null]", "[{\"type\":\"x\"}]"} {
 		f.Add([]byte(seed))
 	}
 	for _, name := range []string{"openai-chat/llm-gpt4omini-tool-stream.sse", "ollama/fantasy-pr63-gptoss120b-tool-stream.ndjson", "anthropic/sdkgo-tool-call.json"} {
@@ -33,7 +37,15 @@ func FuzzStageInputChecks(f *testing.F) {
 			t.Fatalf("checkJSON(%q) = %v, json.Valid says %v", data, err, json.Valid(data))
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1
-		for _, check := range []error{err, in.checkStream(providers.SSE), in.checkStream(providers.NDJSON)} {
+		var calls []providers.ToolCall
+		var results []providers.ToolResult
+		var tools []standardTool
+		body := in.checkRequestBody()
+		if (body == nil) != (err == nil && gjson.ParseBytes(data).IsObject()) {
+			t.Fatalf("checkRequestBody(%q) = %v", data, body)
+		}
+		for _, check := range []error{err, in.checkStream(providers.SSE), in.checkStream(providers.NDJSON),
+			body, in.decode(&calls), in.decode(&results), in.decode(&tools)} {
 			if check == nil {
 				continue
 			}
@@ -45,7 +57,5 @@ func FuzzStageInputChecks(f *testing.F) {
 				}
 			}
 		}
-		var calls []providers.ToolCall
-		_ = in.decode(&calls)
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -248,5 +249,109 @@ func TestRequestIsWhatTheLoopSends(t *testing.T) {
 				t.Errorf("provider request printed\n%s\nthe loop sent\n%s", got, want.String())
 			}
 		})
+	}
+}
+
+// TestParseToolCallsTextProtocolGoldens reads replies written under the
+// text tool protocol (testdata/stages/textproto) in every wire protocol's
+// body or stream, and a command model's printed text, as a run reads them.
+func TestParseToolCallsTextProtocolGoldens(t *testing.T) {
+	tests := []struct {
+		file, provider string
+		flags          []string
+		wantNotes      int // lines on stderr: one per call left out
+	}{
+		{"openai.json", "openai", []string{"--tool-protocol", "json"}, 0},
+		{"openai.sse", "openai", []string{"--tool-protocol", "json"}, 0},
+		{"anthropic.json", "anthropic", []string{"--tool-protocol", "json"}, 1},
+		{"gemini.json", "gemini", []string{"--tool-protocol", "markdown"}, 0}, // every form is read, whichever is taught
+		{"ollama.ndjson", "ollama", []string{"--tool-protocol", "json"}, 0},
+		{"openai-responses.json", "openai-responses", []string{"--tool-protocol", "json"}, 0},
+		{"command.txt", "command", nil, 0}, // auto: json, the command provider has no native tools
+		{"command-markdown.txt", "command", []string{"--tool-protocol", "markdown"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			body := readTestdata(t, "stages/textproto/"+tt.file)
+			args := append([]string{"provider", "parse-tool-calls", "-p", tt.provider}, tt.flags...)
+			r := runAsk(t, askEnv{stdin: body, wd: t.TempDir()}, append(args, "--text")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			golden(t, "parse-tool-calls-text/"+strings.TrimSuffix(tt.file, filepath.Ext(tt.file))+"-"+filepath.Ext(tt.file)[1:], []byte(r.stdout))
+			if n := strings.Count(r.stderr, "\n"); n != tt.wantNotes || n > 0 && !strings.Contains(r.stderr, "could not be read and is left out") {
+				t.Errorf("stderr = %q, want %d notes of calls left out", r.stderr, tt.wantNotes)
+			}
+			var withText parsedReply
+			if err := json.Unmarshal([]byte(r.stdout), &withText); err != nil {
+				t.Fatal(err)
+			}
+			if len(withText.ToolCalls) == 0 {
+				t.Error("no calls read")
+			}
+			plain := runAsk(t, askEnv{stdin: body, wd: t.TempDir()}, append(args, "-q")...)
+			calls, err := providers.ParseToolCallsJSON([]byte(plain.stdout))
+			if plain.code != 0 || err != nil || plain.stderr != "" {
+				t.Fatalf("without --text, with -q: exit %d, %v, stderr %q", plain.code, err, plain.stderr)
+			}
+			if fmt.Sprint(calls) != fmt.Sprint(withText.ToolCalls) {
+				t.Errorf("without --text: %+v, with it %+v", calls, withText.ToolCalls)
+			}
+		})
+	}
+}
+
+// Without --tool-protocol, an HTTP provider's reply is read for native
+// calls only: a call written in the text is text.
+func TestParseToolCallsNativeIgnoresTextCalls(t *testing.T) {
+	body := readTestdata(t, "stages/textproto/openai.json")
+	for _, flags := range [][]string{nil, {"--tool-protocol", "auto"}, {"--tool-protocol", "native"}} {
+		r := runAsk(t, askEnv{stdin: body}, append([]string{"provider", "parse-tool-calls", "-p", "openai"}, flags...)...)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want []", flags, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// The text protocol reads calls of the tools the mode and tool flags
+// declare, as `ask provider request` declared them.
+func TestParseToolCallsTextProtocolFollowsTheMode(t *testing.T) {
+	reply := `{"tool": "write_file", "parameters": {"path": "a", "content": "b"}}`
+	agent := runAsk(t, askEnv{stdin: reply}, "provider", "parse-tool-calls", "-p", "command", "--text")
+	ask := runAsk(t, askEnv{stdin: reply}, "provider", "parse-tool-calls", "-p", "command", "--mode", "ask", "--text")
+	if agent.code != 0 || !strings.Contains(agent.stdout, `"name":"write_file"`) {
+		t.Errorf("agent mode: exit %d, %s %s", agent.code, agent.stdout, agent.stderr)
+	}
+	if ask.code != 0 || !strings.Contains(ask.stdout, `"tool_calls":[]`) || !strings.Contains(ask.stdout, `unknown tool \"write_file\"; the tools are: read_file, list_directory, search`) {
+		t.Errorf("ask mode: exit %d, %s %s", ask.code, ask.stdout, ask.stderr)
+	}
+}
+
+// TestFormatToolResultTextProtocolGoldens pins the user message a run
+// sends back under a text tool protocol, for every wire protocol.
+func TestFormatToolResultTextProtocolGoldens(t *testing.T) {
+	results := readTestdata(t, "stages/results.json")
+	for _, p := range append(protocolProviders, "command") {
+		t.Run(p, func(t *testing.T) {
+			r := runAsk(t, askEnv{stdin: results}, "provider", "format-tool-result", "-p", p, "--tool-protocol", "json")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			golden(t, "format-tool-result/text-"+p, []byte(r.stdout))
+			// The results read the same whichever form was taught.
+			md := runAsk(t, askEnv{stdin: results}, "provider", "format-tool-result", "-p", p, "--tool-protocol", "markdown")
+			if md.code != 0 || md.stdout != r.stdout {
+				t.Errorf("markdown: exit %d, %s; json gave %s", md.code, md.stdout, r.stdout)
+			}
+		})
+	}
+	// native (and auto, for a provider that has it) is the provider's own
+	// format, as without the flag.
+	for _, flag := range []string{"native", "auto"} {
+		r := runAsk(t, askEnv{stdin: results}, "provider", "format-tool-result", "-p", "anthropic", "--tool-protocol", flag)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", flag, r.code, r.stderr)
+		}
+		golden(t, "format-tool-result/anthropic", []byte(r.stdout))
 	}
 }

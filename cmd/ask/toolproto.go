@@ -37,11 +37,9 @@ const (
 //     provider answers that the model "does not support tools", the run
 //     switches to json once, with a note on stderr.
 func useToolProtocol(c *cli.Context, stdio *IO, s *session) error {
-	choice := firstNonEmpty(c.String("tool-protocol"), toolProtoAuto)
-	switch choice {
-	case toolProtoAuto, toolProtoNative, toolProtoJSON, toolProtoMarkdown:
-	default:
-		return usageErr("--tool-protocol %q: choose auto, native, json or markdown", choice)
+	choice, err := toolProtocolChoice(c)
+	if err != nil {
+		return err
 	}
 	prov, err := catalog.Lookup(s.provider)
 	if err != nil {
@@ -75,6 +73,38 @@ func useToolProtocol(c *cli.Context, stdio *IO, s *session) error {
 			notes: stdio.Err, quiet: c.Bool("quiet"), clearLine: stdio.ErrTTY}
 	}
 	return nil
+}
+
+// toolProtocolChoice is the value of --tool-protocol, checked.
+func toolProtocolChoice(c *cli.Context) (string, error) {
+	choice := firstNonEmpty(c.String("tool-protocol"), toolProtoAuto)
+	switch choice {
+	case toolProtoAuto, toolProtoNative, toolProtoJSON, toolProtoMarkdown:
+		return choice, nil
+	}
+	return "", usageErr("--tool-protocol %q: choose auto, native, json or markdown", choice)
+}
+
+// stageTextForm is the text tool protocol a provider stage works in under
+// --tool-protocol, meaning what it means for a run: json and markdown
+// name a form; auto is json for a provider without native tool calling
+// (the command provider) and native otherwise. "" means native.
+func stageTextForm(c *cli.Context, prov catalog.Provider) (textproto.Form, error) {
+	choice, err := toolProtocolChoice(c)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case choice == toolProtoJSON:
+		return textproto.JSON, nil
+	case choice == toolProtoMarkdown:
+		return textproto.Markdown, nil
+	case prov.NativeTools:
+		return "", nil
+	case choice == toolProtoNative:
+		return "", usageErr("--tool-protocol native: %s has no native tool calling; use json or markdown", prov.Name)
+	}
+	return textproto.JSON, nil
 }
 
 // useCommand makes a command model the session's model. It always speaks

@@ -20,11 +20,17 @@
 // The text outside calls is the model's message to the user. <think>
 // blocks are dropped. A fragment that looks like a call but cannot be run
 // (invalid or cut-off JSON, an unknown tool, a missing required parameter,
-// a value of the wrong type) is a Problem; the Protocol wrapper turns the
-// problems of a reply without calls into Turn.Invalid, which the loop sends
-// back as a user message, and three such replies in a row stop the run.
-// A reply with runnable calls as well runs them; the loop answers it with
-// their results only, so its problems go unreported.
+// a value of the wrong type) is a Problem. Every attempted call is
+// answered (DESIGN §5):
+//
+//   - a reply whose calls all fail to parse becomes Turn.Invalid, a
+//     correction giving each error and the form expected, which the loop
+//     sends back as a user message; three such replies in a row stop the
+//     run;
+//   - a reply with runnable calls as well runs them, and its broken calls
+//     are answered in the same results message, each by an error result in
+//     its place giving the error and the form expected. Such a reply is not
+//     a parse failure, since something ran: it resets the count of three.
 //
 // Results go back as one user message in the format of FormatResults.
 package textproto

@@ -101,18 +101,24 @@ func Correction(problems []Problem, tools []providers.Tool, form Form) string {
 			named = pr.Tool
 		}
 	}
+	b.WriteString(expectedForm(p, named, form))
+	b.WriteString("\nThe tools are: " + strings.Join(p.names, ", ") + ". To answer without a tool, reply with plain text only.")
+	return b.String()
+}
+
+// expectedForm tells the model how to write a call in form, with the
+// usage of the tool named when it is a declared one.
+func expectedForm(p *parser, named string, form Form) string {
 	if form == Markdown {
 		example := "TOOL ARGUMENTS"
 		if spec, ok := p.specs[named]; ok {
 			example = spec.usage
 		}
-		b.WriteString("To call a tool, write a fenced bash block holding one line per call:\n```bash\n" + example + "\n```")
-	} else {
-		b.WriteString("To call a tool, write one JSON object in exactly this form:\n" + strictExample)
-		if _, ok := p.tools[named]; ok {
-			b.WriteString("\nFor " + named + ": " + signature(named, p.schemas[named]))
-		}
+		return "To call a tool, write a fenced bash block holding one line per call:\n```bash\n" + example + "\n```"
 	}
-	b.WriteString("\nThe tools are: " + strings.Join(p.names, ", ") + ". To answer without a tool, reply with plain text only.")
-	return b.String()
+	s := "To call a tool, write one JSON object in exactly this form:\n" + strictExample
+	if _, ok := p.tools[named]; ok {
+		s += "\nFor " + named + ": " + signature(named, p.schemas[named])
+	}
+	return s
 }

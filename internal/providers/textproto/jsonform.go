@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -31,15 +32,15 @@ func (p *parser) object(s string, j, hi int, tagged bool) ([]span, int) {
 		// would make text full of braces quadratic.
 		head := s[j:min(hi, j+headLen)]
 		if tagged || p.looksLikeCall(head) {
-			return []span{{start: j, end: hi, problems: []Problem{{Tool: p.namedTool(head),
-				Message: "the JSON of the call ends before its closing brace (was the reply cut off?)"}}}}, hi
+			return []span{broken(j, hi, Problem{Tool: p.namedTool(head),
+				Message: "the JSON of the call ends before its closing brace (was the reply cut off?)"})}, hi
 		}
 		return nil, j + 1
 	}
 	raw := s[j:e]
 	if !gjson.Valid(raw) {
 		if tagged || p.looksLikeCall(raw) {
-			return []span{{start: j, end: e, problems: []Problem{{Tool: p.namedTool(raw), Message: "the call is not valid JSON: " + jsonError(raw)}}}}, e
+			return []span{broken(j, e, Problem{Tool: p.namedTool(raw), Message: "the call is not valid JSON: " + jsonError(raw)})}, e
 		}
 		return nil, j + 1
 	}
@@ -52,14 +53,7 @@ func (p *parser) object(s string, j, hi int, tagged bool) ([]span, int) {
 	for ticks < j && ticks < len(s)-e && s[j-ticks-1] == '`' && s[e+ticks] == '`' {
 		ticks++
 	}
-	start, end := j-ticks, e+ticks
-	sp := span{start: start, end: end}
-	if problem != nil {
-		sp.problems = []Problem{*problem}
-	} else {
-		sp.calls = []call{c}
-	}
-	return []span{sp}, e
+	return []span{attempt(j-ticks, e+ticks, c, problem)}, e
 }
 
 // array reads a JSON array of calls that opens at s[j]. An array holding
@@ -79,9 +73,9 @@ func (p *parser) array(s string, j, hi int) ([]span, int) {
 			return nil, j + 1
 		}
 		if problem != nil {
-			sp.problems = append(sp.problems, *problem)
+			sp.addProblem(*problem)
 		} else {
-			sp.calls = append(sp.calls, c)
+			sp.addCall(c)
 		}
 	}
 	return []span{sp}, e
@@ -173,16 +167,23 @@ func (p *parser) unknownTool(name string) string {
 	return fmt.Sprintf("unknown tool %q; the tools are: %s", shortText(name, 64), strings.Join(p.names, ", "))
 }
 
+// The patterns that find a tool's name in broken JSON, compiled on first
+// use.
 var (
-	toolKey   = regexp.MustCompile(`["']tool["']\s*:`)
-	toolValue = regexp.MustCompile(`["']tool["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']`)
-	nameValue = regexp.MustCompile(`["']name["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']`)
+	toolKey   = lazyRegexp(`["']tool["']\s*:`)
+	toolValue = lazyRegexp(`["']tool["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']`)
+	nameValue = lazyRegexp(`["']name["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']`)
 )
+
+// lazyRegexp compiles expr the first time it is needed.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // looksLikeCall tells a broken call from broken data: it names "tool", or
 // names a known tool under "name".
 func (p *parser) looksLikeCall(raw string) bool {
-	return strings.Contains(raw, "tool") && toolKey.MatchString(raw) || p.namedTool(raw) != ""
+	return strings.Contains(raw, "tool") && toolKey().MatchString(raw) || p.namedTool(raw) != ""
 }
 
 // namedTool finds a known tool named in broken JSON, for the correction.
@@ -190,7 +191,7 @@ func (p *parser) namedTool(raw string) string {
 	if !strings.Contains(raw, "tool") && !strings.Contains(raw, "name") {
 		return "" // the regular expressions are slow on long text
 	}
-	for _, re := range []*regexp.Regexp{toolValue, nameValue} {
+	for _, re := range []*regexp.Regexp{toolValue(), nameValue()} {
 		if m := re.FindStringSubmatch(raw); m != nil {
 			if _, ok := p.tools[m[1]]; ok {
 				return m[1]

@@ -3,6 +3,7 @@ package textproto_test
 import (
 	"context"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -120,5 +121,110 @@ func TestLoopTerminate(t *testing.T) {
 	res, _, _ = runText(t, textproto.JSON, false, `{"tool": "read_file", "parameters": {"path": "v"}, "terminate": true}`)
 	if res.Status != loop.StatusCompleted || res.Answer != "read_file ran" {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// resultBlock is one <tool_result> block of a results message: its opening
+// tag and its content.
+type resultBlock struct{ tag, content string }
+
+func resultBlocks(t *testing.T, msg string) []resultBlock {
+	t.Helper()
+	var blocks []resultBlock
+	for _, part := range strings.Split(msg, "</tool_result>") {
+		part = strings.TrimPrefix(part, "\n")
+		if part == "" {
+			continue
+		}
+		tag, content, ok := strings.Cut(part, "\n")
+		if !ok || !strings.HasPrefix(tag, "<tool_result ") {
+			t.Fatalf("not a results message: %q", msg)
+		}
+		blocks = append(blocks, resultBlock{tag, content})
+	}
+	return blocks
+}
+
+// A reply with runnable calls and broken ones runs the runnable ones and
+// answers every call, in the reply's order: the broken ones with the error
+// and the form expected.
+func TestLoopAnswersBrokenCallsAmongResults(t *testing.T) {
+	reply := "I'll read them.\n" +
+		`{"tool": "read_file", "parameters": {"path": "a.txt"}}` + "\n" +
+		`{"tool": "cat", "parameters": {"file": "b.txt"}}` + "\n" +
+		`{"tool": "write_file", "parameters": {"path": "c"}}` + "\n" +
+		`{"tool": "read_file", "parameters": {"path": 3}}` + "\n" +
+		`{"tool": "read_file", "parameters": {"path": "d.txt",}}` + "\n" +
+		`{"tool": "read_file", "parameters": {"path": "e.txt"}}`
+	for _, stream := range []bool{false, true} {
+		res, box, reqs := runText(t, textproto.JSON, stream, reply, "Done.")
+		if res.Status != loop.StatusCompleted || res.Answer != "Done." || len(reqs) != 2 {
+			t.Fatalf("stream=%v: result %+v, %d requests", stream, res, len(reqs))
+		}
+		ran := append([]string{}, box.calls...)
+		sort.Strings(ran) // the calls run concurrently
+		if want := []string{`read_file {"path": "a.txt"}`, `read_file {"path": "e.txt"}`}; strings.Join(ran, "|") != strings.Join(want, "|") {
+			t.Errorf("ran %q, want %q", ran, want)
+		}
+		blocks := resultBlocks(t, lastUser(reqs[1]))
+		want := []struct{ tag, content string }{
+			{`<tool_result call="1" tool="read_file">`, "read_file ran"},
+			{`<tool_result call="2" error="true">`, `unknown tool "cat"`},
+			{`<tool_result call="3" tool="write_file" error="true">`, `missing required parameter "content"`},
+			{`<tool_result call="4" tool="read_file" error="true">`, `"path" must be`},
+			{`<tool_result call="5" tool="read_file" error="true">`, "not valid JSON"},
+			{`<tool_result call="6" tool="read_file">`, "read_file ran"},
+		}
+		if len(blocks) != len(want) {
+			t.Fatalf("stream=%v: %d results, want %d:\n%s", stream, len(blocks), len(want), lastUser(reqs[1]))
+		}
+		for i, w := range want {
+			b := blocks[i]
+			if b.tag != w.tag || !strings.Contains(b.content, w.content) {
+				t.Errorf("result %d = %s %q, want %s holding %q", i+1, b.tag, b.content, w.tag, w.content)
+			}
+			if strings.Contains(w.tag, "error") {
+				if !strings.HasPrefix(b.content, "This call could not be read and did not run: ") || !strings.Contains(b.content, `{"tool": "TOOL_NAME", "parameters": {"NAME": "VALUE"}, "terminate": false}`) {
+					t.Errorf("result %d does not give the error and the form expected: %q", i+1, b.content)
+				}
+			}
+		}
+		if !strings.Contains(blocks[2].content, "For write_file: write_file(path: string") {
+			t.Errorf("the write_file error does not show its parameters: %q", blocks[2].content)
+		}
+	}
+}
+
+// The markdown form answers a bash block's broken lines the same way.
+func TestLoopAnswersBrokenMarkdownCalls(t *testing.T) {
+	res, box, reqs := runText(t, textproto.Markdown, false,
+		"```bash\nwrite_file\n```\nand\n```bash\nread_file a.txt\n```", "Done.")
+	if res.Status != loop.StatusCompleted || len(box.calls) != 1 || box.calls[0] != `read_file {"path":"a.txt"}` {
+		t.Fatalf("result %+v, calls %q", res, box.calls)
+	}
+	blocks := resultBlocks(t, lastUser(reqs[1]))
+	if len(blocks) != 2 || blocks[0].tag != `<tool_result call="1" tool="write_file" error="true">` ||
+		!strings.Contains(blocks[0].content, `missing required parameter "path"`) || !strings.Contains(blocks[0].content, "```bash\nwrite_file ") ||
+		blocks[1].tag != `<tool_result call="2" tool="read_file">` {
+		t.Errorf("results message = %q", lastUser(reqs[1]))
+	}
+}
+
+// Only a reply whose calls all fail counts towards the three parse
+// failures that stop a run: a reply that ran something resets the count.
+func TestLoopMixedReplyIsNotAParseFailure(t *testing.T) {
+	bad := `{"tool": "cat", "parameters": {}}`
+	mixed := bad + "\n" + `{"tool": "read_file", "parameters": {"path": "a.txt"}}`
+	res, box, reqs := runText(t, textproto.JSON, false, bad, bad, mixed, bad, bad, "done")
+	if res.Status != loop.StatusCompleted || res.Answer != "done" || res.Steps != 6 || len(box.calls) != 1 {
+		t.Fatalf("result %+v, calls %q", res, box.calls)
+	}
+	// All-bad replies are answered with the correction, the mixed one with
+	// results.
+	if got := lastUser(reqs[2]); !strings.HasPrefix(got, "Your reply tried to call a tool") {
+		t.Errorf("answer to the second bad reply = %q", got)
+	}
+	if got := lastUser(reqs[3]); !strings.HasPrefix(got, `<tool_result call="1" error="true">`) || !strings.Contains(got, `<tool_result call="2" tool="read_file">`) {
+		t.Errorf("answer to the mixed reply = %q", got)
 	}
 }

@@ -30,7 +30,7 @@ func (c *bashCommand) openHeredoc() *heredoc {
 // bash reads a fenced shell block as calls: each line whose first word
 // names a tool is a call. ok is false when the block is an ordinary shell
 // snippet (its first command is not a tool), which stays text.
-func (p *parser) bash(content string) (calls []call, problems []Problem, ok bool) {
+func (p *parser) bash(content string) (attempts []found, ok bool) {
 	lines := strings.Split(strings.ReplaceAll(content, "\r\n", "\n"), "\n")
 	var cmds []*bashCommand
 	var cur *bashCommand
@@ -60,10 +60,10 @@ func (p *parser) bash(content string) (calls []call, problems []Problem, ok bool
 		word, rest := firstWord(t)
 		if _, known := p.tools[word]; !known {
 			if cur == nil {
-				return nil, nil, false
+				return nil, false
 			}
-			return nil, []Problem{{Tool: cur.tool, Message: fmt.Sprintf(
-				"the line %q in the bash block does not start with a tool name: write one call a line, TOOL ARGUMENTS", shortText(t, 60))}}, true
+			return []found{{problem: &Problem{Tool: cur.tool, Message: fmt.Sprintf(
+				"the line %q in the bash block does not start with a tool name: write one call a line, TOOL ARGUMENTS", shortText(t, 60))}}}, true
 		}
 		for strings.HasSuffix(rest, `\`) && i+1 < len(lines) {
 			i++
@@ -76,17 +76,13 @@ func (p *parser) bash(content string) (calls []call, problems []Problem, ok bool
 		cmds = append(cmds, cur)
 	}
 	if len(cmds) == 0 {
-		return nil, nil, false
+		return nil, false
 	}
 	for _, c := range cmds {
 		got, problem := p.bashCall(c)
-		if problem != nil {
-			problems = append(problems, *problem)
-			continue
-		}
-		calls = append(calls, got)
+		attempts = append(attempts, found{call: got, problem: problem})
 	}
-	return calls, problems, true
+	return attempts, true
 }
 
 // bashCall maps one command's words onto the tool's parameters.

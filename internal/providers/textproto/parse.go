@@ -1,7 +1,6 @@
 package textproto
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -22,6 +21,10 @@ type Result struct {
 // Problem is one fragment of a reply that looked like a tool call but was
 // not one the loop can run.
 type Problem struct {
+	// Call is the fragment's place among the reply's attempted calls,
+	// runnable or not, counted from 1: the number its error result has in
+	// the results message (FormatResults).
+	Call    int    `json:"call"`
 	Tool    string `json:"tool,omitempty"` // the tool it named, when it named a known one
 	Message string `json:"message"`
 }
@@ -46,8 +49,35 @@ type call struct {
 // call, or hidden reasoning.
 type span struct {
 	start, end int
-	calls      []call
-	problems   []Problem
+	found      []found // calls and broken calls, in the order they appear
+}
+
+// found is one attempted call: a call, or the problem that kept a
+// fragment from being one.
+type found struct {
+	call    call
+	problem *Problem
+}
+
+func (sp *span) addCall(c call)       { sp.found = append(sp.found, found{call: c}) }
+func (sp *span) addProblem(p Problem) { sp.found = append(sp.found, found{problem: &p}) }
+
+// attempt is the span of one attempted call: c, or problem when it is set.
+func attempt(start, end int, c call, problem *Problem) span {
+	sp := span{start: start, end: end}
+	if problem != nil {
+		sp.addProblem(*problem)
+	} else {
+		sp.addCall(c)
+	}
+	return sp
+}
+
+// broken is the span of a fragment that is only a problem.
+func broken(start, end int, p Problem) span {
+	sp := span{start: start, end: end}
+	sp.addProblem(p)
+	return sp
 }
 
 type parser struct {
@@ -127,12 +157,18 @@ func Parse(reply string, tools []providers.Tool) Result {
 	for _, sp := range spans {
 		writeJoined(&text, reply[at:sp.start])
 		at = sp.end
-		for _, c := range sp.calls {
+		for _, f := range sp.found {
+			if f.problem != nil {
+				pr := *f.problem
+				pr.Call = len(res.Calls) + len(res.Problems) + 1
+				res.Problems = append(res.Problems, pr)
+				continue
+			}
+			c := f.call
 			res.Calls = append(res.Calls, providers.ToolCall{
 				ID: providers.GeneratedID([]byte(reply), len(res.Calls)), Name: c.name, Arguments: c.args})
 			res.Terminate = res.Terminate || c.terminate
 		}
-		res.Problems = append(res.Problems, sp.problems...)
 	}
 	writeJoined(&text, reply[at:])
 	res.Text = tidy(text.String())
@@ -148,12 +184,14 @@ func writeJoined(b *strings.Builder, piece string) {
 	b.WriteString(piece)
 }
 
-var blankLines = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+// blankLines is compiled on first use, like every regular expression of
+// the package, so that a run without the text protocol does not pay for it.
+var blankLines = lazyRegexp(`\n[ \t]*\n(?:[ \t]*\n)+`)
 
 // tidy closes the gaps that removed calls leave behind.
 func tidy(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.TrimSpace(blankLines.ReplaceAllString(s, "\n\n"))
+	return strings.TrimSpace(blankLines().ReplaceAllString(s, "\n\n"))
 }
 
 // marker kinds, the places where a call may start.
@@ -295,12 +333,12 @@ func (p *parser) fence(s string, j, hi int) ([]span, int) {
 		k = lineEnd + 1
 	}
 
-	whole := func(calls []call, problems []Problem) []span {
-		return []span{{start: j, end: end, calls: calls, problems: problems}}
+	whole := func(found []found) []span {
+		return []span{{start: j, end: end, found: found}}
 	}
 	if shellLangs[lang] || lang == "" {
-		if calls, problems, ok := p.bash(s[cs:ce]); ok {
-			return whole(calls, problems), end
+		if found, ok := p.bash(s[cs:ce]); ok {
+			return whole(found), end
 		}
 		if lang != "" {
 			return nil, end
@@ -316,13 +354,11 @@ func (p *parser) fence(s string, j, hi int) ([]span, int) {
 	if !onlySpaceOutside(s, cs, ce, inner) {
 		return inner, end
 	}
-	var calls []call
-	var problems []Problem
+	var all []found
 	for _, sp := range inner {
-		calls = append(calls, sp.calls...)
-		problems = append(problems, sp.problems...)
+		all = append(all, sp.found...)
 	}
-	return whole(calls, problems), end
+	return whole(all), end
 }
 
 func onlySpaceOutside(s string, lo, hi int, spans []span) bool {

@@ -2,6 +2,7 @@ package textproto
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,6 +145,8 @@ func TestCoerce(t *testing.T) {
 		want  string // "" means an error
 	}{
 		{[]string{"integer"}, " 12 ", "12"},
+		{[]string{"integer"}, "007", "7"},
+		{[]string{"integer"}, "+5", "5"},
 		{[]string{"integer"}, "1.5", ""},
 		{[]string{"number"}, "1.50", "1.5"},
 		{[]string{"boolean"}, "TRUE", "true"},
@@ -210,5 +213,102 @@ func TestParseForm(t *testing.T) {
 	}
 	if _, err := ParseForm("xml"); err == nil {
 		t.Error("ParseForm(xml) did not fail")
+	}
+}
+
+// Every attempted call has a place in the reply, runnable or not: a
+// problem's Call is that place, counted from 1 over both.
+func TestProblemsKeepTheirPlaceAmongCalls(t *testing.T) {
+	tools := testTools(t)
+	tests := []struct {
+		name, reply string
+		want        []string // "call NAME" or "problem N TOOL"
+	}{
+		{name: "bad, good", reply: `{"tool": "cat"} {"tool": "list_directory"}`,
+			want: []string{"problem 1 ", "call list_directory"}},
+		{name: "good, bad, good", reply: `{"tool": "list_directory"} {"tool": "read_file", "parameters": {}} {"tool": "now"}`,
+			want: []string{"call list_directory", "problem 2 read_file", "problem 3 "}},
+		{name: "array of good and bad", reply: `[{"tool": "list_directory"}, {"tool": "read_file", "parameters": {"path": 3}}, {"tool": "list_directory", "parameters": {"path": "a"}}]`,
+			want: []string{"call list_directory", "problem 2 read_file", "call list_directory"}},
+		{name: "invalid JSON between calls", reply: "{\"tool\": \"list_directory\"}\n{\"tool\": \"read_file\", \"parameters\": {\"path\": \"a\",}}\n{\"tool\": \"list_directory\"}",
+			want: []string{"call list_directory", "problem 2 read_file", "call list_directory"}},
+		{name: "bash block", reply: "```bash\nsearch TODO -g\nlist_directory\nsearch -x TODO\n```",
+			want: []string{"problem 1 search", "call list_directory", "problem 3 search"}},
+		{name: "tool_call tag holding two", reply: "<tool_call>\n{\"name\": \"list_directory\", \"arguments\": {}}\n{\"name\": \"nope\", \"arguments\": {}}\n</tool_call>",
+			want: []string{"call list_directory", "problem 2 "}},
+		{name: "fence then function tag", reply: "```json\n{\"tool\": \"shell\", \"parameters\": {}}\n```\n<function=list_directory></function>",
+			want: []string{"problem 1 shell", "call list_directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Parse(tt.reply, tools)
+			checkInvariants(t, res, tools)
+			got := make([]string, len(res.Calls)+len(res.Problems))
+			for _, p := range res.Problems {
+				if p.Call < 1 || p.Call > len(got) || got[p.Call-1] != "" {
+					t.Fatalf("problem %+v has no place of its own among %d attempts", p, len(got))
+				}
+				got[p.Call-1] = "problem " + strconv.Itoa(p.Call) + " " + p.Tool
+			}
+			next := 0
+			for i := range got {
+				if got[i] == "" {
+					got[i] = "call " + res.Calls[next].Name
+					next++
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("attempts = %q, want %q (problems: %s)", got, tt.want, res.Error())
+			}
+		})
+	}
+}
+
+// withErrorResults puts each broken call's error result in its place.
+func TestWithErrorResults(t *testing.T) {
+	p := newParser(testTools(t))
+	ran := func(names ...string) []providers.ToolResult {
+		var rs []providers.ToolResult
+		for _, n := range names {
+			rs = append(rs, providers.ToolResult{ID: "id_" + n, Name: n, Content: n + " ran"})
+		}
+		return rs
+	}
+	tests := []struct {
+		name     string
+		results  []providers.ToolResult
+		problems []Problem
+		want     []string // Name, or "!Name" for an error result
+	}{
+		{"first", ran("a", "b"), []Problem{{Call: 1, Message: "x"}}, []string{"!", "a", "b"}},
+		{"between", ran("a", "b"), []Problem{{Call: 2, Tool: "read_file", Message: "x"}}, []string{"a", "!read_file", "b"}},
+		{"last two", ran("a"), []Problem{{Call: 2, Message: "x"}, {Call: 3, Message: "y"}}, []string{"a", "!", "!"}},
+		{"every other", ran("a", "b"), []Problem{{Call: 1, Message: "x"}, {Call: 3, Message: "y"}, {Call: 5, Message: "z"}}, []string{"!", "a", "!", "b", "!"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range withErrorResults(tt.results, tt.problems, p, JSON) {
+				switch {
+				case r.IsError && strings.HasPrefix(r.Content, "This call could not be read and did not run: ") && strings.Contains(r.Content, strictExample):
+					got = append(got, "!"+r.Name)
+				case r.IsError:
+					t.Errorf("error result %q lacks the error or the form expected", r.Content)
+				default:
+					got = append(got, r.Name)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("results = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A call that named no readable tool has no tool attribute.
+func TestFormatResultsWithoutToolName(t *testing.T) {
+	got := FormatResults([]providers.ToolResult{{Content: "unknown tool", IsError: true}})
+	if want := "<tool_result call=\"1\" error=\"true\">\nunknown tool\n</tool_result>"; got != want {
+		t.Errorf("FormatResults = %q, want %q", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/ask-cli/ask/internal/providers"
 )
@@ -13,10 +14,21 @@ import (
 // declares no native tools, teaches the form in the system prompt, reads
 // calls out of the reply's text, and sends results back as one user
 // message. History holds only the inner protocol's plain text messages.
+//
+// A reply with runnable calls and broken ones runs the runnable ones; the
+// broken ones are answered in the same results message, each with an error
+// result in its place (see FormatToolResults), so every call is answered.
+// To do that the protocol remembers a reply's broken calls from reading
+// it until its results are formatted; it is safe for concurrent use.
 type Protocol struct {
 	inner providers.Protocol
 	form  Form
 	tools []providers.Tool
+
+	mu sync.Mutex
+	// broken holds the problems of replies with runnable calls too, by the
+	// id of the reply's first call, until their results are formatted.
+	broken map[string][]Problem
 }
 
 var _ providers.Protocol = (*Protocol)(nil)
@@ -45,12 +57,15 @@ func (p *Protocol) UserMessage(text string) (json.RawMessage, error) {
 }
 
 // FormatToolResults implements providers.Protocol: every result of a step
-// goes back in one user message, in the format of FormatResults.
+// goes back in one user message, in the format of FormatResults. When the
+// results are those of a reply this protocol read that also held calls it
+// could not read, each of those gets an error result in its place, holding
+// what was wrong and the form expected.
 func (p *Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
 	if len(results) == 0 {
 		return nil, nil
 	}
-	msg, err := p.inner.UserMessage(FormatResults(results))
+	msg, err := p.inner.UserMessage(FormatResults(p.withBroken(results)))
 	if err != nil {
 		return nil, fmt.Errorf("tool results: %w", err)
 	}
@@ -73,7 +88,8 @@ func (p *Protocol) ParseResponse(body []byte) (*providers.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.read(t), nil
+	p.Read(t)
+	return t, nil
 }
 
 // ParseToolCalls implements providers.Protocol for a body or a whole
@@ -102,20 +118,49 @@ func (p *Protocol) Endpoint(baseURL, model string, stream bool) string {
 // Authorize implements providers.Protocol.
 func (p *Protocol) Authorize(h http.Header, key string) { p.inner.Authorize(h, key) }
 
-// read replaces a turn's text by the text outside its calls and sets the
-// calls, the terminate flag and, for a reply whose calls could not be
-// read, the correction the loop sends back. The inner protocol's messages
-// stay as they are: the model sees its own reply verbatim.
-func (p *Protocol) read(t *providers.Turn) *providers.Turn {
+// Read reads a turn of the inner protocol as the loop does: it replaces
+// the turn's text by the text outside its calls and sets the calls, the
+// terminate flag and, for a reply whose calls could not be read, the
+// correction the loop sends back; it returns the problems, each with its
+// place among the reply's calls. The inner protocol's messages stay as
+// they are: the model sees its own reply verbatim. A turn that already
+// has (native) calls is left as it is.
+//
+// A reply with runnable calls is not a parse failure, whatever else it
+// holds, since something runs: its broken calls are remembered, to be
+// answered with its results.
+func (p *Protocol) Read(t *providers.Turn) []Problem {
 	if len(t.Calls) > 0 {
-		return t // native calls despite none declared: leave them to the loop
+		return nil // native calls despite none declared: leave them to the loop
 	}
 	res := Parse(t.Text, p.tools)
 	t.Text, t.Calls, t.Terminate = res.Text, res.Calls, res.Terminate
-	if len(res.Problems) > 0 {
+	switch {
+	case len(res.Problems) == 0:
+	case len(res.Calls) == 0:
 		t.Invalid = Correction(res.Problems, p.tools, p.form)
+	default:
+		p.mu.Lock()
+		if p.broken == nil {
+			p.broken = map[string][]Problem{}
+		}
+		p.broken[res.Calls[0].ID] = res.Problems
+		p.mu.Unlock()
 	}
-	return t
+	return res.Problems
+}
+
+// withBroken puts an error result for each broken call of the reply that
+// results answer among them, in the broken call's place.
+func (p *Protocol) withBroken(results []providers.ToolResult) []providers.ToolResult {
+	p.mu.Lock()
+	problems := p.broken[results[0].ID]
+	delete(p.broken, results[0].ID)
+	p.mu.Unlock()
+	if len(problems) == 0 {
+		return results
+	}
+	return withErrorResults(results, problems, newParser(p.tools), p.form)
 }
 
 type stream struct {
@@ -135,5 +180,6 @@ func (s *stream) Turn() (*providers.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.p.read(t), nil
+	s.p.Read(t)
+	return t, nil
 }

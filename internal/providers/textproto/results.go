@@ -21,8 +21,10 @@ const resultClose = "</tool_result>"
 //
 // call is the call's position in the reply that asked for it, counted from
 // 1 (the model never sees call ids); error="true" marks a failed, denied or
-// unknown call. A closing tag inside content is written as <\/tool_result>
-// so that every block ends where it seems to.
+// unknown call, or one that could not be read. A call that named no tool
+// that could be read has no tool attribute. A closing tag inside content
+// is written as <\/tool_result> so that every block ends where it seems
+// to.
 func FormatResults(results []providers.ToolResult) string {
 	var b strings.Builder
 	for i, r := range results {
@@ -31,9 +33,12 @@ func FormatResults(results []providers.ToolResult) string {
 		}
 		b.WriteString(`<tool_result call="`)
 		b.WriteString(strconv.Itoa(i + 1))
-		b.WriteString(`" tool="`)
-		b.WriteString(attr(r.Name))
 		b.WriteByte('"')
+		if r.Name != "" {
+			b.WriteString(` tool="`)
+			b.WriteString(attr(r.Name))
+			b.WriteByte('"')
+		}
 		if r.IsError {
 			b.WriteString(` error="true"`)
 		}
@@ -51,4 +56,21 @@ func FormatResults(results []providers.ToolResult) string {
 // attr keeps a tool name from breaking out of its attribute.
 func attr(s string) string {
 	return strings.NewReplacer(`"`, "&quot;", "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
+}
+
+// withErrorResults answers a reply's broken calls: it returns the results
+// of its runnable calls with, in each broken call's place (Problem.Call),
+// an error result saying what was wrong and how to write the call.
+func withErrorResults(results []providers.ToolResult, problems []Problem, p *parser, form Form) []providers.ToolResult {
+	out := make([]providers.ToolResult, 0, len(results)+len(problems))
+	next := 0
+	for _, pr := range problems {
+		for len(out)+1 < pr.Call && next < len(results) {
+			out = append(out, results[next])
+			next++
+		}
+		out = append(out, providers.ToolResult{Name: pr.Tool, IsError: true,
+			Content: "This call could not be read and did not run: " + pr.Message + "\n" + expectedForm(p, pr.Tool, form)})
+	}
+	return append(out, results[next:]...)
 }

@@ -150,8 +150,8 @@ func coerce(tool string, p *param, word string) (json.RawMessage, error) {
 	for _, t := range types {
 		switch t {
 		case "integer":
-			if _, err := strconv.ParseInt(w, 10, 64); err == nil {
-				return json.RawMessage(w), nil
+			if n, err := strconv.ParseInt(w, 10, 64); err == nil {
+				return json.RawMessage(strconv.FormatInt(n, 10)), nil // "007" and "+5" are not JSON
 			}
 		case "number":
 			if f, err := strconv.ParseFloat(w, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {

@@ -2,7 +2,6 @@ package textproto
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 )
 
@@ -10,7 +9,7 @@ import (
 const heredocWord = "\x00heredoc\x00"
 
 // heredocOp matches <<EOF, <<'EOF', <<"EOF" and <<-EOF.
-var heredocOp = regexp.MustCompile(`<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([A-Za-z_][A-Za-z0-9_]*))`)
+var heredocOp = lazyRegexp(`<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([A-Za-z_][A-Za-z0-9_]*))`)
 
 // heredoc is one here-document a command line opened.
 type heredoc struct {
@@ -24,8 +23,9 @@ type heredoc struct {
 // returns the heredocs it opens, in order.
 func cutHeredocs(line string) (string, []*heredoc) {
 	var docs []*heredoc
-	out := heredocOp.ReplaceAllStringFunc(line, func(op string) string {
-		m := heredocOp.FindStringSubmatch(op)
+	re := heredocOp()
+	out := re.ReplaceAllStringFunc(line, func(op string) string {
+		m := re.FindStringSubmatch(op)
 		docs = append(docs, &heredoc{delim: m[2] + m[3] + m[4], stripTabs: m[1] == "-"})
 		return " " + heredocWord + " "
 	})

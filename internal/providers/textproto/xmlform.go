@@ -34,15 +34,14 @@ func (p *parser) toolCallTag(s string, j, hi int) ([]span, int) {
 	}
 	sp := span{start: j, end: end}
 	for _, in := range p.scan(s, cs, ce, false, true) {
-		sp.calls = append(sp.calls, in.calls...)
-		sp.problems = append(sp.problems, in.problems...)
+		sp.found = append(sp.found, in.found...)
 	}
-	if len(sp.calls) == 0 && len(sp.problems) == 0 {
+	if len(sp.found) == 0 {
 		msg := `<tool_call> must hold a JSON object such as {"name": "TOOL", "arguments": {...}}`
 		if !closed && strings.TrimSpace(s[cs:ce]) == "" {
 			msg = "<tool_call> is empty and never closed (was the reply cut off?)"
 		}
-		sp.problems = []Problem{{Message: msg}}
+		sp.addProblem(Problem{Message: msg})
 	}
 	return []span{sp}, end
 }
@@ -62,13 +61,7 @@ func (p *parser) functionTag(s string, j, hi int) ([]span, int) {
 		be, end = k, k+len(functionClose)
 	}
 	c, problem := p.functionCall(name, s[bs:be])
-	sp := span{start: j, end: end}
-	if problem != nil {
-		sp.problems = []Problem{*problem}
-	} else {
-		sp.calls = []call{c}
-	}
-	return []span{sp}, end
+	return []span{attempt(j, end, c, problem)}, end
 }
 
 func (p *parser) functionCall(name, body string) (call, *Problem) {
