@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/demo"
@@ -19,6 +20,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/providers/textproto"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -140,6 +142,9 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		quiet:      c.Bool("quiet"),
 		verbose:    c.Bool("verbose"),
 	}
+	if err := replayToolProtocol(stdio, s, prov, set, rt, events, c.Bool("quiet")); err != nil {
+		return err
+	}
 	runErr := s.execute(c.Context)
 	if c.Bool("check") {
 		if diffs := rt.report(); diffs != "" {
@@ -221,6 +226,67 @@ func replayTools(c *cli.Context, stdio *IO, root *tools.Root, set *records.Setti
 	return declared, reg, stop, nil
 }
 
+// replayToolProtocol puts in place the tool protocol the run used: the
+// text protocol it chose (or auto's switch to it, which the recorded
+// refusal triggers again), and for a command model, a stand-in that
+// answers from the transcript without running any program.
+func replayToolProtocol(stdio *IO, s *session, prov catalog.Provider, set *records.Settings, rt *replayTransport, events []records.Event, quiet bool) error {
+	choice := firstNonEmpty(set.ToolProtocol, toolProtoAuto)
+	if prov.Protocol != "command" {
+		return applyToolProtocol(stdio, s, prov, choice, quiet)
+	}
+	form := textproto.JSON
+	if choice == toolProtoMarkdown {
+		form = textproto.Markdown
+	}
+	s.protocol = textproto.Wrap(s.protocol, form, s.declared)
+	model := ""
+	for _, ev := range events {
+		if ev.Type == records.TypeRequest {
+			model = gjson.GetBytes(records.BodyBytes(ev.Body), "model").String()
+			break
+		}
+	}
+	s.model = &replayedCommand{rt: rt, proto: s.protocol, model: model, url: s.baseURL}
+	s.stream = false
+	return nil
+}
+
+// replayedCommand stands in for a command model: each step's reply is the
+// recorded one, and its request is checked like an HTTP request.
+type replayedCommand struct {
+	rt    *replayTransport
+	proto providers.Protocol
+	model string // the model name the run put in its requests
+	url   string
+}
+
+func (m *replayedCommand) Call(_ context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
+	req.Model = m.model
+	body, err := m.proto.BuildRequest(req)
+	if err != nil {
+		return nil, fmt.Errorf("command: build request: %w", err)
+	}
+	if h.OnRequest != nil {
+		h.OnRequest(m.url, nil, body)
+	}
+	x, err := m.rt.take(body)
+	if err != nil {
+		return nil, err
+	}
+	if h.OnResponse != nil {
+		h.OnResponse(x.status, nil, x.response)
+	}
+	turn, err := m.proto.ParseResponse(x.response)
+	if err != nil {
+		return nil, fmt.Errorf("command: %w", err)
+	}
+	if h.OnDelta != nil && turn.Text != "" {
+		h.OnDelta(turn.Text)
+	}
+	return turn, nil
+}
+
 // exchange is one recorded request and the response it got.
 type exchange struct {
 	request  []byte
@@ -262,21 +328,9 @@ func (rt *replayTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	n := rt.next
-	rt.next++
-	if n >= len(rt.exchanges) {
-		return nil, fmt.Errorf("replay: this run made request %d, but the transcript records only %d", n+1, len(rt.exchanges))
-	}
-	x := rt.exchanges[n]
-	if rt.check {
-		for _, d := range records.DiffJSON(x.request, body, 20) {
-			rt.diffs = append(rt.diffs, fmt.Sprintf("request %d: %s", n+1, d))
-		}
-	}
-	if !x.answered {
-		return nil, fmt.Errorf("replay: the recorded request %d got no response (the connection failed)", n+1)
+	x, err := rt.take(body)
+	if err != nil {
+		return nil, err
 	}
 	h := http.Header{}
 	for k, v := range x.header {
@@ -287,6 +341,28 @@ func (rt *replayTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		Header: h, Body: io.NopCloser(bytes.NewReader(x.response)), Request: req,
 		ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(x.response)),
 	}, nil
+}
+
+// take answers the next request, body, with the recorded exchange, and
+// with --check notes how body differs from the recorded request.
+func (rt *replayTransport) take(body []byte) (exchange, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := rt.next
+	rt.next++
+	if n >= len(rt.exchanges) {
+		return exchange{}, fmt.Errorf("replay: this run made request %d, but the transcript records only %d", n+1, len(rt.exchanges))
+	}
+	x := rt.exchanges[n]
+	if rt.check {
+		for _, d := range records.DiffJSON(x.request, body, 20) {
+			rt.diffs = append(rt.diffs, fmt.Sprintf("request %d: %s", n+1, d))
+		}
+	}
+	if !x.answered {
+		return exchange{}, fmt.Errorf("replay: the recorded request %d got no response (the connection failed)", n+1)
+	}
+	return x, nil
 }
 
 // report describes every difference found, or "" when the run matched.

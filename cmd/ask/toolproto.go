@@ -51,6 +51,12 @@ func useToolProtocol(c *cli.Context, stdio *IO, s *session) error {
 	if c.String("command") != "" {
 		return usageErr("--command runs a local model with --provider command; %s is reached over HTTP", prov.Name)
 	}
+	return applyToolProtocol(stdio, s, prov, choice, c.Bool("quiet"))
+}
+
+// applyToolProtocol puts the tool protocol choice in place for an HTTP
+// provider; replay calls it with the choice a transcript recorded.
+func applyToolProtocol(stdio *IO, s *session, prov catalog.Provider, choice string, quiet bool) error {
 	caller, ok := s.model.(*providers.Caller)
 	if !ok {
 		return fmt.Errorf("--tool-protocol: the session has no HTTP caller")
@@ -70,7 +76,7 @@ func useToolProtocol(c *cli.Context, stdio *IO, s *session) error {
 		sw := &switchProtocol{current: s.protocol}
 		s.protocol, caller.Protocol = sw, sw
 		s.model = &toolFallback{model: caller, proto: sw, tools: s.declared, provider: prov.Name,
-			notes: stdio.Err, quiet: c.Bool("quiet"), clearLine: stdio.ErrTTY}
+			notes: stdio.Err, quiet: quiet, clearLine: stdio.ErrTTY}
 	}
 	return nil
 }
