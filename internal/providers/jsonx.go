@@ -58,3 +58,36 @@ func SetRaw(doc []byte, path string, raw []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Field is one member of an object written by Object; a nil Value leaves
+// the member out.
+type Field struct {
+	Key   string // a literal key, written as it is: no escaping is done
+	Value json.RawMessage
+}
+
+// Object writes {"key": value, ...} in the order given, copying each value
+// once. The values must already be valid JSON: this is for a request body
+// whose large parts (the conversation) were validated piece by piece,
+// where setting them with sjson would copy the whole body once a field.
+func Object(fields ...Field) []byte {
+	n := 2
+	for _, f := range fields {
+		n += len(f.Key) + len(f.Value) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for _, f := range fields {
+		if f.Value == nil {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, f.Key...)
+		b = append(b, '"', ':')
+		b = append(b, f.Value...)
+	}
+	return append(b, '}')
+}

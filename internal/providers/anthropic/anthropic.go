@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -150,31 +151,26 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		return nil, err
 	}
 
-	body, err := providers.SetRaw([]byte(`{}`), "model", providers.Quote(r.Model))
-	if err == nil {
-		body, err = providers.Set(body, "max_tokens", maxTokens)
+	// The body is written once, in order, so that the conversation (each
+	// message validated above) is copied a single time however long it
+	// grows.
+	fields := []providers.Field{
+		{Key: "model", Value: providers.Quote(r.Model)},
+		{Key: "max_tokens", Value: json.RawMessage(strconv.Itoa(maxTokens))},
 	}
-	if err == nil && system != "" {
-		body, err = providers.SetRaw(body, "system", providers.Quote(system))
+	if system != "" {
+		fields = append(fields, providers.Field{Key: "system", Value: providers.Quote(system)})
 	}
-	if err == nil {
-		// Each message was validated above; SetRaw checks the joined
-		// array once more, which is linear.
-		body, err = providers.SetRaw(body, "messages", providers.JoinArray(r.Messages))
+	fields = append(fields,
+		providers.Field{Key: "messages", Value: providers.JoinArray(r.Messages)},
+		providers.Field{Key: "tools", Value: tools})
+	if format != nil {
+		fields = append(fields, providers.Field{Key: "output_config", Value: providers.Object(providers.Field{Key: "format", Value: format})})
 	}
-	if err == nil && tools != nil {
-		body, err = providers.SetRaw(body, "tools", tools)
+	if r.Stream {
+		fields = append(fields, providers.Field{Key: "stream", Value: json.RawMessage("true")})
 	}
-	if err == nil && format != nil {
-		body, err = providers.SetRaw(body, "output_config.format", format)
-	}
-	if err == nil && r.Stream {
-		body, err = providers.Set(body, "stream", true)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: build request: %w", err)
-	}
-	return body, nil
+	return providers.Object(fields...), nil
 }
 
 // ParseToolCalls reads the calls of a response body or a whole recorded

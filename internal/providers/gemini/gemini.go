@@ -231,24 +231,20 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		return nil, err
 	}
 
-	// Each message was validated above; SetRaw checks the joined array once
-	// more, which is linear.
-	body, err := providers.SetRaw([]byte(`{}`), "contents", providers.JoinArray(r.Messages))
-	if err == nil && system != "" {
-		var part, instr []byte
+	// The parts other than the conversation are small and built as JSON
+	// values; the body is then written once, in order, so that the
+	// conversation (each message validated above) is copied a single time
+	// however long it grows.
+	var instr, config json.RawMessage
+	if system != "" {
+		var part []byte
 		part, err = providers.SetRaw([]byte(`{}`), "text", providers.Quote(system))
 		if err == nil {
 			instr, err = providers.SetRaw([]byte(`{}`), "parts", providers.JoinArray([]json.RawMessage{part}))
 		}
-		if err == nil {
-			body, err = providers.SetRaw(body, "systemInstruction", instr)
-		}
-	}
-	if err == nil && tools != nil {
-		body, err = providers.SetRaw(body, "tools", tools)
 	}
 	if err == nil && (r.MaxTokens > 0 || responseSchema != nil) {
-		config := []byte(`{}`)
+		config = []byte(`{}`)
 		if r.MaxTokens > 0 {
 			config, err = providers.Set(config, "maxOutputTokens", r.MaxTokens)
 		}
@@ -258,14 +254,16 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 				config, err = providers.SetRaw(config, "responseSchema", responseSchema)
 			}
 		}
-		if err == nil {
-			body, err = providers.SetRaw(body, "generationConfig", config)
-		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("gemini: build request: %w", err)
 	}
-	return body, nil
+	return providers.Object(
+		providers.Field{Key: "contents", Value: providers.JoinArray(r.Messages)},
+		providers.Field{Key: "systemInstruction", Value: instr},
+		providers.Field{Key: "tools", Value: tools},
+		providers.Field{Key: "generationConfig", Value: config},
+	), nil
 }
 
 // ParseToolCalls reads the calls of a response body, a JSON array of chunks
