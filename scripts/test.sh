@@ -36,6 +36,17 @@ fi
 echo "== go vet"
 go vet ./...
 
+# The README's first command, exactly as a new user runs it: build ask and
+# replay the built-in demo, which finds the bug in the demo's cart.go.
+echo "== the README's first command"
+readme_first=$(sed -n '/^```sh$/{n;p;q}' README.md)
+demo_out=$(eval "$readme_first")
+if ! grep -q 'cart.go' <<<"$demo_out"; then
+  echo "the README's first command did not replay the demo: $readme_first" >&2
+  echo "$demo_out" >&2
+  exit 1
+fi
+
 echo "== go test -race"
 go test -race -count=1 ./...
 
