@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// signalWriter is stdout that says when it has seen want.
+type signalWriter struct {
+	mu   sync.Mutex
+	buf  strings.Builder
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// `ask provider send` prints a streamed response as it arrives: the server
+// sends the rest of its stream only once the first event is on ask's
+// stdout. A send that buffered the response would leave the server waiting
+// until its fallback, which fails the test.
+func TestSendStreamsAsItArrives(t *testing.T) {
+	first := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hel\"}}]}\n\n"
+	rest := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	out := &signalWriter{want: first, seen: make(chan struct{})}
+	buffered := make(chan bool, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		select {
+		case <-out.seen:
+			buffered <- false
+		case <-time.After(30 * time.Second): // a fallback, not a measurement
+			buffered <- true
+		}
+		io.WriteString(w, rest)
+	}))
+	defer srv.Close()
+
+	var errb strings.Builder
+	env := map[string]string{"ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+	stdio := &IO{
+		In:     strings.NewReader(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"stream":true}`),
+		Out:    out,
+		Err:    &errb,
+		Getenv: func(k string) string { return env[k] },
+		HTTP:   srv.Client(),
+		Now:    time.Now,
+		Wd:     t.TempDir(),
+	}
+	code := run(context.Background(), []string{"ask", "provider", "send", "-p", "openai"}, stdio)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, errb.String())
+	}
+	if <-buffered {
+		t.Fatal("the first event reached stdout only after the whole stream: send buffers the response")
+	}
+	if got := out.String(); got != first+rest {
+		t.Errorf("stdout %q, want the stream byte for byte", got)
+	}
+}
