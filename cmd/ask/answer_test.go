@@ -132,7 +132,7 @@ func TestMaxTokensReachesEachProtocol(t *testing.T) {
 		{"anthropic", "claude-sonnet-4-5", "max_tokens", "max_output_tokens"},
 		{"ollama", "qwen3", "options.num_predict", "max_tokens"},
 	}
-	env := map[string]string{"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test", "OPENROUTER_API_KEY": "sk-or-test", "DEEPSEEK_API_KEY": "sk-test"}
+	env := map[string]string{"OPENAI_API_KEY": "fake-test", "ANTHROPIC_API_KEY": "fake-ant-test", "OPENROUTER_API_KEY": "fake-or-test", "DEEPSEEK_API_KEY": "fake-test"}
 	for _, tt := range tests {
 		t.Run(tt.provider+" "+tt.model, func(t *testing.T) {
 			srv := fakeprovider.Start(refusal)
@@ -186,7 +186,7 @@ func TestSchemaInPromptForDeepSeek(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: `{"city":"Oslo","pop":1}`})
 	defer srv.Close()
 	dir := t.TempDir()
-	env := map[string]string{"DEEPSEEK_API_KEY": "sk-test"}
+	env := map[string]string{"DEEPSEEK_API_KEY": "fake-test"}
 	r := runAsk(t, askEnv{env: env, wd: dir}, "-p", "deepseek", "--base-url", srv.URL, "--schema", citySchema, "--transcript", filepath.Join(dir, "run.jsonl"), "q")
 	if r.code != 0 || r.stdout != `{"city":"Oslo","pop":1}`+"\n" {
 		t.Fatalf("code %d stdout %q stderr %s", r.code, r.stdout, r.stderr)

@@ -376,7 +376,7 @@ func TestContinueErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "garbage.jsonl"), []byte("not json\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "openai.jsonl"), []byte(`{"type":"run.started","provider":"openai","model":"gpt-4o-mini","settings":{"prompt":"x","system":"","max_steps":8,"timeout":"5m","stream":true,"tools":[]}}`+"\n"+
 		`{"type":"run.finished","status":"completed","answer":"y","history":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}`+"\n"), 0o644)
-	env := map[string]string{"XDG_STATE_HOME": filepath.Join(dir, "state"), "OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
+	env := map[string]string{"XDG_STATE_HOME": filepath.Join(dir, "state"), "OPENAI_API_KEY": "fake-test", "ANTHROPIC_API_KEY": "fake-ant-test"}
 	tests := []struct {
 		name    string
 		env     map[string]string

@@ -349,7 +349,7 @@ func TestConnectionRefusedIsAProviderError(t *testing.T) {
 	ln.Close()
 	transcript := filepath.Join(t.TempDir(), "run.jsonl")
 	r := runAsk(t, askEnv{env: map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": "http://" + addr,
-		"OPENAI_API_KEY": "sk-test-not-a-real-key-0000"}}, "--retries", "1", "--transcript", transcript, "hi")
+		"OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}}, "--retries", "1", "--transcript", transcript, "hi")
 	if r.code != 3 {
 		t.Errorf("exit code %d, want 3; stderr %s", r.code, r.stderr)
 	}

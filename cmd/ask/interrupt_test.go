@@ -34,7 +34,7 @@ func startAsk(t *testing.T, command string) (cmd *exec.Cmd, wd, transcript strin
 	wd, state := t.TempDir(), t.TempDir()
 	transcript = filepath.Join(t.TempDir(), "run.jsonl")
 	cmd = exec.Command(bin, "--yes", "--workdir", wd, "--transcript", transcript, "run the command")
-	cmd.Env = append(os.Environ(), "ASK_PROVIDER=openai", "ASK_BASE_URL="+srv.URL, "OPENAI_API_KEY=sk-test-not-a-real-key-0000",
+	cmd.Env = append(os.Environ(), "ASK_PROVIDER=openai", "ASK_BASE_URL="+srv.URL, "OPENAI_API_KEY=fake-test-not-a-real-key-0000",
 		"HOME="+state, "XDG_STATE_HOME="+state)
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

@@ -91,7 +91,7 @@ func cmdFakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 	h.mu.Unlock()
 	ts.Setenv("ASK_PROVIDER", "openai")
 	ts.Setenv("ASK_BASE_URL", srv.URL)
-	ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000")
+	ts.Setenv("OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
 }
 
 // cmdFakeRequests writes the request bodies the fake provider received to
@@ -141,7 +141,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	if e.server != nil {
 		env["ASK_PROVIDER"] = "openai"
 		env["ASK_BASE_URL"] = e.server.URL
-		env["OPENAI_API_KEY"] = "sk-test-not-a-real-key-0000"
+		env["OPENAI_API_KEY"] = "fake-test-not-a-real-key-0000"
 	}
 	for k, v := range e.env {
 		env[k] = v

@@ -161,7 +161,7 @@ func TestMCPEverythingThroughTheLoop(t *testing.T) {
 			t.Errorf("call %s: is_error %v, content %q; want is_error %v and %q", tt.id, c.IsError, c.Content, tt.isError, tt.contains)
 		}
 	}
-	if env := calls["env"].Content; strings.Contains(env, "must-not-reach-the-server") || strings.Contains(env, "sk-test-not-a-real-key") {
+	if env := calls["env"].Content; strings.Contains(env, "must-not-reach-the-server") || strings.Contains(env, "fake-test-not-a-real-key") {
 		t.Error("the server saw credentials")
 	}
 	if len(got.Denials) != 1 || got.Denials[0].Name != "everything__toggle-simulated-logging" {

@@ -137,7 +137,7 @@ func runAskTerminal(t *testing.T, srv *fakeprovider.Server, wd, stdin string, er
 	t.Helper()
 	var out strings.Builder
 	var errb lockedBuffer // with stderr a terminal, the status line draws from the tools' goroutines
-	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-not-a-real-key-0000"}
+	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}
 	stdio := &IO{
 		In: strings.NewReader(stdin), Out: &out, Err: &errb,
 		InTTY: stdin == "", ErrTTY: errTTY, TTYPath: ttyPath,

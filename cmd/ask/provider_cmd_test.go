@@ -16,7 +16,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 )
 
-const secretKey = "sk-test-distinctive-secret-4242"
+const secretKey = "fake-test-distinctive-secret-4242"
 
 func TestProviderListJSON(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": secretKey, "GOOGLE_API_KEY": secretKey, "OLLAMA_HOST": "gpu-box:11434"}

@@ -97,7 +97,7 @@ func TestKeysNeverShow(t *testing.T) {
 			if _, err := catalog.NewProtocol(prov.Protocol); err != nil {
 				t.Skipf("%s: %v", p.name, err)
 			}
-			key := "sk-" + p.name + "-" + secretMark + "-0123456789abcdef"
+			key := "fake-" + p.name + "-" + secretMark + "-0123456789abcdef"
 			runs := []struct {
 				name     string
 				steps    []http.Handler
@@ -201,7 +201,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 func TestSendNeverShowsTheKey(t *testing.T) {
 	for _, p := range leakProviders() {
 		t.Run(p.name, func(t *testing.T) {
-			key := "sk-" + p.name + "-" + secretMark + "-send"
+			key := "fake-" + p.name + "-" + secretMark + "-send"
 			for _, tt := range []struct {
 				name     string
 				steps    []http.Handler

@@ -61,7 +61,7 @@ func TestSendStreamsAsItArrives(t *testing.T) {
 	defer srv.Close()
 
 	var errb strings.Builder
-	env := map[string]string{"ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+	env := map[string]string{"ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key"}
 	stdio := &IO{
 		In:     strings.NewReader(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"stream":true}`),
 		Out:    out,

@@ -59,7 +59,7 @@ const precedenceConfig = `{
   "timeout": "10m",
   "providers": {
     "openai": {"base_url": "http://file.example/v1", "key_env": "WORK_OPENAI_KEY", "model": "gpt-from-file"},
-    "anthropic": {"api_key": "sk-ant-from-the-file"}
+    "anthropic": {"api_key": "fake-ant-from-the-file"}
   },
   "tools": {"allow": ["read_file"], "deny": ["shell:rm *"]},
   "profiles": {
@@ -112,10 +112,10 @@ func TestConfigPrecedence(t *testing.T) {
 			setting: "base-url", value: "http://flag/v1", source: "flag --base-url"},
 		{name: "default base URL", args: []string{"-p", "anthropic"}, setting: "base-url", value: "https://api.anthropic.com/v1", source: "default"},
 		{name: "key from the file", setting: "key", value: "set", source: fromFile},
-		{name: "key variable over the file's key", env: map[string]string{"ANTHROPIC_API_KEY": "sk-env"}, setting: "key", value: "set", source: "env ANTHROPIC_API_KEY"},
-		{name: "key_env names the variable", args: []string{"-p", "openai"}, env: map[string]string{"WORK_OPENAI_KEY": "sk-work", "OPENAI_API_KEY": "sk-personal"},
+		{name: "key variable over the file's key", env: map[string]string{"ANTHROPIC_API_KEY": "fake-env"}, setting: "key", value: "set", source: "env ANTHROPIC_API_KEY"},
+		{name: "key_env names the variable", args: []string{"-p", "openai"}, env: map[string]string{"WORK_OPENAI_KEY": "fake-work", "OPENAI_API_KEY": "fake-personal"},
 			setting: "key", value: "set", source: "env WORK_OPENAI_KEY"},
-		{name: "key_env replaces the usual variable", args: []string{"-p", "openai"}, env: map[string]string{"OPENAI_API_KEY": "sk-personal"},
+		{name: "key_env replaces the usual variable", args: []string{"-p", "openai"}, env: map[string]string{"OPENAI_API_KEY": "fake-personal"},
 			setting: "key", value: "unset", source: "needed: set WORK_OPENAI_KEY"},
 		{name: "no key needed", args: []string{"-p", "ollama"}, setting: "key", value: "unset", source: "not needed"},
 		{name: "colour from a profile", args: []string{"--profile", "local"}, setting: "color", value: "never", source: fromLocal},
@@ -161,7 +161,7 @@ func TestConfigDrivesTheRun(t *testing.T) {
   "provider": "openai",
   "no_stream": true,
   "max_tokens": 77,
-  "providers": {"openai": {"base_url": %q, "api_key": "sk-file-key-0000", "model": "model-from-file"}}
+  "providers": {"openai": {"base_url": %q, "api_key": "fake-file-key-0000", "model": "model-from-file"}}
 }`, srv.URL))
 	r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, "--json", "hello")
 	if r.code != 0 {
@@ -181,10 +181,10 @@ func TestConfigDrivesTheRun(t *testing.T) {
 	if req.Model != "model-from-file" || req.Stream || (req.MaxTokens != 77 && req.MaxCompl != 77) {
 		t.Errorf("request = %s", srv.Requests()[0])
 	}
-	if auth := srv.Headers()[0].Get("Authorization"); auth != "Bearer sk-file-key-0000" {
+	if auth := srv.Headers()[0].Get("Authorization"); auth != "Bearer fake-file-key-0000" {
 		t.Errorf("Authorization = %q, want the file's key", auth)
 	}
-	if strings.Contains(r.stdout+r.stderr, "sk-file-key") {
+	if strings.Contains(r.stdout+r.stderr, "fake-file-key") {
 		t.Errorf("the key was printed")
 	}
 }
@@ -257,7 +257,7 @@ func TestConfigFlagDefaultsShowInHelp(t *testing.T) {
 
 func TestAskConfigOutput(t *testing.T) {
 	home := t.TempDir()
-	file := writeConfig(t, home, `{"mode": "plan", "providers": {"anthropic": {"api_key": "sk-ant-never-shown"}}}`)
+	file := writeConfig(t, home, `{"mode": "plan", "providers": {"anthropic": {"api_key": "fake-ant-never-shown"}}}`)
 	env := map[string]string{"HOME": home, "ASK_PROVIDER": "anthropic"}
 
 	tty := runAsk(t, askEnv{env: env, tty: true}, "config")
@@ -311,7 +311,7 @@ func TestWarnsWhenTheKeyFileIsReadable(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "a"}, fakeprovider.Reply{Text: "b"})
 	defer srv.Close()
 	home := t.TempDir()
-	path := writeConfig(t, home, fmt.Sprintf(`{"provider": "openai", "providers": {"openai": {"base_url": %q, "api_key": "sk-x"}}}`, srv.URL))
+	path := writeConfig(t, home, fmt.Sprintf(`{"provider": "openai", "providers": {"openai": {"base_url": %q, "api_key": "fake-x"}}}`, srv.URL))
 	os.Chmod(path, 0o644)
 	r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, "q")
 	if r.code != 0 || !strings.Contains(r.stderr, "holds an API key and others can read it: chmod 600") {

@@ -82,7 +82,7 @@ func TestParseErrors(t *testing.T) {
 
 // A key pasted into key_env must not be echoed by the error.
 func TestKeyEnvErrorHidesTheValue(t *testing.T) {
-	_, err := Parse("c.json", []byte(`{"providers": {"openai": {"key_env": "sk-proj-secret123"}}}`), providerNames)
+	_, err := Parse("c.json", []byte(`{"providers": {"openai": {"key_env": "fake-proj-secret123"}}}`), providerNames)
 	if err == nil || !strings.Contains(err.Error(), "providers.openai.key_env: must be the name of an environment variable") {
 		t.Fatalf("error = %v", err)
 	}
@@ -104,7 +104,7 @@ func TestParseValid(t *testing.T) {
   "retries": 0,
   "max_tokens": 500,
   "color": "never",
-  "providers": {"openai": {"base_url": "http://proxy/v1", "key_env": "WORK_KEY", "api_key": "sk-file", "model": "gpt-x"}},
+  "providers": {"openai": {"base_url": "http://proxy/v1", "key_env": "WORK_KEY", "api_key": "fake-file", "model": "gpt-x"}},
   "tools": {"allow": ["read_file"], "deny": ["shell:rm *"], "yes": true, "file": "tools.json"},
   "mcp": ["srv --flag"],
   "profiles": {"ci": {"mode": "ask"}}
@@ -115,7 +115,7 @@ func TestParseValid(t *testing.T) {
 	}
 	want := Settings{Provider: "anthropic", Model: "claude-x", Mode: "plan", MaxSteps: 12, Timeout: "10m", ToolProtocol: "json",
 		NoStream: true, MaxTokens: 500, Color: "never",
-		Providers: map[string]Provider{"openai": {BaseURL: "http://proxy/v1", KeyEnv: "WORK_KEY", APIKey: "sk-file", Model: "gpt-x"}},
+		Providers: map[string]Provider{"openai": {BaseURL: "http://proxy/v1", KeyEnv: "WORK_KEY", APIKey: "fake-file", Model: "gpt-x"}},
 		Tools:     Tools{Allow: []string{"read_file"}, Deny: []string{"shell:rm *"}, Yes: true, File: "tools.json"},
 		MCP:       []string{"srv --flag"}}
 	if !reflect.DeepEqual(f.Settings, want) {
@@ -277,14 +277,14 @@ func TestResolvedPath(t *testing.T) {
 }
 
 func TestSecretNeverPrints(t *testing.T) {
-	p := Provider{KeyEnv: "K", APIKey: "sk-very-secret"}
+	p := Provider{KeyEnv: "K", APIKey: "fake-very-secret"}
 	b, _ := json.Marshal(p)
 	for _, s := range []string{fmt.Sprintf("%v", p), fmt.Sprintf("%+v", p), fmt.Sprintf("%#v", p), fmt.Sprint(p.APIKey), string(b)} {
 		if strings.Contains(s, "very-secret") {
 			t.Errorf("secret shown: %s", s)
 		}
 	}
-	if p.APIKey.Reveal() != "sk-very-secret" {
+	if p.APIKey.Reveal() != "fake-very-secret" {
 		t.Error("Reveal lost the value")
 	}
 }

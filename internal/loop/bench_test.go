@@ -102,7 +102,7 @@ func BenchmarkStep(b *testing.B) {
 	}))
 	defer srv.Close()
 	caller := &providers.Caller{Provider: "fake", Protocol: openai.New(), BaseURL: srv.URL, Model: "fake-model",
-		Key: "sk-bench", HTTP: srv.Client()}
+		Key: "fake-bench", HTTP: srv.Client()}
 	noRecorder := func() *records.Recorder { return nil }
 	discard := func() *records.Recorder { return records.NewRecorder(io.Discard) }
 

@@ -269,14 +269,14 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	h := http.Header{"Authorization": {"Bearer sk-secret"}, "X-Api-Key": {"k"}, "X-Goog-Api-Key": {"g"}, "Content-Type": {"application/json"}}
+	h := http.Header{"Authorization": {"Bearer fake-secret"}, "X-Api-Key": {"k"}, "X-Goog-Api-Key": {"g"}, "Content-Type": {"application/json"}}
 	r := Redact(h)
 	for _, k := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
 		if r.Get(k) != "[redacted]" {
 			t.Errorf("%s = %q, want redacted", k, r.Get(k))
 		}
 	}
-	if r.Get("Content-Type") != "application/json" || h.Get("Authorization") != "Bearer sk-secret" {
+	if r.Get("Content-Type") != "application/json" || h.Get("Authorization") != "Bearer fake-secret" {
 		t.Error("Redact changed what it should not")
 	}
 }
@@ -313,7 +313,7 @@ func TestParseRetryAfter(t *testing.T) {
 // A proxy that echoes the request's headers in its error page must not
 // carry the key into errors, recorded responses or recorded URLs.
 func TestKeyIsHiddenInEchoes(t *testing.T) {
-	const key = "sk-distinctive-0123456789"
+	const key = "fake-distinctive-0123456789"
 	echo := func(code int, stream bool) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			if stream {

@@ -8,9 +8,9 @@ import (
 func TestChildEnv(t *testing.T) {
 	in := []string{
 		"PATH=/usr/bin:/bin",
-		"OPENROUTER_API_KEY=sk-or",
-		"OPENAI_API_KEY=sk-oa",
-		"ANTHROPIC_API_KEY=sk-ant",
+		"OPENROUTER_API_KEY=fake-or",
+		"OPENAI_API_KEY=fake-oa",
+		"ANTHROPIC_API_KEY=fake-ant",
 		"GEMINI_API_KEY=g",
 		"GOOGLE_API_KEY=g2",
 		"DEEPSEEK_API_KEY=d",

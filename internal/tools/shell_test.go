@@ -16,7 +16,7 @@ import (
 
 func TestShell(t *testing.T) {
 	root := newTestRoot(t, map[string]string{"hello.txt": "hi there\n"})
-	t.Setenv("OPENAI_API_KEY", "sk-must-not-leak")
+	t.Setenv("OPENAI_API_KEY", "fake-must-not-leak")
 	t.Setenv("GITHUB_TOKEN", "ghp-must-not-leak")
 	t.Setenv("ASK_TEST_VISIBLE", "visible")
 	tests := []struct {

@@ -165,7 +165,7 @@ func TestUserToolLoadInline(t *testing.T) {
 func TestUserToolRun(t *testing.T) {
 	root := userToolsRoot(t)
 	tools := loadUserTools(t, root, "tools.json")
-	t.Setenv("OPENAI_API_KEY", "sk-must-not-leak")
+	t.Setenv("OPENAI_API_KEY", "fake-must-not-leak")
 	t.Setenv("ASK_TEST_VISIBLE", "visible")
 	tests := []struct {
 		name, tool, args string

@@ -303,7 +303,7 @@ type result struct {
 // warm caches, then runs times, and once more under /usr/bin/time when
 // hasTime.
 func measureScenario(sc scenario, askBin, fakeBin, work string, runs int, extraEnv []string, hasTime bool) (stats, error) {
-	env := append([]string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Join(work, "home"), "OPENAI_API_KEY=sk-bench-not-a-key"}, extraEnv...)
+	env := append([]string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Join(work, "home"), "OPENAI_API_KEY=fake-bench-not-a-key"}, extraEnv...)
 	var fake *fakeServer
 	args := sc.args
 	if sc.fake != nil {

@@ -32,7 +32,7 @@ func TestAuthorize(t *testing.T) {
 	tests := []struct {
 		name, key, wantKey string
 	}{
-		{"with key", "sk-ant-test", "sk-ant-test"},
+		{"with key", "fake-ant-test", "fake-ant-test"},
 		{"no key", "", ""},
 	}
 	for _, tt := range tests {

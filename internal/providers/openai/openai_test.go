@@ -33,9 +33,9 @@ func TestBasics(t *testing.T) {
 		}
 	}
 	h := http.Header{}
-	p.Authorize(h, "sk-test")
-	if got := h.Get("Authorization"); got != "Bearer sk-test" {
-		t.Errorf("Authorization = %q; want Bearer sk-test", got)
+	p.Authorize(h, "fake-test")
+	if got := h.Get("Authorization"); got != "Bearer fake-test" {
+		t.Errorf("Authorization = %q; want Bearer fake-test", got)
 	}
 	h = http.Header{}
 	p.Authorize(h, "")

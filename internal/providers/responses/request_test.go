@@ -261,8 +261,8 @@ func TestSmallParts(t *testing.T) {
 	if len(h) != 0 {
 		t.Errorf("empty key set headers %v", h)
 	}
-	p.Authorize(h, "sk-test")
-	if got := h.Get("Authorization"); got != "Bearer sk-test" {
+	p.Authorize(h, "fake-test")
+	if got := h.Get("Authorization"); got != "Bearer fake-test" {
 		t.Errorf("Authorization = %q", got)
 	}
 	msg, err := p.UserMessage("What's <up>?")
