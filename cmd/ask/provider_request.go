@@ -39,34 +39,15 @@ func flagsExcept(flags []cli.Flag, skip map[string]bool) []cli.Flag {
 }
 
 // providerRequest renders step 1 as the loop would: the same session
-// (buildSession and the options runAction applies), the prompt as the last
-// user message after any earlier conversation.
+// (prepareRun, as runAction uses it), the prompt as the last user message
+// after any earlier conversation.
 func providerRequest(c *cli.Context, stdio *IO) error {
 	if err := flagAfterArgs(c); err != nil {
 		return err
 	}
-	prompt, err := readPrompt(c.Args().Slice(), stdio)
-	if err != nil && !c.IsSet("plan") {
-		return err
-	}
-	if c.IsSet("plan") {
-		if prompt, err = planPrompt(c, stdio, prompt); err != nil {
-			return err
-		}
-	}
-	conv, err := readConversation(c, stdio)
-	if err != nil {
-		return err
-	}
-	s, cleanup, err := sessionWithoutKey(c, stdio)
+	s, prompt, cleanup, err := prepareRun(c, stdio, sessionWithoutKey)
 	defer cleanup()
 	if err != nil {
-		return err
-	}
-	if err := useAnswerOptions(c, stdio, s, conv); err != nil {
-		return err
-	}
-	if err := useToolProtocol(c, stdio, s); err != nil {
 		return err
 	}
 	if prov, err := catalog.Lookup(s.provider); err == nil && prov.Protocol == "command" {

@@ -61,28 +61,9 @@ func runAction(c *cli.Context, stdio *IO) error {
 	if c.Bool("json") && c.Bool("events") {
 		return usageErr("--json and --events both write to stdout: choose one")
 	}
-	prompt, err := readPrompt(c.Args().Slice(), stdio)
-	if err != nil && !c.IsSet("plan") {
-		return err
-	}
-	if c.IsSet("plan") {
-		if prompt, err = planPrompt(c, stdio, prompt); err != nil {
-			return err
-		}
-	}
-	conv, err := readConversation(c, stdio)
-	if err != nil {
-		return err
-	}
-	s, cleanup, err := buildSession(c, stdio)
+	s, prompt, cleanup, err := prepareRun(c, stdio, buildSession)
 	defer cleanup()
 	if err != nil {
-		return err
-	}
-	if err := useAnswerOptions(c, stdio, s, conv); err != nil {
-		return err
-	}
-	if err := useToolProtocol(c, stdio, s); err != nil {
 		return err
 	}
 	s.prompt = prompt
@@ -90,6 +71,39 @@ func runAction(c *cli.Context, stdio *IO) error {
 	s.jsonOut, s.events, s.transcript = c.Bool("json"), c.Bool("events"), c.String("transcript")
 	s.quiet, s.verbose = c.Bool("quiet"), c.Bool("verbose")
 	return s.execute(c.Context)
+}
+
+// prepareRun reads the prompt (or the --plan goal) and any earlier
+// conversation, and builds the session the main command's flags describe,
+// with build: buildSession for a run, sessionWithoutKey for `ask provider
+// request`, which must print exactly what a run would send first. The
+// cleanup is never nil.
+func prepareRun(c *cli.Context, stdio *IO, build func(*cli.Context, *IO) (*session, func(), error)) (*session, string, func(), error) {
+	noop := func() {}
+	prompt, err := readPrompt(c.Args().Slice(), stdio)
+	if err != nil && !c.IsSet("plan") {
+		return nil, "", noop, err
+	}
+	if c.IsSet("plan") {
+		if prompt, err = planPrompt(c, stdio, prompt); err != nil {
+			return nil, "", noop, err
+		}
+	}
+	conv, err := readConversation(c, stdio)
+	if err != nil {
+		return nil, "", noop, err
+	}
+	s, cleanup, err := build(c, stdio)
+	if err == nil {
+		err = useAnswerOptions(c, stdio, s, conv)
+	}
+	if err == nil {
+		err = useToolProtocol(c, stdio, s)
+	}
+	if err != nil {
+		return nil, "", cleanup, err
+	}
+	return s, prompt, cleanup, nil
 }
 
 // planPrompt makes a saved plan the goal of an agent run: `ask --plan
