@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -73,7 +72,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	body := newIdleBody(resp.Body, streamIdleTimeout)
+	body := providers.NewIdleBody(resp.Body, streamIdleTimeout)
 	defer body.Close()
 	br := bufio.NewReader(body)
 	// A stream request may still be answered with one JSON document (an
@@ -132,38 +131,4 @@ func startsWithJSONValue(br *bufio.Reader) bool {
 		}
 		return false
 	}
-}
-
-// idleBody closes a response body that sends nothing for too long, which
-// ends a read stuck on a silent server.
-type idleBody struct {
-	body  io.ReadCloser
-	idle  time.Duration
-	timer *time.Timer
-	fired atomic.Bool
-}
-
-func newIdleBody(body io.ReadCloser, idle time.Duration) *idleBody {
-	b := &idleBody{body: body, idle: idle}
-	b.timer = time.AfterFunc(idle, func() {
-		b.fired.Store(true)
-		body.Close()
-	})
-	return b
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	n, err := b.body.Read(p)
-	if b.fired.Load() {
-		return n, fmt.Errorf("%w (%s)", providers.ErrIdle, b.idle)
-	}
-	if n > 0 {
-		b.timer.Reset(b.idle)
-	}
-	return n, err
-}
-
-func (b *idleBody) Close() error {
-	b.timer.Stop()
-	return b.body.Close()
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
 )
 
 // signalWriter is stdout that says when it has seen want.
@@ -80,5 +82,25 @@ func TestSendStreamsAsItArrives(t *testing.T) {
 	}
 	if got := out.String(); got != first+rest {
 		t.Errorf("stdout %q, want the stream byte for byte", got)
+	}
+}
+
+// A stream that goes silent part-way ends `ask provider send` with the idle
+// timeout's error (exit 3), after printing what did arrive.
+func TestSendIdleTimeout(t *testing.T) {
+	old := streamIdleTimeout
+	streamIdleTimeout = 200 * time.Millisecond
+	defer func() { streamIdleTimeout = old }()
+	first := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hel\"}}]}\n\n"
+	srv := fakeprovider.StartSteps(fakeprovider.StreamThenStall([]byte(first)))
+	defer srv.Close()
+	r := runAsk(t, askEnv{stdin: `{"model":"m","messages":[],"stream":true}`, env: map[string]string{
+		"ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key",
+	}}, "provider", "send", "-p", "openai")
+	if r.code != exitProvider || !strings.Contains(r.stderr, "no data from the provider within the idle timeout (200ms)") {
+		t.Fatalf("exit %d, stderr %q; want %d and the idle timeout", r.code, r.stderr, exitProvider)
+	}
+	if r.stdout != first {
+		t.Errorf("stdout %q, want what arrived before the silence", r.stdout)
 	}
 }

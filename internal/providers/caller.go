@@ -277,6 +277,20 @@ func (r *idleReader) stop() {
 	}
 }
 
+// Close stops the idle timer and closes the body.
+func (r *idleReader) Close() error {
+	r.stop()
+	return r.body.Close()
+}
+
+// NewIdleBody wraps a response body so that a read fails with ErrIdle once
+// the server has sent nothing for d, as the Caller's own reads do; d <= 0
+// sets no limit. Closing it stops the timer. It is for commands that read
+// a response themselves, such as `ask provider send`.
+func NewIdleBody(body io.ReadCloser, d time.Duration) io.ReadCloser {
+	return newIdleReader(body, d)
+}
+
 // cutReader marks a body that fails part-way (the connection reset or
 // closed early) as ErrStreamCut, so that a broken answer is reported as one
 // rather than as a bare "unexpected EOF".
