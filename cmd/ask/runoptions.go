@@ -41,7 +41,7 @@ func useAnswerOptions(c *cli.Context, stdio *IO, s *session, conv *conversation)
 		}
 		s.schema = schema
 		if prov, err := catalog.Lookup(s.provider); err == nil && (schemaInPrompt[prov.Name] || !carriesSchema[prov.Protocol]) {
-			s.system += "\n\n" + schemaInstruction + string(schema)
+			s.system += "\n\n" + providers.SchemaInstruction + string(schema)
 			if caller, ok := s.model.(*providers.Caller); ok {
 				s.protocol = schemaProtocol(prov, s.protocol)
 				caller.Protocol = s.protocol
@@ -60,7 +60,7 @@ func useAnswerOptions(c *cli.Context, stdio *IO, s *session, conv *conversation)
 // responses' text.format, ollama's format, gemini's responseSchema,
 // anthropic's output_config.format, or for older Claude models an
 // instruction of its own). Other protocols (a command model's plain text)
-// get schemaInstruction in the system prompt.
+// get providers.SchemaInstruction in the system prompt.
 var carriesSchema = map[string]bool{"openai": true, "responses": true, "ollama": true, "gemini": true, "anthropic": true}
 
 // schemaInPrompt lists the providers whose protocol has structured output
@@ -86,9 +86,6 @@ func (w withoutSchema) BuildRequest(r providers.Request) ([]byte, error) {
 	r.Schema = nil
 	return w.Protocol.BuildRequest(r)
 }
-
-// schemaInstruction introduces the schema in a system prompt.
-const schemaInstruction = "Your final answer must be one JSON value that conforms to the JSON Schema below, and nothing else: no prose, no code fences.\n"
 
 // readSchemaFlag reads --schema: inline JSON when the value starts with
 // "{", else a file. The schema is compiled now, so that a bad one is a

@@ -59,6 +59,11 @@ func SetRaw(doc []byte, path string, raw []byte) ([]byte, error) {
 	return out, nil
 }
 
+// SchemaInstruction introduces an answer's JSON Schema in a system prompt,
+// for a model or request that cannot take it as native structured output.
+// It speaks of the final answer: the model may call tools before it.
+const SchemaInstruction = "Your final answer must be one JSON value that conforms to the JSON Schema below, and nothing else: no prose, no code fences.\n"
+
 // Field is one member of an object written by Object; a nil Value leaves
 // the member out.
 type Field struct {

@@ -18,10 +18,6 @@ const APIVersion = "2023-06-01"
 // API requires a value.
 const DefaultMaxTokens = 8192
 
-// schemaInstruction introduces the JSON Schema appended to the system prompt
-// when a request asks for structured output.
-const schemaInstruction = "Reply with one JSON value that conforms to the JSON Schema below, and nothing else: no prose, no code fences.\n"
-
 // Protocol is the Anthropic Messages protocol.
 type Protocol struct{}
 
@@ -138,7 +134,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			if system != "" {
 				system += "\n\n"
 			}
-			system += schemaInstruction + compact.String()
+			system += providers.SchemaInstruction + compact.String()
 		}
 	}
 	for i, m := range r.Messages {

@@ -13,10 +13,6 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 )
 
-// schemaInstruction introduces the JSON Schema added to the system
-// instruction when a request with tools asks for structured output.
-const schemaInstruction = "Reply with one JSON value that conforms to the JSON Schema below, and nothing else: no prose, no code fences.\n"
-
 // Protocol is the Gemini generateContent protocol.
 type Protocol struct{}
 
@@ -212,7 +208,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			if system != "" {
 				system += "\n\n"
 			}
-			system += schemaInstruction + compact.String()
+			system += providers.SchemaInstruction + compact.String()
 		} else {
 			cleaned, err := cleanSchema(s)
 			if err != nil {

@@ -202,7 +202,7 @@ func TestBuildRequest(t *testing.T) {
 			`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":50,"responseMimeType":"application/json","responseSchema":{"type":"OBJECT","properties":{"answer":{"type":"STRING","minLength":1}},"required":["answer"]}}}`},
 		{"schema with tools: in the system instruction",
 			providers.Request{Model: "m", System: "Be brief.", Messages: []json.RawMessage{user}, Tools: []providers.Tool{{Name: "now"}}, Schema: schema},
-			`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief.\n\n` + jsonEscape(schemaInstruction) + `{\"type\":\"object\",\"properties\":{\"answer\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"answer\"],\"additionalProperties\":false}"}]},"tools":[{"functionDeclarations":[{"name":"now"}]}]}`},
+			`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief.\n\n` + jsonEscape(providers.SchemaInstruction) + `{\"type\":\"object\",\"properties\":{\"answer\":{\"type\":\"string\",\"minLength\":1}},\"required\":[\"answer\"],\"additionalProperties\":false}"}]},"tools":[{"functionDeclarations":[{"name":"now"}]}]}`},
 		{"no messages",
 			providers.Request{Model: "m"},
 			`{"contents":[]}`},
