@@ -199,11 +199,14 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 	all = append(all, extra...)
 	// A person is asked only when one is watching stderr and a terminal can
 	// be opened; otherwise gated calls are denied at once.
+	// The status line is made here, before the run, so that an approval
+	// question can hold it off the terminal while it is open.
+	status := statusFor(stdio, c.Bool("quiet"))
 	var prompter policy.Prompter
 	if stdio.ErrTTY {
 		if t, closeTTY := policy.OpenTerminal(stdio.TTYPath); t != nil {
 			t.Out = stdio.paint.approvals(t.Out)
-			prompter = holdStatusWhileAsking(stdio, t)
+			prompter = holdWhileAsking(status, t)
 			cleanups = append(cleanups, closeTTY)
 		}
 	}
@@ -231,6 +234,7 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 		},
 		system:   system,
 		declared: declared,
+		status:   status,
 		toolbox:  registry,
 		gate:     pol,
 		workdir:  root.Dir(),
@@ -303,6 +307,7 @@ type session struct {
 	declared  []providers.Tool
 	toolbox   loop.Toolbox
 	gate      loop.Gate
+	status    *statusLine // the live line on stderr; nil makes a new one
 	workdir   string
 	mode      string
 	maxSteps  int
@@ -353,7 +358,10 @@ func (s *session) execute(ctx context.Context) error {
 	last := s.startLastRun()
 	defer s.finishLastRun(last)
 	rec := records.NewRecorder(fileOrNil(transcript), eventsOut, s.sink, last.writer())
-	status := statusFor(s.io, s.quiet)
+	status := s.status
+	if status == nil { // replay asks nobody, and makes none
+		status = statusFor(s.io, s.quiet)
+	}
 	rec.Observe(func(ev records.Event) { s.note(status, ev) })
 
 	var toolNames []string

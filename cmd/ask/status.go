@@ -56,9 +56,6 @@ func statusFor(stdio *IO, quiet bool) *statusLine {
 	if n, err := strconv.Atoi(stdio.Getenv("COLUMNS")); err == nil && n > 20 {
 		s.width = n
 	}
-	if shared, ok := stdio.Err.(*sharedStderr); ok {
-		shared.setLine(s)
-	}
 	return s
 }
 
@@ -197,50 +194,20 @@ func (s *statusLine) release() {
 	}
 }
 
-// sharedStderr is stderr as both the run's status line and the approval
-// prompter use it. The prompter is made in buildSession, before execute
-// makes the status line, and the IO is all the two have in common; so
-// holdStatusWhileAsking puts this pass-through writer in stdio.Err and
-// statusFor registers the line with it.
-type sharedStderr struct {
-	io.Writer
-	mu   sync.Mutex
-	line *statusLine
-}
-
-func (e *sharedStderr) setLine(l *statusLine) {
-	e.mu.Lock()
-	e.line = l
-	e.mu.Unlock()
-}
-
-func (e *sharedStderr) statusLine() *statusLine {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.line
-}
-
-// holdStatusWhileAsking wraps the approval prompter so that the status line
-// is off the terminal while a question is open and back after the answer.
-func holdStatusWhileAsking(stdio *IO, p policy.Prompter) policy.Prompter {
-	shared, ok := stdio.Err.(*sharedStderr)
-	if !ok {
-		shared = &sharedStderr{Writer: stdio.Err}
-		stdio.Err = shared
-	}
-	return statusHoldingPrompter{Prompter: p, stderr: shared}
+// holdWhileAsking wraps the approval prompter so that line is off the
+// terminal while a question is open and back after the answer.
+func holdWhileAsking(line *statusLine, p policy.Prompter) policy.Prompter {
+	return statusHoldingPrompter{Prompter: p, line: line}
 }
 
 type statusHoldingPrompter struct {
 	policy.Prompter
-	stderr *sharedStderr
+	line *statusLine
 }
 
 func (h statusHoldingPrompter) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {
-	if line := h.stderr.statusLine(); line != nil {
-		line.hold()
-		defer line.release()
-	}
+	h.line.hold()
+	defer h.line.release()
 	return h.Prompter.Approve(ctx, calls)
 }
 

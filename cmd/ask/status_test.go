@@ -149,14 +149,13 @@ func (q *questionPrompter) Approve(_ context.Context, calls []policy.Pending) ([
 
 // While an approval question is open the status line is off the terminal
 // (its redraw starts with "\r\033[K", which would erase the question), and
-// it comes back, up to date, after the answer. The prompter is made before
-// the status line, as in buildSession and execute.
+// it comes back, up to date, after the answer.
 func TestStatusLineHeldWhileAsking(t *testing.T) {
 	var w lockedBuffer
 	stdio := &IO{Err: &w, ErrTTY: true, Getenv: func(string) string { return "" }}
 	q := &questionPrompter{stderr: &w}
-	prompter := holdStatusWhileAsking(stdio, q)
 	status := statusFor(stdio, false)
+	prompter := holdWhileAsking(status, q)
 	status.every = time.Hour // ticks come from the test, through redraw
 	q.status = status
 
@@ -188,7 +187,7 @@ func TestStatusLineHeldWhileAsking(t *testing.T) {
 		t.Errorf("a question with no status line shown wrote %q", got)
 	}
 
-	// stderr still reaches the terminal through the shared writer.
+	// stderr still reaches the terminal around the questions.
 	fmt.Fprint(stdio.Err, "ask: note\n")
 	if !strings.HasSuffix(w.String(), "ask: note\n") {
 		t.Errorf("stderr writes are lost: %q", w.String())
