@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -63,7 +64,9 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 			}
 		}
 	}
-	calls := turn.Calls
+	// Unreadable calls are reported above, not passed on: the next stage
+	// could only run them.
+	calls := slices.DeleteFunc(slices.Clone(turn.Calls), func(c providers.ToolCall) bool { return c.Unreadable != "" })
 	if calls == nil {
 		calls = []providers.ToolCall{}
 	}

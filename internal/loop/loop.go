@@ -263,6 +263,9 @@ func (r *runner) repeated(calls []providers.ToolCall) bool {
 	stuck := false
 	thisStep := make(map[string]bool, len(calls))
 	for _, c := range calls {
+		if c.Unreadable != "" {
+			continue // never run, so never stuck on
+		}
 		key := c.Name + "\x00" + compactJSON(c.Arguments)
 		if thisStep[key] {
 			continue
@@ -277,20 +280,18 @@ func (r *runner) repeated(calls []providers.ToolCall) bool {
 }
 
 func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {
-	verdicts := make([]Verdict, len(calls))
-	if r.cfg.Gate != nil {
-		verdicts = r.cfg.Gate.Check(ctx, calls)
-	} else {
-		for i := range verdicts {
-			verdicts[i].Allowed = true
-		}
-	}
-
+	verdicts := r.check(ctx, calls)
 	results := make([]providers.ToolResult, len(calls))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, toolsInParallel)
 	for i, c := range calls {
 		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name}
+		if c.Unreadable != "" {
+			// Answered with why it could not be read; nothing runs.
+			results[i].Content, results[i].IsError = c.Unreadable, true
+			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name, Content: c.Unreadable, IsError: true})
+			continue
+		}
 		v := verdicts[i]
 		if !v.Allowed {
 			results[i].Content = deniedResultText + v.Reason
@@ -319,9 +320,32 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 
 	for i, c := range calls {
 		r.res.Calls = append(r.res.Calls, Call{ToolCall: c, Step: step, Content: results[i].Content,
-			IsError: results[i].IsError, Denied: !verdicts[i].Allowed})
+			IsError: results[i].IsError, Denied: c.Unreadable == "" && !verdicts[i].Allowed})
 	}
 	return results
+}
+
+// check asks the gate about the calls that can run; unreadable calls are
+// never put to it (nobody should approve a call that cannot run).
+func (r *runner) check(ctx context.Context, calls []providers.ToolCall) []Verdict {
+	verdicts := make([]Verdict, len(calls))
+	var readable []providers.ToolCall
+	var at []int
+	for i, c := range calls {
+		if c.Unreadable == "" {
+			readable, at = append(readable, c), append(at, i)
+		}
+	}
+	if r.cfg.Gate == nil {
+		for _, i := range at {
+			verdicts[i].Allowed = true
+		}
+		return verdicts
+	}
+	for k, v := range r.cfg.Gate.Check(ctx, readable) {
+		verdicts[at[k]] = v
+	}
+	return verdicts
 }
 
 func (r *runner) hooks(step int) providers.Hooks {

@@ -37,6 +37,11 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Unreadable, set by the text tool protocol, says why a call the model
+	// wrote could not be read (Name is the tool it named, if any): the loop
+	// answers it with this text, in its place among the step's results,
+	// and runs nothing. It is not part of the standardized format.
+	Unreadable string `json:"-"`
 }
 
 // ToolResult is one entry of the standardized tool-results array.

@@ -27,10 +27,11 @@
 //     correction giving each error and the form expected, which the loop
 //     sends back as a user message; three such replies in a row stop the
 //     run;
-//   - a reply with runnable calls as well runs them, and its broken calls
-//     are answered in the same results message, each by an error result in
-//     its place giving the error and the form expected. Such a reply is not
-//     a parse failure, since something ran: it resets the count of three.
+//   - a reply with runnable calls as well runs them; its broken calls stay
+//     among them as unreadable calls (ToolCall.Unreadable), which the loop
+//     answers in the same results message, each in its place, with the
+//     error and the form expected. Such a reply is not a parse failure,
+//     since something ran: it resets the count of three.
 //
 // Results go back as one user message in the format of FormatResults.
 package textproto

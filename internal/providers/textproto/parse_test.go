@@ -264,21 +264,22 @@ func TestProblemsKeepTheirPlaceAmongCalls(t *testing.T) {
 	}
 }
 
-// withErrorResults puts each broken call's error result in its place.
-func TestWithErrorResults(t *testing.T) {
+// withUnreadable puts each broken call, as an unreadable call carrying
+// its error and the form expected, in its place among the runnable ones.
+func TestWithUnreadable(t *testing.T) {
 	p := newParser(testTools(t))
-	ran := func(names ...string) []providers.ToolResult {
-		var rs []providers.ToolResult
+	ran := func(names ...string) []providers.ToolCall {
+		var cs []providers.ToolCall
 		for _, n := range names {
-			rs = append(rs, providers.ToolResult{ID: "id_" + n, Name: n, Content: n + " ran"})
+			cs = append(cs, providers.ToolCall{ID: "id_" + n, Name: n, Arguments: "{}"})
 		}
-		return rs
+		return cs
 	}
 	tests := []struct {
 		name     string
-		results  []providers.ToolResult
+		calls    []providers.ToolCall
 		problems []Problem
-		want     []string // Name, or "!Name" for an error result
+		want     []string // Name, or "!Name" for an unreadable call
 	}{
 		{"first", ran("a", "b"), []Problem{{Call: 1, Message: "x"}}, []string{"!", "a", "b"}},
 		{"between", ran("a", "b"), []Problem{{Call: 2, Tool: "read_file", Message: "x"}}, []string{"a", "!read_file", "b"}},
@@ -288,18 +289,26 @@ func TestWithErrorResults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, r := range withErrorResults(tt.results, tt.problems, p, JSON) {
+			ids := map[string]bool{}
+			for _, c := range withUnreadable("the reply", tt.calls, tt.problems, p, JSON) {
+				if c.ID == "" || ids[c.ID] {
+					t.Errorf("call %+v: id empty or used twice", c)
+				}
+				ids[c.ID] = true
 				switch {
-				case r.IsError && strings.HasPrefix(r.Content, "This call could not be read and did not run: ") && strings.Contains(r.Content, strictExample):
-					got = append(got, "!"+r.Name)
-				case r.IsError:
-					t.Errorf("error result %q lacks the error or the form expected", r.Content)
+				case strings.HasPrefix(c.Unreadable, "This call could not be read and did not run: ") && strings.Contains(c.Unreadable, strictExample):
+					got = append(got, "!"+c.Name)
+				case c.Unreadable != "":
+					t.Errorf("unreadable call %q lacks the error or the form expected", c.Unreadable)
+				case c.ID != "id_"+c.Name:
+					t.Errorf("runnable call %s lost its id: %q", c.Name, c.ID)
+					fallthrough
 				default:
-					got = append(got, r.Name)
+					got = append(got, c.Name)
 				}
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("results = %q, want %q", got, tt.want)
+				t.Errorf("calls = %q, want %q", got, tt.want)
 			}
 		})
 	}

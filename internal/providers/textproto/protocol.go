@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/ask-cli/ask/internal/providers"
 )
@@ -15,20 +14,14 @@ import (
 // calls out of the reply's text, and sends results back as one user
 // message. History holds only the inner protocol's plain text messages.
 //
-// A reply with runnable calls and broken ones runs the runnable ones; the
-// broken ones are answered in the same results message, each with an error
-// result in its place (see FormatToolResults), so every call is answered.
-// To do that the protocol remembers a reply's broken calls from reading
-// it until its results are formatted; it is safe for concurrent use.
+// A reply with runnable calls and broken ones runs the runnable ones; each
+// broken one stays among them as an unreadable call (ToolCall.Unreadable),
+// which the loop answers with its error in its place, so every call is
+// answered.
 type Protocol struct {
 	inner providers.Protocol
 	form  Form
 	tools []providers.Tool
-
-	mu sync.Mutex
-	// broken holds the problems of replies with runnable calls too, by the
-	// id of the reply's first call, until their results are formatted.
-	broken map[string][]Problem
 }
 
 var _ providers.Protocol = (*Protocol)(nil)
@@ -57,15 +50,12 @@ func (p *Protocol) UserMessage(text string) (json.RawMessage, error) {
 }
 
 // FormatToolResults implements providers.Protocol: every result of a step
-// goes back in one user message, in the format of FormatResults. When the
-// results are those of a reply this protocol read that also held calls it
-// could not read, each of those gets an error result in its place, holding
-// what was wrong and the form expected.
+// goes back in one user message, in the format of FormatResults.
 func (p *Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
 	if len(results) == 0 {
 		return nil, nil
 	}
-	msg, err := p.inner.UserMessage(FormatResults(p.withBroken(results)))
+	msg, err := p.inner.UserMessage(FormatResults(results))
 	if err != nil {
 		return nil, fmt.Errorf("tool results: %w", err)
 	}
@@ -127,40 +117,23 @@ func (p *Protocol) Authorize(h http.Header, key string) { p.inner.Authorize(h, k
 // has (native) calls is left as it is.
 //
 // A reply with runnable calls is not a parse failure, whatever else it
-// holds, since something runs: its broken calls are remembered, to be
-// answered with its results.
+// holds, since something runs: its broken calls stay among the calls as
+// unreadable ones, which the loop answers with their errors.
 func (p *Protocol) Read(t *providers.Turn) []Problem {
 	if len(t.Calls) > 0 {
 		return nil // native calls despite none declared: leave them to the loop
 	}
-	res := Parse(t.Text, p.tools)
+	reply := t.Text
+	res := Parse(reply, p.tools)
 	t.Text, t.Calls, t.Terminate = res.Text, res.Calls, res.Terminate
 	switch {
 	case len(res.Problems) == 0:
 	case len(res.Calls) == 0:
 		t.Invalid = Correction(res.Problems, p.tools, p.form)
 	default:
-		p.mu.Lock()
-		if p.broken == nil {
-			p.broken = map[string][]Problem{}
-		}
-		p.broken[res.Calls[0].ID] = res.Problems
-		p.mu.Unlock()
+		t.Calls = withUnreadable(reply, res.Calls, res.Problems, newParser(p.tools), p.form)
 	}
 	return res.Problems
-}
-
-// withBroken puts an error result for each broken call of the reply that
-// results answer among them, in the broken call's place.
-func (p *Protocol) withBroken(results []providers.ToolResult) []providers.ToolResult {
-	p.mu.Lock()
-	problems := p.broken[results[0].ID]
-	delete(p.broken, results[0].ID)
-	p.mu.Unlock()
-	if len(problems) == 0 {
-		return results
-	}
-	return withErrorResults(results, problems, newParser(p.tools), p.form)
 }
 
 type stream struct {

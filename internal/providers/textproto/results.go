@@ -58,19 +58,23 @@ func attr(s string) string {
 	return strings.NewReplacer(`"`, "&quot;", "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
 }
 
-// withErrorResults answers a reply's broken calls: it returns the results
-// of its runnable calls with, in each broken call's place (Problem.Call),
-// an error result saying what was wrong and how to write the call.
-func withErrorResults(results []providers.ToolResult, problems []Problem, p *parser, form Form) []providers.ToolResult {
-	out := make([]providers.ToolResult, 0, len(results)+len(problems))
+// withUnreadable returns a reply's runnable calls with, in each broken
+// call's place (Problem.Call), an unreadable call that the loop answers
+// with what was wrong and how to write the call. Broken calls get ids
+// after the runnable ones', which keep theirs.
+func withUnreadable(reply string, calls []providers.ToolCall, problems []Problem, p *parser, form Form) []providers.ToolCall {
+	out := make([]providers.ToolCall, 0, len(calls)+len(problems))
 	next := 0
-	for _, pr := range problems {
-		for len(out)+1 < pr.Call && next < len(results) {
-			out = append(out, results[next])
+	for k, pr := range problems {
+		for len(out)+1 < pr.Call && next < len(calls) {
+			out = append(out, calls[next])
 			next++
 		}
-		out = append(out, providers.ToolResult{Name: pr.Tool, IsError: true,
-			Content: "This call could not be read and did not run: " + pr.Message + "\n" + expectedForm(p, pr.Tool, form)})
+		out = append(out, providers.ToolCall{
+			ID:         providers.GeneratedID([]byte(reply), len(calls)+k),
+			Name:       pr.Tool,
+			Unreadable: "This call could not be read and did not run: " + pr.Message + "\n" + expectedForm(p, pr.Tool, form),
+		})
 	}
-	return append(out, results[next:]...)
+	return append(out, calls[next:]...)
 }
