@@ -228,3 +228,49 @@ func TestLoopMixedReplyIsNotAParseFailure(t *testing.T) {
 		t.Errorf("answer to the mixed reply = %q", got)
 	}
 }
+
+// gate allows every call and remembers which it was asked about.
+type gate struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (g *gate) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]loop.Verdict, len(calls))
+	for i, c := range calls {
+		g.asked = append(g.asked, c.Name)
+		out[i].Allowed = true
+	}
+	return out
+}
+
+// A call that cannot be read never reaches the policy (nobody is asked to
+// approve what cannot run) and is no denial, yet it is one of the run's
+// calls, answered with its error.
+func TestUnreadableCallsSkipThePolicy(t *testing.T) {
+	reply := `{"tool": "read_file", "parameters": {"path": "a.txt"}}` + "\n" +
+		`{"tool": "write_file", "parameters": {"path": "c"}}`
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: reply}, fakeprovider.Reply{Text: "Done."})
+	defer srv.Close()
+	proto := textproto.Wrap(openai.New(), textproto.JSON, loopTools)
+	g := &gate{}
+	res := loop.Run(context.Background(), loop.Config{
+		Model:    &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
+		Protocol: proto, Prompt: "q", Tools: loopTools, Toolbox: &toolbox{}, Gate: g,
+	})
+	if res.Status != loop.StatusCompleted {
+		t.Fatalf("status %s: %v", res.Status, res.Err)
+	}
+	if strings.Join(g.asked, ",") != "read_file" {
+		t.Errorf("the policy was asked about %q, want only the readable read_file", g.asked)
+	}
+	if len(res.Calls) != 2 || res.Calls[0].IsError || !res.Calls[1].IsError || res.Calls[1].Denied ||
+		res.Calls[1].Name != "write_file" || !strings.Contains(res.Calls[1].Content, `missing required parameter "content"`) {
+		t.Errorf("calls %+v: want read_file run, then write_file answered with its error and not denied", res.Calls)
+	}
+	if len(res.Denials) != 0 {
+		t.Errorf("denials %+v, want none", res.Denials)
+	}
+}
