@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,24 +13,6 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/providertest"
 )
-
-// goldenTurn is what a golden file records of one parsed reply.
-type goldenTurn struct {
-	Text       string               `json:"text"`
-	Reasoning  string               `json:"reasoning,omitempty"`
-	Calls      []providers.ToolCall `json:"calls"`
-	Usage      providers.Usage      `json:"usage"`
-	StopReason string               `json:"stop_reason"`
-	Messages   []json.RawMessage    `json:"messages"`
-}
-
-func golden(turn *providers.Turn) goldenTurn {
-	calls := turn.Calls
-	if calls == nil {
-		calls = []providers.ToolCall{}
-	}
-	return goldenTurn{turn.Text, turn.Reasoning, calls, turn.Usage, turn.StopReason, turn.Messages}
-}
 
 // responseFixtures lists the recorded replies: every stream and every JSON
 // body that is not a request or an error.
@@ -74,7 +55,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseBody: %v", err)
 			}
-			providertest.Golden(t, stem(name), providertest.Marshal(t, golden(turn)))
+			providertest.Golden(t, stem(name), providertest.Marshal(t, providertest.RecordTurn(turn)))
 
 			calls, err := p.ParseToolCalls(body)
 			if err != nil {

@@ -122,7 +122,7 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("whole: %v, split at %d: %v", errWhole, n, errSplit)
 		}
 		if errWhole == nil {
-			providertest.SameJSON(t, "split turn", providertest.Marshal(t, golden(split)), providertest.Marshal(t, golden(whole)))
+			providertest.SameJSON(t, "split turn", providertest.Marshal(t, providertest.RecordTurn(split)), providertest.Marshal(t, providertest.RecordTurn(whole)))
 		}
 
 		cutTurn, errCut := read(bytes.NewReader(body[:n]))

@@ -15,24 +15,6 @@ import (
 	"github.com/ask-cli/ask/internal/providers/providertest"
 )
 
-// goldenTurn is what a golden file records of one parsed reply.
-type goldenTurn struct {
-	Text       string               `json:"text"`
-	Reasoning  string               `json:"reasoning,omitempty"`
-	Calls      []providers.ToolCall `json:"calls"`
-	Usage      providers.Usage      `json:"usage"`
-	StopReason string               `json:"stop_reason"`
-	Messages   []json.RawMessage    `json:"messages"`
-}
-
-func golden(turn *providers.Turn) goldenTurn {
-	calls := turn.Calls
-	if calls == nil {
-		calls = []providers.ToolCall{}
-	}
-	return goldenTurn{turn.Text, turn.Reasoning, calls, turn.Usage, turn.StopReason, turn.Messages}
-}
-
 // responseFixtures lists the recorded replies: every SSE stream, every
 // stream array and every JSON body that is not a request or an error.
 func responseFixtures(t testing.TB) (replies, errorBodies []string) {
@@ -76,7 +58,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseBody: %v", err)
 			}
-			providertest.Golden(t, stem(name), providertest.Marshal(t, golden(turn)))
+			providertest.Golden(t, stem(name), providertest.Marshal(t, providertest.RecordTurn(turn)))
 
 			calls, err := p.ParseToolCalls(body)
 			if err != nil {

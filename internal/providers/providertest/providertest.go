@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
@@ -102,4 +104,23 @@ func Fixtures(t testing.TB, suffix string) []string {
 		t.Fatalf("no testdata/*%s fixtures", suffix)
 	}
 	return names
+}
+
+// Turn is what a golden file records of one parsed reply.
+type Turn struct {
+	Text       string               `json:"text"`
+	Reasoning  string               `json:"reasoning,omitempty"`
+	Calls      []providers.ToolCall `json:"calls"`
+	Usage      providers.Usage      `json:"usage"`
+	StopReason string               `json:"stop_reason"`
+	Messages   []json.RawMessage    `json:"messages"`
+}
+
+// RecordTurn is the golden record of turn; no calls are recorded as [].
+func RecordTurn(turn *providers.Turn) Turn {
+	calls := turn.Calls
+	if calls == nil {
+		calls = []providers.ToolCall{}
+	}
+	return Turn{turn.Text, turn.Reasoning, calls, turn.Usage, turn.StopReason, turn.Messages}
 }
