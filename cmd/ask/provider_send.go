@@ -77,7 +77,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	br := bufio.NewReader(body)
 	// A stream request may still be answered with one JSON document (an
 	// error, or a server that ignores "stream"): that is copied as it is.
-	if stream && (proto.Framing() == providers.NDJSON || !startsWithJSONValue(br)) {
+	if stream && (proto.Framing() == providers.NDJSON || !providers.StartsWithJSON(br)) {
 		_, err = providers.ReadStream(io.TeeReader(br, stdio.Out), proto.Framing(), proto.NewStream(), nil)
 		if err == nil {
 			_, err = io.Copy(stdio.Out, br) // what follows the terminal event, such as "data: [DONE]"
@@ -114,21 +114,4 @@ func sendStreams(protocol string, body []byte, noStream bool) bool {
 		return !noStream
 	}
 	return false
-}
-
-// startsWithJSONValue peeks past white space at the first byte of a body.
-func startsWithJSONValue(br *bufio.Reader) bool {
-	for i := 1; ; i++ {
-		b, err := br.Peek(i)
-		if err != nil {
-			return false
-		}
-		switch b[i-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{', '[':
-			return true
-		}
-		return false
-	}
 }

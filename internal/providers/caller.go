@@ -71,7 +71,7 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	// A provider may answer a stream request with one JSON document (an
 	// error, or a server that ignores "stream"); only SSE can tell by the
 	// first byte.
-	if req.Stream && (c.Protocol.Framing() == NDJSON || !startsWithJSON(br)) {
+	if req.Stream && (c.Protocol.Framing() == NDJSON || !StartsWithJSON(br)) {
 		turn, err = ReadStream(io.TeeReader(br, &raw), c.Protocol.Framing(), c.Protocol.NewStream(), h.OnDelta)
 	} else {
 		if _, err = io.Copy(&raw, br); err == nil {
@@ -216,8 +216,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// startsWithJSON peeks past white space at the first byte of a body.
-func startsWithJSON(br *bufio.Reader) bool {
+// StartsWithJSON peeks past white space at the first byte of a body and
+// reports whether it opens a JSON object or array: a provider may answer a
+// stream request with one JSON document (an error, or a server that
+// ignores "stream").
+func StartsWithJSON(br *bufio.Reader) bool {
 	for i := 1; ; i++ {
 		b, err := br.Peek(i)
 		if err != nil || len(b) < i {
