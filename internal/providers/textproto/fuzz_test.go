@@ -2,6 +2,8 @@ package textproto
 
 import (
 	"os"
+
+	"github.com/ask-cli/ask/internal/providers"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,6 +26,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`[{"tool":"shell","parameters":{"command":"ls"}},{"tool":"x"}]`)
 	tools := testTools(f)
 	f.Fuzz(func(t *testing.T, reply string) {
+		checkSpans(t, reply, tools)
 		res := Parse(reply, tools)
 		checkInvariants(t, res, tools)
 		if len(res.Text) > len(reply) {
@@ -36,4 +39,20 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("a reply without calls lost text: %q became %q", reply, res.Text)
 		}
 	})
+}
+
+// checkSpans holds the scanner to what Parse relies on when it cuts calls
+// out of the reply: spans lie inside the reply, in order, and never
+// overlap. An overlap once sliced the reply backwards and panicked.
+func checkSpans(t *testing.T, reply string, tools []providers.Tool) {
+	t.Helper()
+	p := newParser(tools)
+	p.reply, p.lastClose = reply, map[string]int{}
+	at := 0
+	for _, sp := range p.scan(reply, 0, len(reply), true, false) {
+		if sp.start < at || sp.end < sp.start || sp.end > len(reply) {
+			t.Fatalf("span [%d,%d) after offset %d in a reply of %d bytes: %q", sp.start, sp.end, at, len(reply), reply)
+		}
+		at = sp.end
+	}
 }

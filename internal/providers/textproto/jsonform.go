@@ -25,7 +25,7 @@ var strictKeys = map[string]bool{"tool": true, "parameters": true, "arguments": 
 // object reads the JSON object that opens at s[j]. Valid objects are calls
 // or data; an invalid or unfinished one is reported only when it looks like
 // an attempt at a call.
-func (p *parser) object(s string, j, hi int, tagged bool) ([]span, int) {
+func (p *parser) object(s string, lo, j, hi int, tagged bool) ([]span, int) {
 	e := p.jsonEnd(s, j, hi)
 	if e < 0 {
 		// A cut-off call names its tool near its start; looking further
@@ -48,12 +48,15 @@ func (p *parser) object(s string, j, hi int, tagged bool) ([]span, int) {
 	if !isCall {
 		return nil, e // data: skip it whole, calls are not nested in data
 	}
-	// `{"tool": ...}` written as inline code leaves no empty `` behind.
+	// `{"tool": ...}` written as inline code leaves no empty `` behind. The
+	// backticks taken must lie in the scanned window and not before lo,
+	// where an earlier span may already own them, and scanning resumes
+	// after them: spans never overlap.
 	ticks := 0
-	for ticks < j && ticks < len(s)-e && s[j-ticks-1] == '`' && s[e+ticks] == '`' {
+	for j-ticks-1 >= lo && e+ticks < hi && s[j-ticks-1] == '`' && s[e+ticks] == '`' {
 		ticks++
 	}
-	return []span{attempt(j-ticks, e+ticks, c, problem)}, e
+	return []span{attempt(j-ticks, e+ticks, c, problem)}, e + ticks
 }
 
 // array reads a JSON array of calls that opens at s[j]. An array holding

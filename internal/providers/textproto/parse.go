@@ -210,13 +210,17 @@ const (
 // level; inside a <tool_call> (tagged) every JSON object is meant as a call.
 func (p *parser) scan(s string, lo, hi int, top, tagged bool) []span {
 	var spans []span
+	owned := lo // the end of the last span: what lies before it is taken
 	for i := lo; i < hi; {
 		j, kind := next(s, i, hi, top)
 		if j < 0 {
 			break
 		}
-		found, end := p.at(s, j, hi, kind, tagged)
+		found, end := p.at(s, owned, j, hi, kind, tagged)
 		spans = append(spans, found...)
+		if len(found) > 0 {
+			owned = found[len(found)-1].end
+		}
 		i = max(end, j+1)
 	}
 	return spans
@@ -276,9 +280,9 @@ func atLineStart(s string, k int) bool {
 	return true
 }
 
-// at reads what starts at s[j]: the spans it yields and where scanning
-// resumes.
-func (p *parser) at(s string, j, hi int, kind marker, tagged bool) ([]span, int) {
+// at reads what starts at s[j], where an earlier span owns everything
+// before lo: the spans it yields and where scanning resumes.
+func (p *parser) at(s string, lo, j, hi int, kind marker, tagged bool) ([]span, int) {
 	switch kind {
 	case mThink:
 		end := p.closeTag(s, j, hi, "</think>")
@@ -295,7 +299,7 @@ func (p *parser) at(s string, j, hi int, kind marker, tagged bool) ([]span, int)
 	case mArray:
 		return p.array(s, j, hi)
 	}
-	return p.object(s, j, hi, tagged)
+	return p.object(s, lo, j, hi, tagged)
 }
 
 var (
