@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/run"
 )
 
 func configCommand(stdio *IO) *cli.Command {
@@ -49,25 +51,28 @@ func configAction(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("config takes no arguments, got %q", c.Args().First())
 	}
-	settings, err := effectiveSettings(c, stdio)
+	s, err := resolve(c, stdio)
 	if err != nil {
 		return err
 	}
-	st := configOf(c)
-	found := st.file != nil && st.file.Found()
+	settings := append(s.Entries(), run.Entry{Name: "color", Value: stdio.color.mode, Source: stdio.color.source})
+	cfg := stdio.config
 	if c.Bool("json") || !stdio.OutTTY {
-		writeJSON(stdio.Out, configJSON{File: nilIfEmpty(st.path), Found: found, Settings: settings}, stdio.OutTTY)
-		return nil
+		var file any
+		if cfg.Path != "" {
+			file = cfg.Path
+		}
+		return writeJSON(stdio.Out, configJSON{File: file, Found: cfg.Found(), Settings: settings}, stdio.OutTTY)
 	}
-	file := firstNonEmpty(st.path, "none (set HOME or ASK_CONFIG)")
-	if st.path != "" && !found {
+	file := firstNonEmpty(cfg.Path, "none (set HOME or ASK_CONFIG)")
+	if cfg.Path != "" && !cfg.Found() {
 		file += " (not found)"
 	}
 	fmt.Fprintf(stdio.Out, "config file: %s\n\n", file)
 	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SETTING\tVALUE\tSOURCE")
-	for _, s := range settings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.name, showValue(s.value), s.source)
+	for _, e := range settings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, showValue(e.Value), e.Source)
 	}
 	return tw.Flush()
 }
@@ -80,7 +85,7 @@ type configJSON struct {
 }
 
 // orderedSettings encodes as an object whose keys keep the table's order.
-type orderedSettings []setting
+type orderedSettings []run.Entry
 
 func (o orderedSettings) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -89,11 +94,11 @@ func (o orderedSettings) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(s.name)
+		name, _ := json.Marshal(s.Name)
 		entry, err := json.Marshal(struct {
 			Value  any    `json:"value"`
 			Source string `json:"source"`
-		}{s.value, s.source})
+		}{s.Value, s.Source})
 		if err != nil {
 			return nil, err
 		}

@@ -180,10 +180,6 @@ func TestFaults(t *testing.T) {
 }
 
 func runFault(t *testing.T, tt faultCase) {
-	old := streamIdleTimeout
-	streamIdleTimeout = 300 * time.Millisecond
-	defer func() { streamIdleTimeout = old }()
-
 	srv := fakeprovider.StartSteps(tt.steps...)
 	defer srv.Close()
 	wd := t.TempDir()
@@ -197,7 +193,7 @@ func runFault(t *testing.T, tt faultCase) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	r := runAsk(t, askEnv{server: srv, wd: wd}, args...)
+	r := runAsk(t, askEnv{server: srv, wd: wd, idle: 300 * time.Millisecond}, args...)
 	took := time.Since(start)
 	t.Logf("exit %d after %s; stderr:\n%s", r.code, took.Round(time.Millisecond), r.stderr)
 	var after runtime.MemStats
@@ -393,16 +389,15 @@ func TestRetriesFlag(t *testing.T) {
 func TestTransportConnectTimeout(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "hi"})
 	defer srv.Close()
-	old := connectTimeout
-	connectTimeout = time.Nanosecond
-	tr := newTransport()
-	connectTimeout = old
+	quick := defaultNet
+	quick.Connect = time.Nanosecond
+	tr := newTransport(quick)
 	_, err := (&http.Client{Transport: tr}).Post(srv.URL, "application/json", strings.NewReader("{}"))
 	if err == nil || !strings.Contains(err.Error(), "timeout") {
 		t.Errorf("err = %v, want a connect timeout", err)
 	}
-	tr = newTransport()
-	if tr.TLSHandshakeTimeout != tlsHandshakeTimeout || tr.ResponseHeaderTimeout != responseHeaderTimeout || tr.Proxy == nil {
+	tr = newTransport(defaultNet)
+	if tr.TLSHandshakeTimeout != defaultNet.TLSHandshake || tr.ResponseHeaderTimeout != defaultNet.ResponseHeader || tr.Proxy == nil {
 		t.Errorf("transport: TLS %s, headers %s, proxy set %v", tr.TLSHandshakeTimeout, tr.ResponseHeaderTimeout, tr.Proxy != nil)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -22,6 +21,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.0.0").
@@ -53,14 +53,17 @@ type IO struct {
 	Now              func() time.Time
 	Wd               string
 	TTYPath          string // where approvals are read; "" disables prompting
+	Net              netTimeouts
 	interruptedTwice chan struct{}
+	config           *run.Config // the config file, read by useConfigFile
+	color            colorChoice
 	paint            palette // stderr colours, chosen by useConfigFile
 }
 
 func main() {
 	ctx, stop := interruptible(context.Background())
 	defer stop()
-	os.Exit(run(ctx, os.Args, systemIO()))
+	os.Exit(runCLI(ctx, os.Args, systemIO()))
 }
 
 func systemIO() *IO {
@@ -73,21 +76,12 @@ func systemIO() *IO {
 		ErrTTY:  force || isatty.IsTerminal(os.Stderr.Fd()),
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
-		HTTP:    &http.Client{Transport: newTransport()},
+		HTTP:    &http.Client{Transport: newTransport(defaultNet)},
 		Now:     time.Now,
 		Wd:      wd,
 		TTYPath: "/dev/tty",
+		Net:     defaultNet,
 	}
-}
-
-// newTransport bounds connecting and waiting for response headers; a
-// stream's silences are bounded by the caller's idle timeout instead.
-func newTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = tlsHandshakeTimeout
-	t.ResponseHeaderTimeout = responseHeaderTimeout
-	return t
 }
 
 // interruptible cancels the context with loop.ErrInterrupted on the first
@@ -111,11 +105,11 @@ func interruptible(parent context.Context) (context.Context, func()) {
 	return ctx, func() { signal.Stop(sigs); cancel(nil) }
 }
 
-// run executes the CLI and maps its outcome to an exit code. It is the one
+// runCLI executes the CLI and maps its outcome to an exit code. It is the one
 // place where errors become exit codes.
-func run(ctx context.Context, args []string, stdio *IO) int {
+func runCLI(ctx context.Context, args []string, stdio *IO) int {
+	useConfigFile(args, stdio)
 	app := newApp(stdio)
-	useConfigFile(app, args, stdio)
 	err := app.RunContext(ctx, reorderArgs(app, args))
 	if err == nil {
 		return exitOK
@@ -153,11 +147,14 @@ func exitCode(err error) int {
 	var se *silentError
 	var apiErr *providers.APIError
 	var keyErr *catalog.MissingKeyError
+	kind, isRunErr := run.KindOf(err)
 	switch {
 	case errors.As(err, &se):
 		return se.code
 	case errors.As(err, &ee):
 		return ee.code
+	case isRunErr:
+		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure}[kind]
 	case errors.As(err, &keyErr):
 		return exitAuth
 	case errors.As(err, &apiErr):
@@ -216,7 +213,7 @@ func newApp(stdio *IO) *cli.App {
 		ErrWriter:              stdio.Err,
 		HideHelpCommand:        true,
 		UseShortOptionHandling: true,
-		Flags:                  runFlags(),
+		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
 		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ask": func() {
 			ctx, stop := interruptible(context.Background())
-			code := run(ctx, os.Args, systemIO())
+			code := runCLI(ctx, os.Args, systemIO())
 			stop()
 			os.Exit(code)
 		},
@@ -131,6 +131,8 @@ type askEnv struct {
 	tty    bool // stdout and stderr are terminals
 	wd     string
 	server *fakeprovider.Server
+	// idle, when set, shortens the stream idle timeout.
+	idle time.Duration
 }
 
 // runAsk runs the CLI in-process.
@@ -158,8 +160,12 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 		HTTP:    &http.Client{Timeout: 30 * time.Second},
 		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 		Wd:      wd,
+		Net:     defaultNet,
 	}
-	code := run(context.Background(), append([]string{"ask"}, args...), stdio)
+	if e.idle > 0 {
+		stdio.Net.StreamIdle = e.idle
+	}
+	code := runCLI(context.Background(), append([]string{"ask"}, args...), stdio)
 	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
 }
 

@@ -147,7 +147,7 @@ func runAskTerminal(t *testing.T, srv *fakeprovider.Server, wd, stdin string, er
 		Now:     time.Now,
 		Wd:      wd,
 	}
-	code := run(context.Background(), append([]string{"ask"}, args...), stdio)
+	code := runCLI(context.Background(), append([]string{"ask"}, args...), stdio)
 	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
 }
 

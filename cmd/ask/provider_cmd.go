@@ -12,6 +12,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/textproto"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // providerCommand is `ask provider`: each stage of one provider's side of
@@ -43,7 +44,7 @@ func providerCommand(stdio *IO) *cli.Command {
 				ArgsUsage: "[FILE|-]",
 				Description: "With a text tool protocol (--tool-protocol json or markdown; auto for the command provider) the calls\n" +
 					"are read from the reply's text, for the tools the mode and tool flags declare, as a run reads them.",
-				Flags: append(hideFlags(flagsExcept(runFlags(), requestOnlyFlags), parseFlagNames),
+				Flags: append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), parseFlagNames),
 					&cli.BoolFlag{Name: "text", Usage: `print {"text": ..., "tool_calls": [...]}: the reply's text as well as its calls`}),
 				Action: func(c *cli.Context) error { return providerParseToolCalls(c, stdio) },
 			},
@@ -64,22 +65,12 @@ func providerCommand(stdio *IO) *cli.Command {
 // stageProtocol is the provider a stage works for and its wire protocol,
 // chosen as a run chooses them: the flag, ASK_PROVIDER, the config file,
 // the first key set; with the config file's settings for it.
-func stageProtocol(c *cli.Context, stdio *IO) (catalog.Provider, providers.Protocol, *runConfig, error) {
-	st := configOf(c)
-	if st.err != nil {
-		return catalog.Provider{}, nil, nil, withCode(exitUsage, st.err)
-	}
-	rc := &runConfig{st: st, r: st.resolved, c: c, stdio: stdio}
-	prov, err := catalog.Select(c.String("provider"), rc.providerName(), stdio.Getenv)
+func stageProtocol(c *cli.Context, stdio *IO) (catalog.Provider, providers.Protocol, error) {
+	s, err := resolve(c, stdio)
 	if err != nil {
-		return prov, nil, nil, withCode(exitUsage, err)
+		return catalog.Provider{}, nil, err
 	}
-	prov = rc.configure(prov)
-	proto, err := catalog.NewProtocol(prov.Protocol)
-	if err != nil {
-		return prov, nil, nil, withCode(exitUsage, fmt.Errorf("%s: %w", prov.Name, err))
-	}
-	return prov, proto, rc, nil
+	return s.Protocol()
 }
 
 // stageFlags are the flags every provider stage takes.
@@ -102,7 +93,7 @@ var parseFlagNames = map[string]bool{
 // toolProtocolFlag is --tool-protocol for a stage, as the main command has
 // it.
 func toolProtocolFlag() cli.Flag {
-	return &cli.StringFlag{Name: "tool-protocol", Value: toolProtoAuto,
+	return &cli.StringFlag{Name: "tool-protocol", Value: run.ToolProtocolAuto,
 		Usage: "the results as a run sends them under this tool protocol: auto (native where the provider has it, else json), native, json or markdown"}
 }
 
@@ -211,7 +202,7 @@ func providerFormatTools(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return inputErr(in, err)
 	}
-	_, proto, _, err := stageProtocol(c, stdio)
+	_, proto, err := stageProtocol(c, stdio)
 	if err != nil {
 		return err
 	}
@@ -241,11 +232,11 @@ func providerFormatToolResult(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return inputErr(in, err)
 	}
-	prov, proto, _, err := stageProtocol(c, stdio)
+	prov, proto, err := stageProtocol(c, stdio)
 	if err != nil {
 		return err
 	}
-	form, err := stageTextForm(c, prov)
+	form, err := run.TextForm(c.String("tool-protocol"), prov)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,7 +232,8 @@ func TestSendDecidesStreaming(t *testing.T) {
 		{"gemini", `{}`, true, false},
 	}
 	for _, tt := range tests {
-		if got := sendStreams(tt.protocol, []byte(tt.body), tt.noStream); got != tt.want {
+		prov := catalog.All()[slices.IndexFunc(catalog.All(), func(p catalog.Provider) bool { return p.Protocol == tt.protocol })]
+		if got := prov.SendStreams([]byte(tt.body), tt.noStream); got != tt.want {
 			t.Errorf("%s %s --no-stream=%v: stream %v, want %v", tt.protocol, tt.body, tt.noStream, got, tt.want)
 		}
 	}

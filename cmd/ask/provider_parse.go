@@ -14,6 +14,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/command"
 	"github.com/ask-cli/ask/internal/providers/textproto"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // parsedReply is what `ask provider parse-tool-calls --text` prints. Under
@@ -39,11 +40,11 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	prov, proto, _, err := stageProtocol(c, stdio)
+	prov, proto, err := stageProtocol(c, stdio)
 	if err != nil {
 		return err
 	}
-	form, err := stageTextForm(c, prov)
+	form, err := run.TextForm(c.String("tool-protocol"), prov)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 // run cleans it; any other is a JSON body or a recorded stream, checked
 // first so that a fault is reported with its position.
 func readReply(in stageInput, prov catalog.Provider, proto providers.Protocol) (*providers.Turn, error) {
-	if prov.Protocol == "command" {
+	if prov.LocalProgram {
 		text := command.Clean(in.data)
 		if strings.TrimSpace(text) == "" {
 			return nil, usageErr("%s is empty: expected the text the command model printed", in.name)
@@ -119,12 +120,12 @@ func readReply(in stageInput, prov catalog.Provider, proto providers.Protocol) (
 // stageTools are the tools a run with the same flags would declare: the
 // ones a text tool protocol reads calls of.
 func stageTools(c *cli.Context, stdio *IO) ([]providers.Tool, error) {
-	s, cleanup, err := sessionWithoutKey(c, stdio)
-	defer cleanup()
+	r, err := offlineRun(c, stdio)
 	if err != nil {
 		return nil, err
 	}
-	return s.declared, nil
+	defer r.Close()
+	return r.Declared, nil
 }
 
 // checkStream checks that every event of a recorded stream holds one JSON

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 func providerSendCommand(stdio *IO) *cli.Command {
@@ -26,7 +27,7 @@ func providerSendCommand(stdio *IO) *cli.Command {
 			&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, the provider's variable, the config file, the provider's default)"},
 			&cli.BoolFlag{Name: "no-stream", Usage: "ask for a plain response where the body cannot say (Gemini)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
-			retriesFlag(),
+			retriesFlag(run.DefaultRetries),
 		),
 		Action: func(c *cli.Context) error { return providerSend(c, stdio) },
 	}
@@ -43,36 +44,39 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	if err := in.checkRequestBody(); err != nil {
 		return err
 	}
-	prov, proto, rc, err := stageProtocol(c, stdio)
+	s, err := resolve(c, stdio)
 	if err != nil {
 		return err
 	}
-	if prov.Protocol == "command" {
+	prov, proto, err := s.Protocol()
+	if err != nil {
+		return err
+	}
+	if prov.LocalProgram {
 		return usageErr("%s runs a local program, not an HTTP API: there is nothing to send a body to", prov.Name)
 	}
-	nRetries, err := retries(c)
+	// The body names its model; a provider that puts the model in the URL
+	// needs it there.
+	if m := gjson.GetBytes(in.data, "model").String(); m != "" && s.Model.Source != "flag --model" {
+		s.Model = run.Given(m, "the request body")
+	}
+	s.NoTools = run.Given(true, "ask provider send") // it sends a body, and runs no tools
+	r, err := buildRun(c, stdio, statusFor(stdio, true), s, false)
 	if err != nil {
 		return err
 	}
-	key, err := rc.key(prov)
-	if err != nil {
-		return err
-	}
-	model := firstNonEmpty(c.String("model"), gjson.GetBytes(in.data, "model").String(), stdio.Getenv("ASK_MODEL"), rc.model(prov.Name), prov.DefaultModel)
-	stream := sendStreams(proto.Name(), in.data, c.Bool("no-stream"))
-	baseURL := prov.ResolveBaseURL(c.String("base-url"), stdio.Getenv)
-	caller := &providers.Caller{Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
-		Header: prov.Header, HTTP: stdio.HTTP, Retries: nRetries}
+	defer r.Close()
+	stream := prov.SendStreams(in.data, c.Bool("no-stream"))
 	hooks := providers.Hooks{OnRetry: func(attempt int, delay time.Duration, err error) {
 		if !c.Bool("quiet") {
 			fmt.Fprintf(stdio.Err, "ask: retry %d in %s: %v\n", attempt, delay.Round(time.Millisecond), err)
 		}
 	}}
-	resp, err := caller.Post(c.Context, proto.Endpoint(baseURL, model, stream), in.data, hooks)
+	resp, err := r.Send(c.Context, in.data, stream, hooks)
 	if err != nil {
 		return err
 	}
-	body := providers.NewIdleBody(resp.Body, streamIdleTimeout)
+	body := providers.NewIdleBody(resp.Body, stdio.Net.StreamIdle)
 	defer body.Close()
 	br := bufio.NewReader(body)
 	// A stream request may still be answered with one JSON document (an
@@ -97,21 +101,4 @@ func providerSend(c *cli.Context, stdio *IO) error {
 		return apiErr
 	}
 	return withCode(exitProvider, fmt.Errorf("%s: read response: %w", prov.Name, err))
-}
-
-// sendStreams tells whether a body asks for a streamed answer: its
-// "stream" field where it has one; Ollama streams unless told not to;
-// Gemini says it in the URL, not the body, so it streams unless --no-stream
-// (as the loop does).
-func sendStreams(protocol string, body []byte, noStream bool) bool {
-	if v := gjson.GetBytes(body, "stream"); v.IsBool() {
-		return v.Bool()
-	}
-	switch protocol {
-	case "ollama":
-		return true
-	case "gemini":
-		return !noStream
-	}
-	return false
 }

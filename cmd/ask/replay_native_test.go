@@ -74,7 +74,7 @@ func runAskOffline(t *testing.T, env map[string]string, wd string, args ...strin
 		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 		Wd:      wd,
 	}
-	code := run(context.Background(), append([]string{"ask"}, args...), stdio)
+	code := runCLI(context.Background(), append([]string{"ask"}, args...), stdio)
 	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,11 +14,10 @@ import (
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
-	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
-	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 func init() {
@@ -27,221 +25,168 @@ func init() {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version and commit"}
 }
 
-func runFlags() []cli.Flag {
+// runFlags are the main command's flags. The defaults they show in --help
+// are the settings that apply when the flag is not typed (the environment,
+// the config file, the built-in defaults); which value a run uses is
+// decided by run.Resolve, never by these.
+func runFlags(stdio *IO) []cli.Flag {
+	d := helpDefaults(stdio)
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, else the first whose key is set)"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model name (default: $ASK_MODEL, else the provider's default)"},
 		&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)"},
 		&cli.StringFlag{Name: "system", Aliases: []string{"s"}, Usage: "text appended to the default system prompt"},
-		&cli.IntFlag{Name: "max-steps", Value: loop.DefaultMaxSteps, Usage: "stop after this many model requests"},
-		&cli.DurationFlag{Name: "timeout", Value: loop.DefaultTimeout, Usage: "stop the whole run after this long"},
-		&cli.StringFlag{Name: "mode", Value: policy.ModeAgent, Usage: "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)"},
-		&cli.BoolFlag{Name: "safe", Usage: "CI profile: offer only read-only tools, refuse every write or command, exit 6 on a refusal"},
-		&cli.StringSliceFlag{Name: "allow-tool", Usage: "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable"},
-		&cli.StringSliceFlag{Name: "deny-tool", Usage: "refuse calls matching `PATTERN`; wins over --allow-tool; repeatable"},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve every call that needs approval"},
+		&cli.IntFlag{Name: "max-steps", Value: d.MaxSteps.Value, Usage: "stop after this many model requests"},
+		&cli.DurationFlag{Name: "timeout", Value: d.Timeout.Value, Usage: "stop the whole run after this long"},
+		&cli.StringFlag{Name: "mode", Value: d.Mode.Value, Usage: "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)"},
+		&cli.BoolFlag{Name: "safe", Value: d.Safe.Value, Usage: "CI profile: offer only read-only tools, refuse every write or command, exit 6 on a refusal"},
+		&cli.StringSliceFlag{Name: "allow-tool", Value: stringSlice(d.Allow.Value), Usage: "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable"},
+		&cli.StringSliceFlag{Name: "deny-tool", Value: stringSlice(d.Deny.Value), Usage: "refuse calls matching `PATTERN`; wins over --allow-tool; repeatable"},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Value: d.Yes.Value, Usage: "approve every call that needs approval"},
 		&cli.StringFlag{Name: "plan", Usage: "carry out the plan saved in `FILE` (with --mode agent)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
-		&cli.StringFlag{Name: "tools-file", Usage: "offer the commands declared in the JSON `FILE` as tools"},
-		&cli.StringSliceFlag{Name: "mcp", Usage: "start the MCP server `'CMD ARGS'` over stdio and offer its tools as SERVER__TOOL; repeatable"},
+		&cli.StringFlag{Name: "tools-file", Value: d.ToolsFile.Value, Usage: "offer the commands declared in the JSON `FILE` as tools"},
+		&cli.StringSliceFlag{Name: "mcp", Value: stringSlice(d.MCP.Value), Usage: "start the MCP server `'CMD ARGS'` over stdio and offer its tools as SERVER__TOOL; repeatable"},
 		&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in; file tools never reach outside it"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
 		&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
 		&cli.StringFlag{Name: "transcript", Usage: "write every event to `FILE` as JSON lines"},
-		&cli.BoolFlag{Name: "no-stream", Usage: "make plain requests instead of streaming"},
+		&cli.BoolFlag{Name: "no-stream", Value: d.NoStream.Value, Usage: "make plain requests instead of streaming"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request, retry and tool call on stderr"},
-		&cli.StringFlag{Name: "tool-protocol", Value: toolProtoAuto, Usage: "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown"},
+		&cli.StringFlag{Name: "tool-protocol", Value: d.ToolProtocol.Value, Usage: "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown"},
 		&cli.StringFlag{Name: "command", Usage: "with --provider command: the model to run once per step, conversation on stdin (e.g. 'ollama run qwen3')"},
-		retriesFlag(),
-	}, append(answerFlags(), settingsFlags()...)...)
+		retriesFlag(d.Retries.Value),
+		&cli.IntFlag{Name: "max-tokens", Value: d.MaxTokens.Value, Usage: "cap each model reply at `N` tokens (default: the provider's own)"},
+		&cli.StringFlag{Name: "schema", Usage: "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {"},
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the last run's conversation, with its provider, model, mode and tools unless flags say otherwise"},
+		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation recorded in the transcript `FILE`"},
+	}, settingsFlags()...)
+}
+
+// helpDefaults are the settings that apply to a flag not typed, for
+// --help to show; with a config file that cannot be read, the built-in
+// defaults (the error is reported by the commands that need settings).
+func helpDefaults(stdio *IO) run.Settings {
+	s, err := run.Resolve(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
+	if err != nil {
+		s, _ = run.Resolve(run.Inputs{})
+	}
+	return s
+}
+
+func stringSlice(l []string) *cli.StringSlice {
+	if len(l) == 0 {
+		return nil
+	}
+	return cli.NewStringSlice(l...)
+}
+
+func retriesFlag(value int) cli.Flag {
+	return &cli.IntFlag{Name: "retries", Value: value, Usage: "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff"}
 }
 
 func runAction(c *cli.Context, stdio *IO) error {
 	if c.Bool("json") && c.Bool("events") {
 		return usageErr("--json and --events both write to stdout: choose one")
 	}
-	s, prompt, cleanup, err := prepareRun(c, stdio, buildSession)
-	defer cleanup()
+	quiet := c.Bool("quiet")
+	status := statusFor(stdio, quiet)
+	r, prompt, err := prepareRun(c, stdio, status, false)
 	if err != nil {
 		return err
 	}
-	s.prompt = prompt
-	s.carried = carriedFrom(c, stdio)
-	s.jsonOut, s.events, s.transcript = c.Bool("json"), c.Bool("events"), c.String("transcript")
-	s.quiet, s.verbose = c.Bool("quiet"), c.Bool("verbose")
-	return s.execute(c.Context)
+	defer r.Close()
+	return execute(c.Context, r, prompt, stdio, status, presentation{
+		jsonOut: c.Bool("json"), events: c.Bool("events"), transcript: c.String("transcript"),
+		quiet: quiet, verbose: c.Bool("verbose"), keep: true,
+	})
 }
 
-// prepareRun reads the prompt (or the --plan goal) and any earlier
-// conversation, and builds the session the main command's flags describe,
-// with build: buildSession for a run, sessionWithoutKey for `ask provider
-// request`, which must print exactly what a run would send first. The
-// cleanup is never nil.
-func prepareRun(c *cli.Context, stdio *IO, build func(*cli.Context, *IO) (*session, func(), error)) (*session, string, func(), error) {
-	noop := func() {}
+// prepareRun reads the prompt (or the --plan goal), resolves the settings
+// and builds the run the main command's flags describe; offline builds it
+// for `ask provider request` and `ask tools`, which send nothing. On a
+// terminal the run asks its approvals there, holding status off the line.
+func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*run.Run, string, error) {
 	prompt, err := readPrompt(c.Args().Slice(), stdio)
 	if err != nil && !c.IsSet("plan") {
-		return nil, "", noop, err
+		return nil, "", err
+	}
+	s, err := resolve(c, stdio)
+	if err != nil {
+		return nil, "", err
 	}
 	if c.IsSet("plan") {
-		if prompt, err = planPrompt(c, stdio, prompt); err != nil {
-			return nil, "", noop, err
+		if prompt, err = planPrompt(c.String("plan"), s.Mode.Value, stdio, prompt); err != nil {
+			return nil, "", err
 		}
 	}
-	conv, err := readConversation(c, stdio)
+	r, err := buildRun(c, stdio, status, s, offline)
+	return r, prompt, err
+}
+
+// buildRun builds the run of settings s for command c. On a terminal the
+// run asks its approvals there, holding the status line off it meanwhile.
+func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, offline bool) (*run.Run, error) {
+	env := runEnv(c, stdio, status)
+	env.Offline = offline
+	closeTTY := func() {}
+	if stdio.ErrTTY {
+		if t, closeIt := openTerminal(stdio.TTYPath); t != nil {
+			t.Out = stdio.paint.approvals(t.Out)
+			env.Prompter, closeTTY = holdWhileAsking(status, t), closeIt
+		}
+	}
+	r, err := run.New(c.Context, s, env)
 	if err != nil {
-		return nil, "", noop, err
+		closeTTY()
+		return nil, err
 	}
-	s, cleanup, err := build(c, stdio)
-	if err == nil {
-		err = useAnswerOptions(c, stdio, s, conv)
-	}
-	if err == nil {
-		err = useToolProtocol(c, stdio, s)
-	}
+	r.OnClose(closeTTY)
+	return r, nil
+}
+
+// offlineRun is the run the flags of c describe, built to send nothing:
+// its tools and policy for `ask tools`, its declared tools for a stage.
+func offlineRun(c *cli.Context, stdio *IO) (*run.Run, error) {
+	s, err := resolve(c, stdio)
 	if err != nil {
-		return nil, "", cleanup, err
+		return nil, err
 	}
-	return s, prompt, cleanup, nil
+	return buildRun(c, stdio, statusFor(stdio, c.Bool("quiet")), s, true)
+}
+
+// runEnv is the world a run of command c is built in.
+func runEnv(c *cli.Context, stdio *IO, status *statusLine) run.Env {
+	quiet := c.Bool("quiet")
+	env := run.Env{
+		Getenv: stdio.Getenv, Environ: stdio.Environ, HTTP: stdio.HTTP, Now: stdio.Now, Wd: stdio.Wd,
+		Version: version, IdleTimeout: stdio.Net.StreamIdle, Verbose: c.Bool("verbose") && !quiet,
+	}
+	if !quiet {
+		env.Notes = status.above(stdio.Err)
+	}
+	return env
 }
 
 // planPrompt makes a saved plan the goal of an agent run: `ask --plan
 // FILE [extra instructions]`.
-func planPrompt(c *cli.Context, stdio *IO, extra string) (string, error) {
-	if m := c.String("mode"); m != policy.ModeAgent {
-		return "", usageErr("--plan carries a plan out, which needs --mode agent (not %s)", m)
+func planPrompt(file, mode string, stdio *IO, extra string) (string, error) {
+	if mode != policy.ModeAgent {
+		return "", usageErr("--plan carries a plan out, which needs --mode agent (not %s)", mode)
 	}
-	plan, err := os.ReadFile(absPath(stdio.Wd, c.String("plan")))
+	plan, err := os.ReadFile(absPath(stdio.Wd, file))
 	if err != nil {
 		return "", usageErr("--plan: %v", err)
 	}
 	if strings.TrimSpace(string(plan)) == "" {
-		return "", usageErr("--plan: %s is empty", c.String("plan"))
+		return "", usageErr("--plan: %s is empty", file)
 	}
 	prompt := "Carry out this plan, step by step, and report what you did:\n\n" + strings.TrimSpace(string(plan))
 	if extra != "" {
 		prompt += "\n\n" + extra
 	}
 	return prompt, nil
-}
-
-// buildSession turns the flags shared by the main command and `ask provider
-// request` into a session: provider, model, tools, policy and system prompt.
-// The returned cleanup runs even on error.
-func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
-	cleanups := []func(){}
-	cleanup := func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}
-	conf, err := sessionConfig(c, stdio)
-	if err != nil {
-		return nil, cleanup, err
-	}
-	mode := c.String("mode")
-	if !policy.ValidMode(mode) {
-		return nil, cleanup, usageErr("--mode %q: choose ask, plan or agent", mode)
-	}
-	prov, err := catalog.Select(c.String("provider"), conf.providerName(), stdio.Getenv)
-	if err != nil {
-		return nil, cleanup, withCode(exitUsage, err)
-	}
-	prov = conf.configure(prov)
-	proto, err := catalog.NewProtocol(prov.Protocol)
-	if err != nil {
-		return nil, cleanup, err
-	}
-	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"), conf.model(prov.Name), prov.DefaultModel)
-	if model == "" {
-		return nil, cleanup, usageErr("%s has no default model: name one with --model", prov.Name)
-	}
-	key, err := conf.key(prov)
-	if err != nil {
-		return nil, cleanup, err
-	}
-	maxSteps := c.Int("max-steps")
-	if maxSteps < 1 {
-		return nil, cleanup, usageErr("--max-steps must be at least 1")
-	}
-	if mode == policy.ModeAsk {
-		maxSteps = min(maxSteps, policy.AskModeMaxSteps)
-	}
-	if c.Duration("timeout") <= 0 {
-		return nil, cleanup, usageErr("--timeout must be positive, such as 30s or 5m")
-	}
-	nRetries, err := retries(c)
-	if err != nil {
-		return nil, cleanup, err
-	}
-	allow, err := policy.ParsePatterns(c.StringSlice("allow-tool"))
-	if err != nil {
-		return nil, cleanup, usageErr("--allow-tool: %v", err)
-	}
-	deny, err := policy.ParsePatterns(c.StringSlice("deny-tool"))
-	if err != nil {
-		return nil, cleanup, usageErr("--deny-tool: %v", err)
-	}
-	root, err := tools.NewRoot(absPath(stdio.Wd, c.String("workdir")))
-	if err != nil {
-		return nil, cleanup, usageErr("--workdir: %v", err)
-	}
-
-	var all []tools.Tool
-	if !c.Bool("no-tools") {
-		all = tools.Builtins(root)
-	}
-	extra, stopExtra, err := extraTools(c, stdio, root, all)
-	if cleanups = append(cleanups, stopExtra); err != nil {
-		return nil, cleanup, err
-	}
-	all = append(all, extra...)
-	// A person is asked only when one is watching stderr and a terminal can
-	// be opened; otherwise gated calls are denied at once.
-	// The status line is made here, before the run, so that an approval
-	// question can hold it off the terminal while it is open.
-	status := statusFor(stdio, c.Bool("quiet"))
-	var prompter policy.Prompter
-	if stdio.ErrTTY {
-		if t, closeTTY := policy.OpenTerminal(stdio.TTYPath); t != nil {
-			t.Out = stdio.paint.approvals(t.Out)
-			prompter = holdWhileAsking(status, t)
-			cleanups = append(cleanups, closeTTY)
-		}
-	}
-	pol := policy.New(mode, c.Bool("safe"), c.Bool("yes"), allow, deny, prompter, all)
-	registry, err := tools.NewRegistry(pol.Declared(all)...)
-	if err != nil {
-		return nil, cleanup, err
-	}
-	baseURL := prov.ResolveBaseURL(c.String("base-url"), stdio.Getenv)
-	declared := declare(registry)
-	system := prompts.System(prompts.Env{
-		Version: version, Date: stdio.Now(), OS: runtime.GOOS, Workdir: root.Dir(), Mode: mode, Tools: len(declared) > 0,
-	}, c.String("system"))
-
-	return &session{
-		io:        stdio,
-		provider:  prov.Name,
-		modelName: model,
-		baseURL:   baseURL,
-		mode:      mode,
-		protocol:  proto,
-		model: &providers.Caller{
-			Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
-			Header: prov.Header, HTTP: stdio.HTTP, Retries: nRetries, IdleTimeout: streamIdleTimeout,
-		},
-		system:   system,
-		declared: declared,
-		status:   status,
-		toolbox:  registry,
-		gate:     pol,
-		workdir:  root.Dir(),
-		maxSteps: maxSteps,
-		timeout:  c.Duration("timeout"),
-		stream:   !c.Bool("no-stream"),
-	}, cleanup, nil
 }
 
 // readPrompt joins the arguments and, when stdin is not a terminal, appends
@@ -272,55 +217,13 @@ func readPrompt(args []string, stdio *IO) (string, error) {
 	return prompt, nil
 }
 
-// declare converts the registry's tools into the standardized declarations.
-func declare(r *tools.Registry) []providers.Tool {
-	var out []providers.Tool
-	for _, t := range r.List() {
-		info := t.Info()
-		out = append(out, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
-	}
-	return out
-}
-
-// userTools are the declared tools that do not come with ask.
-func userTools(declared []providers.Tool) []providers.Tool {
-	var out []providers.Tool
-	for _, t := range declared {
-		if !tools.IsBuiltin(t.Name) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// session is one run of the loop with its output: the main command builds
-// it from flags, replay from a transcript.
-type session struct {
-	io        *IO
-	provider  string
-	modelName string
-	baseURL   string
-	protocol  providers.Protocol
-	model     loop.Model
-	system    string
-	prompt    string
-	declared  []providers.Tool
-	toolbox   loop.Toolbox
-	gate      loop.Gate
-	status    *statusLine // the live line on stderr; nil makes a new one
-	workdir   string
-	mode      string
-	maxSteps  int
-	timeout   time.Duration
-	stream    bool
-	maxTokens int
-	schema    json.RawMessage   // --schema, compiled and compacted
-	history   []json.RawMessage // an earlier conversation (--continue, --resume)
-	lastPath  string            // where to keep this run for --continue; "" keeps none
-	carried   carriedSettings   // recorded for --continue (conversation.go)
-
+// presentation is how a run's outcome is shown: which of stdout's forms,
+// where the transcript goes, how much stderr says.
+type presentation struct {
 	jsonOut, events, quiet, verbose bool
 	transcript                      string
+	// keep keeps the run for a later --continue.
+	keep bool
 	// sink, when set, receives every event too (replay --check uses it).
 	sink io.Writer
 }
@@ -341,104 +244,85 @@ type finalJSON struct {
 	ExitCode     int                 `json:"exit_code"`
 }
 
-func (s *session) execute(ctx context.Context) error {
-	var transcript *os.File
-	if s.transcript != "" {
-		f, err := os.Create(s.transcript)
+// execute runs r and shows what came of it: the answer (or --json, or the
+// events) on stdout, progress and the fault on stderr.
+func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *statusLine, p presentation) error {
+	out := run.Output{
+		Observe:    func(ev records.Event) { note(stdio, status, p, ev) },
+		OnProgress: status.progress,
+		ExitCode:   func(res *loop.Result) int { code, _ := outcome(res, r.MaxSteps, r.Timeout); return code },
+	}
+	if p.transcript != "" {
+		f, err := os.Create(p.transcript)
 		if err != nil {
 			return usageErr("--transcript: %v", err)
 		}
 		defer f.Close()
-		transcript = f
+		out.Sinks = append(out.Sinks, f)
 	}
-	var eventsOut io.Writer
-	if s.events {
-		eventsOut = s.io.Out
+	if p.events {
+		out.Sinks = append(out.Sinks, stdio.Out)
 	}
-	last := s.startLastRun()
-	defer s.finishLastRun(last)
-	rec := records.NewRecorder(fileOrNil(transcript), eventsOut, s.sink, last.writer())
-	status := s.status
-	if status == nil { // replay asks nobody, and makes none
-		status = statusFor(s.io, s.quiet)
+	if p.sink != nil {
+		out.Sinks = append(out.Sinks, p.sink)
 	}
-	rec.Observe(func(ev records.Event) { s.note(status, ev) })
-
-	var toolNames []string
-	for _, t := range s.declared {
-		toolNames = append(toolNames, t.Name)
+	if p.keep {
+		out.KeepAt = run.LastTranscriptPath(stdio.Getenv)
 	}
-	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: version, Provider: s.provider, Model: s.modelName, Mode: s.mode,
-		Settings: &records.Settings{Prompt: s.prompt, System: s.system, BaseURL: s.baseURL, Workdir: s.workdir, MaxSteps: s.maxSteps,
-			Timeout: s.timeout.String(), Stream: s.stream, Tools: toolNames, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history,
-			ToolProtocol: s.carried.toolProtocol, Safe: s.carried.safe, ToolsFile: s.carried.toolsFile, MCP: s.carried.mcp,
-			UserTools: userTools(s.declared)}})
-
-	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, loop.ErrTimeout)
-	defer cancel()
-
-	live := s.io.OutTTY && !s.jsonOut && !s.events && len(s.schema) == 0 // a schema answer is printed once validated
 	streamed := false
-	cfg := loop.Config{
-		Model: s.model, Protocol: s.protocol, System: s.system, Prompt: s.prompt,
-		Tools: s.declared, Toolbox: s.toolbox, Gate: s.gate, MaxSteps: s.maxSteps,
-		Stream: s.stream, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history, Recorder: rec,
-		OnProgress: status.progress,
-	}
-	if live {
-		cfg.OnText = func(text string) {
+	// An answer to a --schema is printed once validated.
+	if stdio.OutTTY && !p.jsonOut && !p.events && !r.HasSchema() {
+		out.OnText = func(text string) {
 			status.clear()
 			streamed = true
-			io.WriteString(s.io.Out, text)
+			io.WriteString(stdio.Out, text)
 			status.wrote(text)
 		}
 	}
-	res := loop.Run(ctx, cfg)
+	res := r.Execute(ctx, prompt, out)
 	status.clear()
 
-	code, msg := outcome(res, s.maxSteps, s.timeout)
+	code, msg := outcome(res.Result, r.MaxSteps, r.Timeout)
+	var writeErr error
 	switch {
-	case s.jsonOut:
-		out := finalJSON{Status: res.Status, Answer: res.Answer, Provider: s.provider, Model: s.modelName, Steps: res.Steps,
-			ToolCalls: res.Calls, Usage: res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials, ExitCode: code}
-		if out.ToolCalls == nil {
-			out.ToolCalls = []loop.Call{}
-		}
-		if out.UsagePerStep == nil {
-			out.UsagePerStep = []records.StepUsage{}
-		}
-		if out.Denials == nil {
-			out.Denials = []records.Denial{}
-		}
+	case p.jsonOut:
+		j := finalJSON{Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
+			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials), ExitCode: code}
 		if res.Err != nil {
-			out.Error = res.Err.Error()
+			j.Error = res.Err.Error()
 		}
-		writeJSON(s.io.Out, out, s.io.OutTTY)
-	case s.events:
-		// run.finished below carries the answer.
+		writeErr = writeJSON(stdio.Out, j, stdio.OutTTY)
+	case p.events:
+		// run.finished carries the answer.
 	case streamed:
 		if !strings.HasSuffix(res.Answer, "\n") {
-			io.WriteString(s.io.Out, "\n")
+			_, writeErr = io.WriteString(stdio.Out, "\n")
 		}
 	case res.Status == loop.StatusSchemaFailed:
 		// An answer that does not match --schema is not data; --json shows it.
 	case res.Answer != "":
-		io.WriteString(s.io.Out, strings.TrimRight(res.Answer, "\n")+"\n")
-	}
-
-	answer := res.Answer
-	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
-		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials, ExitCode: code, History: res.History})
-	if err := rec.Err(); err != nil && code == exitOK {
-		return withCode(exitFailure, fmt.Errorf("write events: %w", err))
+		_, writeErr = io.WriteString(stdio.Out, strings.TrimRight(res.Answer, "\n")+"\n")
 	}
 	if code == exitOK {
+		switch {
+		case writeErr != nil:
+			return withCode(exitFailure, fmt.Errorf("write the answer: %w", writeErr))
+		case res.WriteErr != nil:
+			return withCode(exitFailure, fmt.Errorf("write events: %w", res.WriteErr))
+		}
 		return nil
 	}
 	if msg != "" {
-		fmt.Fprintf(s.io.Err, "%s %s\n", s.io.paint.errorPrefix(), oneLine(msg))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(msg))
 	}
 	return &silentError{code: code}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // outcome maps a run's status to its exit code and the line to show on
@@ -491,8 +375,8 @@ func statusOutcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, 
 
 // note shows an event on stderr: retries always (unless --quiet), every
 // request and tool call with --verbose.
-func (s *session) note(status *statusLine, ev records.Event) {
-	if s.quiet {
+func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
+	if p.quiet {
 		return
 	}
 	var line string
@@ -500,15 +384,15 @@ func (s *session) note(status *statusLine, ev records.Event) {
 	case records.TypeRetry:
 		line = fmt.Sprintf("retry %d in %s: %s", ev.Attempt, time.Duration(ev.DelayMS)*time.Millisecond, ev.Error)
 	case records.TypeRequest:
-		if s.verbose {
+		if p.verbose {
 			line = fmt.Sprintf("step %d: POST %s (%d bytes)", ev.Step, ev.URL, len(ev.Body))
 		}
 	case records.TypeToolStarted:
-		if s.verbose {
+		if p.verbose {
 			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, shorten(ev.Arguments, 120))
 		}
 	case records.TypeToolFinished:
-		if s.verbose && ev.IsError {
+		if p.verbose && ev.IsError {
 			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, shorten(ev.Content, 200))
 		}
 	case records.TypeToolDenied:
@@ -516,26 +400,19 @@ func (s *session) note(status *statusLine, ev records.Event) {
 	}
 	if line != "" {
 		status.clear()
-		fmt.Fprintf(s.io.Err, "ask: %s\n", line)
+		fmt.Fprintf(stdio.Err, "ask: %s\n", line)
 	}
 }
 
 // writeJSON prints v as indented JSON on a terminal and compact JSON in a
 // pipe, without HTML escaping.
-func writeJSON(w io.Writer, v any, pretty bool) {
+func writeJSON(w io.Writer, v any, pretty bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if pretty {
 		enc.SetIndent("", "  ")
 	}
-	enc.Encode(v)
-}
-
-func fileOrNil(f *os.File) io.Writer {
-	if f == nil {
-		return nil
-	}
-	return f
+	return enc.Encode(v)
 }
 
 func absPath(wd, p string) string {

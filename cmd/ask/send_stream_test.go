@@ -73,7 +73,7 @@ func TestSendStreamsAsItArrives(t *testing.T) {
 		Now:    time.Now,
 		Wd:     t.TempDir(),
 	}
-	code := run(context.Background(), []string{"ask", "provider", "send", "-p", "openai"}, stdio)
+	code := runCLI(context.Background(), []string{"ask", "provider", "send", "-p", "openai"}, stdio)
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr %s", code, errb.String())
 	}
@@ -88,15 +88,12 @@ func TestSendStreamsAsItArrives(t *testing.T) {
 // A stream that goes silent part-way ends `ask provider send` with the idle
 // timeout's error (exit 3), after printing what did arrive.
 func TestSendIdleTimeout(t *testing.T) {
-	old := streamIdleTimeout
-	streamIdleTimeout = 200 * time.Millisecond
-	defer func() { streamIdleTimeout = old }()
 	first := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hel\"}}]}\n\n"
 	srv := fakeprovider.StartSteps(fakeprovider.StreamThenStall([]byte(first)))
 	defer srv.Close()
 	r := runAsk(t, askEnv{stdin: `{"model":"m","messages":[],"stream":true}`, env: map[string]string{
 		"ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key",
-	}}, "provider", "send", "-p", "openai")
+	}, idle: 200 * time.Millisecond}, "provider", "send", "-p", "openai")
 	if r.code != exitProvider || !strings.Contains(r.stderr, "no data from the provider within the idle timeout (200ms)") {
 		t.Fatalf("exit %d, stderr %q; want %d and the idle timeout", r.code, r.stderr, exitProvider)
 	}

@@ -1,28 +1,18 @@
 package main
 
 import (
-	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/config"
-	"github.com/ask-cli/ask/internal/policy"
-	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/run"
 )
 
-// Settings come from, in order of precedence: a flag, the environment, the
-// config file (its profile over its top level), the built-in default.
-//
-// The file is read before the flags are parsed, and its values become the
-// defaults of the flags they correspond to: every c.String("mode") then
-// sees flag > config > default without knowing about the file, and
-// c.IsSet still means "the user typed it" (--continue relies on that).
-// Settings with environment variables in between (provider, model, base
-// URL, key) cannot be flag defaults, as the file would then beat the
-// environment; buildSession asks runConfig for those.
+// Settings are resolved once, by internal/run, from layers: the flags the
+// user typed (flagSettings below), the conversation carried on, the
+// environment, the config file and the defaults. Flags keep their built-in
+// defaults only for --help; what a run uses comes from run.Resolve.
 
 // settingsFlags are the main command's flags about settings themselves.
 func settingsFlags() []cli.Flag {
@@ -32,73 +22,67 @@ func settingsFlags() []cli.Flag {
 	}
 }
 
-// configFlags pairs flags with the config keys that give their defaults.
-var configFlags = []struct {
-	flag, key string
-	value     func(r *config.Resolved, home string) any
-}{
-	{"mode", "mode", func(r *config.Resolved, _ string) any { return r.Mode }},
-	{"safe", "safe", func(r *config.Resolved, _ string) any { return r.Safe }},
-	{"max-steps", "max_steps", func(r *config.Resolved, _ string) any { return r.MaxSteps }},
-	{"timeout", "timeout", func(r *config.Resolved, _ string) any { d, _ := time.ParseDuration(r.Timeout); return d }},
-	{"tool-protocol", "tool_protocol", func(r *config.Resolved, _ string) any { return r.ToolProtocol }},
-	{"no-stream", "no_stream", func(r *config.Resolved, _ string) any { return r.NoStream }},
-	{"retries", "retries", func(r *config.Resolved, _ string) any { return r.Retries }},
-	{"max-tokens", "max_tokens", func(r *config.Resolved, _ string) any { return r.MaxTokens }},
-	{"allow-tool", "tools.allow", func(r *config.Resolved, _ string) any { return r.Tools.Allow }},
-	{"deny-tool", "tools.deny", func(r *config.Resolved, _ string) any { return r.Tools.Deny }},
-	{"yes", "tools.yes", func(r *config.Resolved, _ string) any { return r.Tools.Yes }},
-	{"tools-file", "tools.file", func(r *config.Resolved, home string) any { return r.Path(r.Tools.File, home) }},
-	{"mcp", "mcp", func(r *config.Resolved, _ string) any { return r.MCP }},
+// flagSettings is the layer of typed flags: each flag the user gave, by
+// its own name, and nothing else.
+func flagSettings(c *cli.Context) run.Settings {
+	var s run.Settings
+	given := func(name string) (string, bool) { return "flag --" + name, c.IsSet(name) }
+	for name, to := range map[string]*run.Setting[string]{
+		"provider": &s.Provider, "model": &s.Model, "base-url": &s.BaseURL, "system": &s.System,
+		"mode": &s.Mode, "tools-file": &s.ToolsFile, "workdir": &s.Workdir, "tool-protocol": &s.ToolProtocol,
+		"command": &s.Command, "schema": &s.Schema,
+	} {
+		if src, ok := given(name); ok {
+			*to = run.Given(c.String(name), src)
+		}
+	}
+	for name, to := range map[string]*run.Setting[bool]{
+		"safe": &s.Safe, "yes": &s.Yes, "no-tools": &s.NoTools, "no-stream": &s.NoStream,
+	} {
+		if src, ok := given(name); ok {
+			*to = run.Given(c.Bool(name), src)
+		}
+	}
+	for name, to := range map[string]*run.Setting[int]{
+		"max-steps": &s.MaxSteps, "retries": &s.Retries, "max-tokens": &s.MaxTokens,
+	} {
+		if src, ok := given(name); ok {
+			*to = run.Given(c.Int(name), src)
+		}
+	}
+	for name, to := range map[string]*run.Setting[[]string]{
+		"allow-tool": &s.Allow, "deny-tool": &s.Deny, "mcp": &s.MCP,
+	} {
+		if src, ok := given(name); ok {
+			*to = run.Given(c.StringSlice(name), src)
+		}
+	}
+	if src, ok := given("timeout"); ok {
+		s.Timeout = run.Given(c.Duration("timeout"), src)
+	}
+	return s
 }
 
-// configMetadata is the key of the configState in the app's Metadata.
-const configMetadata = "ask.config"
-
-// configState is the config file as it applies to this invocation.
-type configState struct {
-	path     string
-	file     *config.File
-	resolved *config.Resolved // nil when err is set
-	// err is a broken file or an unknown profile. It is reported by the
-	// commands that need settings, so that --help, completion and replay
-	// still work.
-	err            error
-	profile        string
-	profileSource  string
-	color          colorChoice
-	home           string
-	appliedToFlags map[string]string // flag name → config key that gave its default
+// resolve resolves the settings of the command c: its typed flags over
+// the conversation, the environment, the config file and the defaults.
+func resolve(c *cli.Context, stdio *IO) (run.Settings, error) {
+	if m := c.String("color"); c.IsSet("color") && !oneOf(m, config.Colors) {
+		return run.Settings{}, usageErr("--color %q: choose auto, always or never", m)
+	}
+	return run.Resolve(run.Inputs{
+		Flags: flagSettings(c), Continue: c.Bool("continue"), Resume: c.String("resume"),
+		Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd,
+	})
 }
 
-// useConfigFile reads the config file before the flags are parsed, makes
-// its values the flags' defaults and chooses the colours of stderr. It is
-// called once per run, by run.
-func useConfigFile(app *cli.App, args []string, stdio *IO) {
-	st := loadConfig(args, stdio.Getenv)
-	if app.Metadata == nil {
-		app.Metadata = map[string]any{}
-	}
-	app.Metadata[configMetadata] = st
-	if st.err == nil {
-		st.err = st.applyToFlags(app)
-	}
-	stdio.paint = chooseColor(st.color, stdio.Getenv, stdio.ErrTTY)
-}
-
-func loadConfig(args []string, getenv func(string) string) *configState {
-	st := &configState{path: config.Path(getenv), home: getenv("HOME"), appliedToFlags: map[string]string{}}
-	if v, ok := scanFlag(args, "profile"); ok {
-		st.profile, st.profileSource = v, "flag --profile"
-	} else if v := getenv("ASK_PROFILE"); v != "" {
-		st.profile, st.profileSource = v, "env ASK_PROFILE"
-	}
-	st.file, st.err = config.Load(st.path, getenv("ASK_CONFIG") != "", catalog.Names())
-	if st.err == nil {
-		st.resolved, st.err = st.file.Resolve(st.profile)
-	}
-	st.color = colorSetting(args, getenv, st.resolved)
-	return st
+// useConfigFile reads the config file before the flags are parsed (the
+// profile is a flag) and chooses the colours of stderr, which even an
+// error in the flags is shown in.
+func useConfigFile(args []string, stdio *IO) {
+	profile, _ := scanFlag(args, "profile")
+	stdio.config = run.LoadConfig(stdio.Getenv, profile)
+	stdio.color = colorSetting(args, stdio.Getenv, stdio.config.Resolved)
+	stdio.paint = chooseColor(stdio.color, stdio.Getenv, stdio.ErrTTY)
 }
 
 // colorSetting applies flag > NO_COLOR > config > default to --color.
@@ -115,84 +99,10 @@ func colorSetting(args []string, getenv func(string) string, r *config.Resolved)
 	return colorChoice{mode: colorAuto, source: "default"}
 }
 
-// applyToFlags makes the file's values the defaults of their flags: the
-// main command's, and those of subcommands that share them (`ask tools`,
-// `ask provider request` build the same session). A key whose flag the
-// main command lacks is an error rather than silently ignored.
-func (st *configState) applyToFlags(app *cli.App) error {
-	for _, cf := range configFlags {
-		if !st.resolved.IsSet(cf.key) {
-			continue
-		}
-		value := cf.value(st.resolved, st.home)
-		f := findFlag(app.Flags, cf.flag)
-		if f == nil || !setFlagDefault(f, value) {
-			return st.resolved.Errorf(cf.key, "this build of ask has no --%s to apply it to", cf.flag)
-		}
-		st.appliedToFlags[cf.flag] = cf.key
-		applyToCommands(app.Commands, cf.flag, value)
-	}
-	return nil
-}
-
-func applyToCommands(cmds []*cli.Command, flag string, value any) {
-	for _, c := range cmds {
-		if f := findFlag(c.Flags, flag); f != nil {
-			setFlagDefault(f, value)
-		}
-		applyToCommands(c.Subcommands, flag, value)
-	}
-}
-
-func findFlag(flags []cli.Flag, name string) cli.Flag {
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
-		}
-	}
-	return nil
-}
-
-// setFlagDefault sets a flag's default before parsing; it reports false
-// when the value does not fit the flag's type.
-func setFlagDefault(f cli.Flag, v any) bool {
-	ok := false
-	switch f := f.(type) {
-	case *cli.StringFlag:
-		var s string
-		if s, ok = v.(string); ok {
-			f.Value = s
-		}
-	case *cli.BoolFlag:
-		var b bool
-		if b, ok = v.(bool); ok {
-			f.Value = b
-		}
-	case *cli.IntFlag:
-		var n int
-		if n, ok = v.(int); ok {
-			f.Value = n
-		}
-	case *cli.DurationFlag:
-		var d time.Duration
-		if d, ok = v.(time.Duration); ok {
-			f.Value = d
-		}
-	case *cli.StringSliceFlag:
-		var list []string
-		if list, ok = v.([]string); ok {
-			f.Value = cli.NewStringSlice(list...)
-		}
-	}
-	return ok
-}
-
 // scanFlag finds a flag's value in the raw arguments, before urfave/cli
-// parses them: the profile decides the flags' defaults, and the colour
-// must be known even for an error in the flags. The last one wins, as in
-// parsing; "--" ends the flags.
+// parses them: the profile decides the config file's settings, and the
+// colour must be known even for an error in the flags. The last one wins,
+// as in parsing; "--" ends the flags.
 func scanFlag(args []string, name string) (value string, found bool) {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -213,96 +123,6 @@ func scanFlag(args []string, name string) (value string, found bool) {
 		}
 	}
 	return value, found
-}
-
-// configOf returns the config state of the running app.
-func configOf(c *cli.Context) *configState {
-	if c != nil && c.App != nil {
-		if st, ok := c.App.Metadata[configMetadata].(*configState); ok {
-			return st
-		}
-	}
-	empty, _ := (&config.File{}).Resolve("")
-	return &configState{resolved: empty, color: colorChoice{mode: colorAuto, source: "default"}, appliedToFlags: map[string]string{}}
-}
-
-// runConfig is what a session takes from the config file beyond the flags'
-// defaults: the provider and its settings, the model, the key.
-type runConfig struct {
-	st    *configState
-	r     *config.Resolved
-	c     *cli.Context
-	stdio *IO
-}
-
-// sessionConfig checks the settings a run needs and returns the file's
-// part in them; a broken file or an unknown profile is a usage error.
-func sessionConfig(c *cli.Context, stdio *IO) (*runConfig, error) {
-	st := configOf(c)
-	if st.err != nil {
-		return nil, withCode(exitUsage, st.err)
-	}
-	if m := c.String("color"); !oneOf(m, config.Colors) {
-		return nil, usageErr("--color %q: choose auto, always or never", m)
-	}
-	// Patterns from the file are checked here so that a bad one is
-	// reported where it was written, not as a flag's.
-	for _, p := range []struct{ flag, key string }{{"allow-tool", "tools.allow"}, {"deny-tool", "tools.deny"}} {
-		if st.appliedToFlags[p.flag] == "" || c.IsSet(p.flag) {
-			continue
-		}
-		if _, err := policy.ParsePatterns(c.StringSlice(p.flag)); err != nil {
-			return nil, withCode(exitUsage, st.resolved.Errorf(p.key, "%v", err))
-		}
-	}
-	return &runConfig{st: st, r: st.resolved, c: c, stdio: stdio}, nil
-}
-
-// providerName is the file's default provider, "" when it names none.
-func (rc *runConfig) providerName() string { return rc.r.Provider }
-
-// configure applies the file's settings for a provider: its base URL
-// becomes the default that --base-url and the variables override, and its
-// key_env replaces the usual key variable.
-func (rc *runConfig) configure(p catalog.Provider) catalog.Provider {
-	ps := rc.r.Providers[p.Name]
-	if ps.BaseURL != "" {
-		p.BaseURL = ps.BaseURL
-	}
-	if ps.KeyEnv != "" {
-		p.KeyEnv = []string{ps.KeyEnv}
-	}
-	return p
-}
-
-// model is the file's model for the provider, "" for none.
-func (rc *runConfig) model(provider string) string {
-	m, _ := rc.r.ModelFor(provider)
-	return m
-}
-
-// key is the provider's key: its variable first, then the file's api_key.
-func (rc *runConfig) key(p catalog.Provider) (string, error) {
-	k, err := p.Key(rc.stdio.Getenv)
-	if k != "" {
-		return k, nil
-	}
-	fileKey := strings.TrimSpace(rc.r.Providers[p.Name].APIKey.Reveal())
-	if fileKey == "" {
-		return k, err
-	}
-	rc.warnIfReadable()
-	return fileKey, nil
-}
-
-// warnIfReadable warns, as ssh does, when a file holding a key can be read
-// by others.
-func (rc *runConfig) warnIfReadable() {
-	info, err := os.Stat(rc.st.path)
-	if err != nil || info.Mode().Perm()&0o077 == 0 || rc.c.Bool("quiet") {
-		return
-	}
-	fmt.Fprintf(rc.stdio.Err, "ask: warning: %s holds an API key and others can read it: chmod 600 %s\n", rc.st.path, rc.st.path)
 }
 
 func oneOf(s string, list []string) bool {

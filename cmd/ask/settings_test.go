@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 )
 
@@ -341,46 +338,5 @@ func TestScanFlag(t *testing.T) {
 		if v != tt.value || ok != tt.found {
 			t.Errorf("scanFlag(%q) = %q, %v; want %q, %v", tt.args, v, ok, tt.value, tt.found)
 		}
-	}
-}
-
-// The file's values become flag defaults in the main command and in the
-// subcommands that share its flags; a key without its flag is an error.
-func TestApplyToFlags(t *testing.T) {
-	f, err := config.Parse("/c.json", []byte(`{"mode": "ask", "mcp": ["srv one"], "tools": {"allow": ["read_file"], "file": "t.json"}}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := f.Resolve("")
-	newFlags := func() []cli.Flag {
-		return []cli.Flag{&cli.StringFlag{Name: "mode", Value: "agent"}, &cli.StringSliceFlag{Name: "allow-tool"},
-			&cli.StringSliceFlag{Name: "mcp"}, &cli.StringFlag{Name: "tools-file"}}
-	}
-	sub := &cli.Command{Name: "tools", Subcommands: []*cli.Command{{Name: "list", Flags: newFlags()}}}
-	app := &cli.App{Flags: newFlags(), Commands: []*cli.Command{sub}}
-	st := &configState{resolved: r, home: "/home/me", appliedToFlags: map[string]string{}}
-	if err := st.applyToFlags(app); err != nil {
-		t.Fatal(err)
-	}
-	for _, flags := range [][]cli.Flag{app.Flags, sub.Subcommands[0].Flags} {
-		if v := findFlag(flags, "mode").(*cli.StringFlag).Value; v != "ask" {
-			t.Errorf("mode default %q", v)
-		}
-		if v := findFlag(flags, "mcp").(*cli.StringSliceFlag).Value.Value(); !reflect.DeepEqual(v, []string{"srv one"}) {
-			t.Errorf("mcp default %q", v)
-		}
-		if v := findFlag(flags, "tools-file").(*cli.StringFlag).Value; v != "/t.json" {
-			t.Errorf("tools-file default %q: a relative path is relative to the config file", v)
-		}
-	}
-	if want := map[string]string{"mode": "mode", "mcp": "mcp", "allow-tool": "tools.allow", "tools-file": "tools.file"}; !reflect.DeepEqual(st.appliedToFlags, want) {
-		t.Errorf("applied %v", st.appliedToFlags)
-	}
-
-	app.Flags = app.Flags[:3] // no --tools-file in this build
-	st.appliedToFlags = map[string]string{}
-	err = st.applyToFlags(app)
-	if err == nil || !strings.Contains(err.Error(), "/c.json:1:") || !strings.Contains(err.Error(), "tools.file: this build of ask has no --tools-file") {
-		t.Errorf("a key without its flag: %v", err)
 	}
 }

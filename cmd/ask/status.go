@@ -152,6 +152,20 @@ func (s *statusLine) clear() {
 	s.erase()
 }
 
+// above is w with the line cleared before each write, so that a note
+// shown during the run stands on a line of its own.
+func (s *statusLine) above(w io.Writer) io.Writer { return noteWriter{s, w} }
+
+type noteWriter struct {
+	line *statusLine
+	w    io.Writer
+}
+
+func (n noteWriter) Write(b []byte) (int, error) {
+	n.line.clear()
+	return n.w.Write(b)
+}
+
 // erase removes a shown line; the caller holds mu.
 func (s *statusLine) erase() {
 	if s.shown {
@@ -239,3 +253,7 @@ func formatElapsed(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 }
+
+// openTerminal opens the controlling terminal for approvals, or returns
+// nil when there is none.
+func openTerminal(path string) (*policy.TerminalPrompter, func()) { return policy.OpenTerminal(path) }

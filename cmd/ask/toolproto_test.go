@@ -209,7 +209,12 @@ func TestTextprotoToolsCopyIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := providers.MarshalTools(declare(reg))
+	var declared []providers.Tool
+	for _, t := range reg.List() {
+		info := t.Info()
+		declared = append(declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	}
+	want, err := providers.MarshalTools(declared)
 	if err != nil {
 		t.Fatal(err)
 	}

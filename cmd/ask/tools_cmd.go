@@ -13,7 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // toolFlagNames are the main command's flags that decide which tools exist
@@ -33,7 +33,7 @@ const toolsInParallel = 8
 
 func toolsCommand(stdio *IO) *cli.Command {
 	flags := func(extra ...cli.Flag) []cli.Flag {
-		return append(hideFlags(flagsExcept(runFlags(), requestOnlyFlags), toolFlagNames), extra...)
+		return append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), toolFlagNames), extra...)
 	}
 	return &cli.Command{
 		Name:            "tools",
@@ -91,23 +91,6 @@ func hideFlags(flags []cli.Flag, keep map[string]bool) []cli.Flag {
 	return flags
 }
 
-// toolGetter is what `ask tools` needs of the session's toolbox;
-// *tools.Registry has it.
-type toolGetter interface {
-	Get(name string) (tools.Tool, bool)
-}
-
-// toolInfo describes a declared tool, with its risk when the toolbox
-// knows it.
-func toolInfo(s *session, t providers.Tool) tools.Info {
-	if g, ok := s.toolbox.(toolGetter); ok {
-		if tool, ok := g.Get(t.Name); ok {
-			return tool.Info()
-		}
-	}
-	return tools.Info{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
-}
-
 func toolsList(c *cli.Context, stdio *IO) error {
 	if err := flagAfterArgs(c); err != nil {
 		return err
@@ -115,15 +98,15 @@ func toolsList(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("tools list takes no arguments (ask tools show NAME shows one tool)")
 	}
-	s, cleanup, err := sessionWithoutKey(c, stdio)
-	defer cleanup()
+	r, err := offlineRun(c, stdio)
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	if stdio.OutTTY && !c.Bool("json") {
-		return toolsTable(stdio.Out, s)
+		return toolsTable(stdio.Out, r)
 	}
-	out, err := providers.MarshalTools(s.declared)
+	out, err := providers.MarshalTools(r.Declared)
 	if err != nil {
 		return err
 	}
@@ -131,15 +114,15 @@ func toolsList(c *cli.Context, stdio *IO) error {
 }
 
 // toolsTable shows the declared tools to a person.
-func toolsTable(w io.Writer, s *session) error {
-	if len(s.declared) == 0 {
-		fmt.Fprintf(w, "no tools are offered (mode %s)\n", s.mode)
+func toolsTable(w io.Writer, r *run.Run) error {
+	if len(r.Declared) == 0 {
+		fmt.Fprintf(w, "no tools are offered (mode %s)\n", r.Mode)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRISK\tAPPROVAL\tDESCRIPTION")
-	for _, t := range s.declared {
-		info := toolInfo(s, t)
+	for _, t := range r.Declared {
+		info, _ := r.Tool(t.Name)
 		approval := "-"
 		if info.RequiresApproval {
 			approval = "asks"
@@ -158,15 +141,15 @@ func toolsShow(c *cli.Context, stdio *IO) error {
 		return usageErr("tools show takes one tool name (ask tools list shows them)")
 	}
 	name := c.Args().First()
-	s, cleanup, err := sessionWithoutKey(c, stdio)
-	defer cleanup()
+	r, err := offlineRun(c, stdio)
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	var names []string
-	for _, t := range s.declared {
+	for _, t := range r.Declared {
 		if t.Name == name {
-			info := toolInfo(s, t)
+			info, _ := r.Tool(name)
 			if len(info.Parameters) == 0 {
 				info.Parameters = providers.EmptyParameters
 			}
@@ -175,9 +158,9 @@ func toolsShow(c *cli.Context, stdio *IO) error {
 		names = append(names, t.Name)
 	}
 	if len(names) == 0 {
-		return usageErr("no tool %q: no tools are offered in mode %s with these flags", name, s.mode)
+		return usageErr("no tool %q: no tools are offered in mode %s with these flags", name, r.Mode)
 	}
-	return usageErr("no tool %q is offered in mode %s with these flags: choose one of %s", name, s.mode, strings.Join(names, ", "))
+	return usageErr("no tool %q is offered in mode %s with these flags: choose one of %s", name, r.Mode, strings.Join(names, ", "))
 }
 
 // toolsRun runs standardized calls as the loop runs one step's calls: the
@@ -200,17 +183,17 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return inputErr(in, err)
 	}
-	s, cleanup, err := sessionWithoutKey(c, stdio)
-	defer cleanup()
+	r, err := offlineRun(c, stdio)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeoutCause(c.Context, s.timeout, loop.ErrTimeout)
+	defer r.Close()
+	ctx, cancel := context.WithTimeoutCause(c.Context, r.Timeout, loop.ErrTimeout)
 	defer cancel()
 
 	verdicts := make([]loop.Verdict, len(calls))
-	if s.gate != nil {
-		verdicts = s.gate.Check(ctx, calls)
+	if gate := r.Gate(); gate != nil {
+		verdicts = gate.Check(ctx, calls)
 	} else {
 		for i := range verdicts {
 			verdicts[i].Allowed = true
@@ -237,7 +220,7 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i].Content, results[i].IsError = s.toolbox.Call(ctx, call.Name, call.Arguments)
+			results[i].Content, results[i].IsError = r.Toolbox().Call(ctx, call.Name, call.Arguments)
 		}(i, call)
 	}
 	wg.Wait()
@@ -246,7 +229,7 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 	}
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, loop.ErrTimeout):
-		return fmt.Errorf("stopped: --timeout %s reached: %w", s.timeout, cause)
+		return fmt.Errorf("stopped: --timeout %s reached: %w", r.Timeout, cause)
 	case cause != nil && c.Context.Err() != nil:
 		return cause
 	case len(refused) > 0:

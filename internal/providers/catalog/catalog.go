@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/anthropic"
 	"github.com/ask-cli/ask/internal/providers/command"
@@ -32,8 +34,46 @@ type Provider struct {
 	KeyEnv       []string
 	DefaultModel string
 	Header       http.Header
-	NativeTools  bool
-	Streaming    bool
+
+	// What the provider can do. The run and the CLI read these instead of
+	// naming providers: adding a provider is its protocol package and one
+	// row below.
+
+	// NativeTools: the protocol has tool calling of its own; otherwise the
+	// text tool protocol carries the calls.
+	NativeTools bool
+	// Streaming: the provider answers a request as a stream when asked.
+	Streaming bool
+	// NativeSchema: the request can ask for an answer matching a JSON
+	// Schema (structured output). Without it the schema goes into the
+	// system prompt and never into the request: DeepSeek answers a
+	// response_format of type json_schema with HTTP 400.
+	NativeSchema bool
+	// StreamsByDefault: a request body that does not say whether to stream
+	// is answered with a stream (Ollama's /api/chat).
+	StreamsByDefault bool
+	// StreamInURL: the endpoint, not the body, asks for a stream (Gemini),
+	// so only a flag can say which a body wants.
+	StreamInURL bool
+	// LocalProgram: the model is a program run on this machine once per
+	// step (--command), reached by no URL and needing no key.
+	LocalProgram bool
+}
+
+// SendStreams tells whether a request body asks for a streamed answer:
+// its "stream" field where it has one, else the provider's default, else
+// (for a provider whose URL says it) not noStream.
+func (p Provider) SendStreams(body []byte, noStream bool) bool {
+	if v := gjson.GetBytes(body, "stream"); v.IsBool() {
+		return v.Bool()
+	}
+	switch {
+	case p.StreamsByDefault:
+		return true
+	case p.StreamInURL:
+		return !noStream
+	}
+	return false
 }
 
 // NeedsKey reports whether the provider refuses requests without a key.
@@ -48,25 +88,25 @@ var attribution = http.Header{
 
 var all = []Provider{
 	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
-		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true},
+		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true},
 	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true},
 	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true},
 	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
-		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true},
 	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
-		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true},
 	{Name: "ollama", Protocol: "ollama", BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
-		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true},
 	{Name: "deepseek", Protocol: "openai", BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
 		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true},
 	{Name: "moonshot", Protocol: "openai", BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
-		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true, NativeSchema: true},
 	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
-		DefaultModel: "", NativeTools: true, Streaming: true},
+		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true},
 	// A local program run once per step (--command); it speaks plain text.
-	{Name: "command", Protocol: "command", DefaultModel: "command"},
+	{Name: "command", Protocol: "command", DefaultModel: "command", LocalProgram: true},
 }
 
 // All lists the providers in the order auto-selection tries them.

@@ -1,0 +1,393 @@
+// Package run is the one place a run of ask is assembled and executed:
+// settings resolved once with their sources, the provider and its
+// protocol, the tools and the policy over them, the system prompt, the
+// conversation carried on, and the transcript from run.started to
+// run.finished. The main command, `ask replay`, `ask provider request`
+// and `ask tools` all build their run with New; the CLI only chooses where
+// events go and how the result is shown.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/prompts"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/tools"
+)
+
+// Env is the world a run is built in: the process's environment, and the
+// seams through which a test or a replay puts its own world in place.
+type Env struct {
+	Getenv  func(string) string
+	Environ func() []string
+	HTTP    *http.Client
+	Now     func() time.Time
+	Wd      string
+	Version string
+	// IdleTimeout ends a stream that sends nothing for this long; 0 sets
+	// no limit.
+	IdleTimeout time.Duration
+	// Prompter asks a person to approve calls; nil when nobody can be
+	// asked, and gated calls are then denied.
+	Prompter policy.Prompter
+	// Notes receives what a person should know on the way (warnings, a
+	// switch of tool protocol); nil drops it.
+	Notes io.Writer
+	// Verbose passes the MCP servers' stderr on to Notes.
+	Verbose bool
+	// Offline builds a run that will send nothing (`ask provider request`,
+	// `ask tools`): no key is needed.
+	Offline bool
+	// Replay, when set, is the recorded world a replayed run meets instead
+	// of the network, the person and, if asked, the tools.
+	Replay *Replay
+}
+
+// Run is one assembled run, ready to execute. Close releases what it
+// started (MCP servers, the terminal).
+type Run struct {
+	Settings Settings
+	Provider catalog.Provider
+	// ModelName is the model as recorded: the provider's model name, or
+	// a local program's command line when no model is named.
+	ModelName string
+	BaseURL   string
+	System    string
+	// Declared are the tools offered to the model, in order.
+	Declared []providers.Tool
+	Mode     string
+	MaxSteps int
+	Timeout  time.Duration
+	Stream   bool
+
+	model    loop.Model
+	caller   *providers.Caller // nil for a local program
+	protocol providers.Protocol
+	toolbox  loop.Toolbox
+	tools    map[string]tools.Info
+	gate     loop.Gate
+	schema   json.RawMessage
+	workdir  string
+	env      Env
+	closers  []func()
+}
+
+// Close stops what the run started. It is safe to call more than once.
+func (r *Run) Close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+	r.closers = nil
+}
+
+// New assembles a run from settings. It is the one constructor: a run of
+// the main command, a replay (with Env.Replay), the first request `ask
+// provider request` prints and the tools `ask tools` shows all come from
+// here. On error nothing is left running.
+func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	row, err := catalog.Lookup(s.Provider.Value)
+	if err != nil {
+		return nil, asKind(Usage, err)
+	}
+	if s.KeyVars != nil {
+		row.KeyEnv = s.KeyVars
+	}
+	if c := s.Conversation; c != nil {
+		if err := c.checkProvider(row); err != nil {
+			return nil, err
+		}
+	}
+	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
+		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value, env: env}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	if r.Mode == policy.ModeAsk {
+		r.MaxSteps = min(r.MaxSteps, policy.AskModeMaxSteps)
+	}
+	if r.ModelName == "" && !row.LocalProgram {
+		return nil, Usagef("%s has no default model: name one with --model", row.Name)
+	}
+	key, err := r.key()
+	if err != nil {
+		return nil, err
+	}
+	root, err := tools.NewRoot(absPath(env.Wd, s.Workdir.Value))
+	if err != nil {
+		return nil, Usagef("--workdir: %v", err)
+	}
+	r.workdir = root.Dir()
+	if err := r.buildTools(ctx, root); err != nil {
+		return nil, err
+	}
+	if r.protocol, err = catalog.NewProtocol(row.Protocol); err != nil {
+		return nil, err
+	}
+	r.System = prompts.System(prompts.Env{
+		Version: env.Version, Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
+	}, s.System.Value)
+	if err := r.useSchema(); err != nil {
+		return nil, err
+	}
+	if env.Replay != nil {
+		r.System = env.Replay.system
+	}
+	if row.LocalProgram {
+		return r, r.useLocalProgram()
+	}
+	caller := &providers.Caller{
+		Provider: row.Name, Protocol: r.protocol, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
+		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
+	}
+	if env.Replay != nil {
+		caller.HTTP = &http.Client{Transport: env.Replay.transport}
+		caller.Sleep = func(context.Context, time.Duration) error { return nil }
+	}
+	r.model, r.caller = caller, caller
+	return r, r.useToolProtocol(caller)
+}
+
+// check validates the settings that a flag may give out of range; a
+// config file's values were checked when it was read.
+func (s Settings) check() error {
+	switch {
+	case !policy.ValidMode(s.Mode.Value):
+		return Usagef("--mode %q: choose ask, plan or agent", s.Mode.Value)
+	case s.MaxSteps.Value < 1:
+		return Usagef("--max-steps must be at least 1")
+	case s.Timeout.Value <= 0:
+		return Usagef("--timeout must be positive, such as 30s or 5m")
+	case s.Retries.Value < 0:
+		return Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
+	case s.MaxTokens.Value < 0:
+		return Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
+	}
+	switch s.ToolProtocol.Value {
+	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:
+	default:
+		return Usagef("--tool-protocol %q: choose auto, native, json or markdown", s.ToolProtocol.Value)
+	}
+	if _, err := policy.ParsePatterns(s.Allow.Value); err != nil {
+		return Usagef("--allow-tool: %v", err)
+	}
+	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
+		return Usagef("--deny-tool: %v", err)
+	}
+	return nil
+}
+
+// key is the provider's key, or an error naming the variable to set. A
+// run that sends nothing, or sends it to a local program or a recording,
+// needs none.
+func (r *Run) key() (string, error) {
+	s := r.Settings
+	if s.Key.Value != "" {
+		r.warnIfReadable()
+		return s.Key.Value.Reveal(), nil
+	}
+	if r.env.Offline || r.env.Replay != nil || r.Provider.LocalProgram || !r.Provider.NeedsKey() {
+		return "", nil
+	}
+	return "", &catalog.MissingKeyError{Provider: r.Provider.Name, Vars: r.Provider.KeyEnv}
+}
+
+// warnIfReadable warns, as ssh does, when a file holding a key can be read
+// by others.
+func (r *Run) warnIfReadable() {
+	file := r.Settings.keyFile
+	if file == "" || r.env.Notes == nil {
+		return
+	}
+	if info, err := os.Stat(file); err == nil && info.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(r.env.Notes, "ask: warning: %s holds an API key and others can read it: chmod 600 %s\n", file, file)
+	}
+}
+
+// buildTools loads the tools the run offers and the policy over them: the
+// built-ins, then a tools file's and the MCP servers', filtered by the mode
+// and the deny rules, and narrowed to the earlier run's when a conversation
+// is carried on with its tools.
+func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
+	s := r.Settings
+	if rp := r.env.Replay; rp != nil {
+		return rp.buildTools(ctx, r, root)
+	}
+	var all []tools.Tool
+	if !s.NoTools.Value {
+		all = tools.Builtins(root)
+		extra, err := r.loadExtraTools(ctx, root, all, absPath(r.env.Wd, s.ToolsFile.Value), s.MCP.Value)
+		if err != nil {
+			return err
+		}
+		all = append(all, extra...)
+	}
+	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
+	deny, _ := policy.ParsePatterns(s.Deny.Value)
+	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	offered := pol.Declared(all)
+	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
+		// A tool that is not offered must not run either: a call to it is
+		// answered as a call to an unknown tool.
+		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !slices.Contains(c.Tools, t.Info().Name) })
+	}
+	registry, err := tools.NewRegistry(offered...)
+	if err != nil {
+		return err
+	}
+	r.useTools(registry, pol)
+	return nil
+}
+
+// useTools makes a registry the run's tools and gate the policy.
+func (r *Run) useTools(registry *tools.Registry, gate loop.Gate) {
+	r.toolbox, r.gate = registry, gate
+	r.tools = map[string]tools.Info{}
+	r.Declared = nil
+	for _, t := range registry.List() {
+		info := t.Info()
+		r.tools[info.Name] = info
+		r.Declared = append(r.Declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	}
+}
+
+// Tool describes a declared tool, with its risk and approval when the run
+// knows them.
+func (r *Run) Tool(name string) (tools.Info, bool) {
+	for _, t := range r.Declared {
+		if t.Name != name {
+			continue
+		}
+		if info, ok := r.tools[name]; ok {
+			return info, true
+		}
+		return tools.Info{Name: t.Name, Description: t.Description, Parameters: t.Parameters}, true
+	}
+	return tools.Info{}, false
+}
+
+// userTools are the declared tools that do not come with ask.
+func (r *Run) userTools() []providers.Tool {
+	var out []providers.Tool
+	for _, t := range r.Declared {
+		if !tools.IsBuiltin(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// useSchema reads --schema. A provider without structured output gets it
+// in the system prompt, and its requests never carry it.
+func (r *Run) useSchema() error {
+	given := r.Settings.Schema
+	if given.Value == "" && given.Source != "flag --schema" {
+		return nil // an empty --schema is an error; no schema at all is not
+	}
+	schema, err := readSchema(given.Value, r.env.Wd)
+	if err != nil {
+		return err
+	}
+	r.schema = schema
+	if !r.Provider.NativeSchema {
+		r.System += "\n\n" + providers.SchemaInstruction + string(schema)
+		r.protocol = withoutSchema{r.protocol}
+	}
+	return nil
+}
+
+// withoutSchema is a protocol whose requests never carry Request.Schema.
+type withoutSchema struct{ providers.Protocol }
+
+func (w withoutSchema) BuildRequest(req providers.Request) ([]byte, error) {
+	req.Schema = nil
+	return w.Protocol.BuildRequest(req)
+}
+
+// FirstRequest is the body the run would send first, with the prompt as
+// the last user message after any earlier conversation.
+func (r *Run) FirstRequest(prompt string) ([]byte, error) {
+	if r.Provider.LocalProgram {
+		return nil, Usagef("%s runs a local program, not an HTTP API: it has no request body", r.Provider.Name)
+	}
+	user, err := r.protocol.UserMessage(prompt)
+	if err != nil {
+		return nil, fmt.Errorf("render prompt: %w", err)
+	}
+	body, err := r.protocol.BuildRequest(providers.Request{
+		Model: r.ModelName, System: r.System, Messages: append(slices.Clone(r.history()), user),
+		Tools: r.Declared, Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request: %w", r.Provider.Name, err)
+	}
+	return body, nil
+}
+
+// history is the conversation carried on, if any.
+func (r *Run) history() []json.RawMessage {
+	if c := r.Settings.Conversation; c != nil {
+		return c.History
+	}
+	return nil
+}
+
+// Gate decides calls as the run would; Toolbox runs them. `ask tools run`
+// uses both to run calls by hand under the run's policy.
+func (r *Run) Gate() loop.Gate       { return r.gate }
+func (r *Run) Toolbox() loop.Toolbox { return r.toolbox }
+
+// OnClose adds fn to what Close does.
+func (r *Run) OnClose(fn func()) { r.closers = append(r.closers, fn) }
+
+// HasSchema reports whether the answer must match a JSON Schema.
+func (r *Run) HasSchema() bool { return len(r.schema) > 0 }
+
+// Protocol is the provider the settings name, with the config file's
+// settings for it, and the wire protocol it speaks: what a provider stage
+// (`ask provider format-tools`, …) works in.
+func (s Settings) Protocol() (catalog.Provider, providers.Protocol, error) {
+	row, err := catalog.Lookup(s.Provider.Value)
+	if err != nil {
+		return row, nil, asKind(Usage, err)
+	}
+	if s.KeyVars != nil {
+		row.KeyEnv = s.KeyVars
+	}
+	proto, err := catalog.NewProtocol(row.Protocol)
+	if err != nil {
+		return row, nil, asKind(Usage, fmt.Errorf("%s: %w", row.Name, err))
+	}
+	return row, proto, nil
+}
+
+// Send posts a request body as the run's model would, with its key,
+// headers and retries, and returns the response for the caller to read:
+// `ask provider send`. stream says which endpoint the body is for.
+func (r *Run) Send(ctx context.Context, body []byte, stream bool, h providers.Hooks) (*http.Response, error) {
+	if r.caller == nil {
+		return nil, Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
+	}
+	return r.caller.Post(ctx, r.protocol.Endpoint(r.BaseURL, r.ModelName, stream), body, h)
+}

@@ -1,0 +1,154 @@
+package run
+
+import (
+	"strings"
+	"time"
+
+	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+)
+
+// Config is the config file as it applies to one invocation: the file,
+// the profile chosen, and the settings they give.
+type Config struct {
+	Path     string
+	File     *config.File
+	Resolved *config.Resolved // nil when Err is set
+	// Err is a broken file or an unknown profile. It is reported by
+	// Resolve, so that commands needing no settings (--help, completion)
+	// still work.
+	Err     error
+	Profile Setting[string]
+	home    string
+}
+
+// LoadConfig reads the config file ($ASK_CONFIG, else the XDG location)
+// with the profile named by the --profile flag ("" when not given), else
+// $ASK_PROFILE.
+func LoadConfig(getenv func(string) string, profileFlag string) *Config {
+	c := &Config{Path: config.Path(getenv), home: getenv("HOME")}
+	switch {
+	case profileFlag != "":
+		c.Profile = Given(profileFlag, "flag --profile")
+	case getenv("ASK_PROFILE") != "":
+		c.Profile = Given(getenv("ASK_PROFILE"), "env ASK_PROFILE")
+	}
+	c.File, c.Err = config.Load(c.Path, getenv("ASK_CONFIG") != "", catalog.Names())
+	if c.Err == nil {
+		c.Resolved, c.Err = c.File.Resolve(c.Profile.Value)
+	}
+	return c
+}
+
+// emptyConfig is no config file at all.
+func emptyConfig() *Config {
+	f := &config.File{}
+	r, _ := f.Resolve("")
+	return &Config{File: f, Resolved: r}
+}
+
+// Found reports whether the file exists.
+func (c *Config) Found() bool { return c.File != nil && c.File.Found() }
+
+func (c *Config) source(key string) string { return "config " + c.Resolved.Source(key) }
+
+// layer is what the file says about the settings that are not bound to
+// one provider. Patterns are checked here, so that a bad one is reported
+// where it was written.
+func (c *Config) layer() (Settings, error) {
+	var s Settings
+	r := c.Resolved
+	for _, key := range []string{"tools.allow", "tools.deny"} {
+		if !r.IsSet(key) {
+			continue
+		}
+		patterns := r.Tools.Allow
+		if key == "tools.deny" {
+			patterns = r.Tools.Deny
+		}
+		if _, err := policy.ParsePatterns(patterns); err != nil {
+			return s, asKind(Usage, r.Errorf(key, "%v", err))
+		}
+	}
+	str := func(key, v string, to *Setting[string]) {
+		if r.IsSet(key) {
+			*to = Given(v, c.source(key))
+		}
+	}
+	boolean := func(key string, v bool, to *Setting[bool]) {
+		if r.IsSet(key) {
+			*to = Given(v, c.source(key))
+		}
+	}
+	integer := func(key string, v int, to *Setting[int]) {
+		if r.IsSet(key) {
+			*to = Given(v, c.source(key))
+		}
+	}
+	strs := func(key string, v []string, to *Setting[[]string]) {
+		if r.IsSet(key) {
+			*to = Given(v, c.source(key))
+		}
+	}
+	str("provider", r.Provider, &s.Provider)
+	str("mode", r.Mode, &s.Mode)
+	str("tool_protocol", r.ToolProtocol, &s.ToolProtocol)
+	str("tools.file", r.Path(r.Tools.File, c.home), &s.ToolsFile)
+	boolean("safe", r.Safe, &s.Safe)
+	boolean("no_stream", r.NoStream, &s.NoStream)
+	boolean("tools.yes", r.Tools.Yes, &s.Yes)
+	integer("max_steps", r.MaxSteps, &s.MaxSteps)
+	integer("retries", r.Retries, &s.Retries)
+	integer("max_tokens", r.MaxTokens, &s.MaxTokens)
+	strs("tools.allow", r.Tools.Allow, &s.Allow)
+	strs("tools.deny", r.Tools.Deny, &s.Deny)
+	strs("mcp", r.MCP, &s.MCP)
+	if r.IsSet("timeout") {
+		d, _ := time.ParseDuration(r.Timeout) // checked when the file was read
+		s.Timeout = Given(d, c.source("timeout"))
+	}
+	return s, nil
+}
+
+// provider is the catalog's row for a provider with the file's settings
+// for it: its base URL becomes the default, its key_env replaces the key
+// variables.
+func (c *Config) provider(name string) (catalog.Provider, error) {
+	p, err := catalog.Lookup(name)
+	if err != nil {
+		return p, asKind(Usage, err)
+	}
+	ps := c.Resolved.Providers[p.Name]
+	if ps.KeyEnv != "" {
+		p.KeyEnv = []string{ps.KeyEnv}
+	}
+	return p, nil
+}
+
+// model is the file's model for a provider, not given when it names none.
+func (c *Config) model(provider string) Setting[string] {
+	m, key := c.Resolved.ModelFor(provider)
+	if m == "" {
+		return Setting[string]{}
+	}
+	return Given(m, c.source(key))
+}
+
+// baseURL is the file's base URL for a provider.
+func (c *Config) baseURL(provider string) Setting[string] {
+	u := c.Resolved.Providers[provider].BaseURL
+	if u == "" {
+		return Setting[string]{}
+	}
+	return Given(u, c.source("providers."+provider+".base_url"))
+}
+
+// apiKey is the file's key for a provider and where it is.
+func (c *Config) apiKey(provider string) (config.Secret, string) {
+	k := config.Secret(strings.TrimSpace(c.Resolved.Providers[provider].APIKey.Reveal()))
+	if k == "" {
+		return "", ""
+	}
+	return k, c.source("providers." + provider + ".api_key")
+}

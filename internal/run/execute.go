@@ -1,0 +1,101 @@
+package run
+
+import (
+	"context"
+	"io"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// Output is where a run's events go and who watches it; the CLI chooses.
+type Output struct {
+	// Sinks receive every event as a JSON line: a --transcript file,
+	// stdout under --events, replay --check's own record. Nil entries are
+	// skipped.
+	Sinks []io.Writer
+	// KeepAt is where the transcript is also kept for a later --continue;
+	// "" keeps it nowhere.
+	KeepAt string
+	// Observe is told of every event as it is written.
+	Observe func(records.Event)
+	// OnText receives answer text as it arrives; nil when nobody shows it
+	// live.
+	OnText func(string)
+	// OnProgress is told when a step or a tool starts.
+	OnProgress func(loop.Progress)
+	// ExitCode is the exit code a result means, recorded in run.finished.
+	// The mapping is the CLI's; nil records 0.
+	ExitCode func(*loop.Result) int
+}
+
+// Result is what a run came to, with the exit code it recorded.
+type Result struct {
+	*loop.Result
+	ExitCode int
+	// WriteErr is the first failed write to a sink: a transcript that is
+	// not whole.
+	WriteErr error
+}
+
+// Execute runs the loop on prompt. It owns the transcript: run.started is
+// the first event every sink gets and run.finished the last, whatever
+// happens in between.
+func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
+	last, err := openLastRun(out.KeepAt)
+	if err != nil && r.env.Verbose {
+		r.note("not keeping this run for --continue: %v", err)
+	}
+	defer func() {
+		if err := last.commit(); err != nil && r.env.Verbose {
+			r.note("not keeping this run for --continue: %v", err)
+		}
+	}()
+	rec := records.NewRecorder(append(out.Sinks, last.writer())...)
+	if out.Observe != nil {
+		rec.Observe(out.Observe)
+	}
+	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: r.env.Version, Provider: r.Provider.Name,
+		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+
+	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
+	defer cancel()
+	res := loop.Run(ctx, loop.Config{
+		Model: r.model, Protocol: r.protocol, System: r.System, Prompt: prompt,
+		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
+		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
+		Recorder: rec, OnText: out.OnText, OnProgress: out.OnProgress,
+	})
+
+	code := 0
+	if out.ExitCode != nil {
+		code = out.ExitCode(res)
+	}
+	answer := res.Answer
+	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
+		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
+		ExitCode: code, History: res.History})
+	return &Result{Result: res, ExitCode: code, WriteErr: rec.Err()}
+}
+
+// recorded is what run.started says the run was asked to do: enough for
+// replay to rebuild it and for --continue to carry it on.
+func (r *Run) recorded(prompt string) *records.Settings {
+	s := r.Settings
+	var names []string
+	for _, t := range r.Declared {
+		names = append(names, t.Name)
+	}
+	set := &records.Settings{Prompt: prompt, System: r.System, BaseURL: r.BaseURL, Workdir: r.workdir,
+		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
+		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
+		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools()}
+	// Tools that --no-tools kept from loading are not recorded, so that a
+	// continued run does not load them either. The tools file is absolute:
+	// -c may run from another directory.
+	if !s.NoTools.Value {
+		set.ToolsFile = absPath(r.env.Wd, s.ToolsFile.Value)
+		set.MCP = s.MCP.Value
+	}
+	return set
+}

@@ -1,0 +1,214 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/providers/command"
+	"github.com/ask-cli/ask/internal/providers/textproto"
+)
+
+// TextForm is the text tool protocol a stage works in under a
+// --tool-protocol choice, meaning what it means for a run: json and
+// markdown name a form; auto is json for a provider without native tool
+// calling and native otherwise. "" means native.
+func TextForm(choice string, prov catalog.Provider) (textproto.Form, error) {
+	switch {
+	case choice == ToolProtocolJSON:
+		return textproto.JSON, nil
+	case choice == ToolProtocolMarkdown:
+		return textproto.Markdown, nil
+	case choice != "" && choice != ToolProtocolAuto && choice != ToolProtocolNative:
+		return "", Usagef("--tool-protocol %q: choose auto, native, json or markdown", choice)
+	case prov.NativeTools:
+		return "", nil
+	case choice == ToolProtocolNative:
+		return "", Usagef("--tool-protocol native: %s has no native tool calling; use json or markdown", prov.Name)
+	}
+	return textproto.JSON, nil
+}
+
+// useToolProtocol puts the tool protocol choice in place for an HTTP
+// provider:
+//
+//   - native: the provider's own tool calling;
+//   - json, markdown: the text tool protocol (DESIGN §5), over any provider;
+//   - auto: native where the provider has it, json otherwise; and when the
+//     provider answers that the model "does not support tools", the run
+//     switches to json once, with a note.
+func (r *Run) useToolProtocol(caller *providers.Caller) error {
+	if r.Settings.Command.Value != "" && r.Settings.Command.Source == "flag --command" {
+		return Usagef("--command runs a local model with --provider command; %s is reached over HTTP", r.Provider.Name)
+	}
+	choice := r.Settings.ToolProtocol.Value
+	if choice == ToolProtocolAuto && r.Provider.NativeTools && len(r.Declared) > 0 {
+		sw := &switchProtocol{current: r.protocol}
+		r.protocol, caller.Protocol = sw, sw
+		r.model = &toolFallback{model: caller, proto: sw, tools: r.Declared, provider: r.Provider.Name, notes: r}
+		return nil
+	}
+	form, err := TextForm(choice, r.Provider)
+	if err != nil || form == "" {
+		return err
+	}
+	r.protocol = textproto.Wrap(r.protocol, form, r.Declared)
+	caller.Protocol = r.protocol
+	return nil
+}
+
+// useLocalProgram makes a local program the run's model. It always speaks
+// the text tool protocol.
+func (r *Run) useLocalProgram() error {
+	form := textproto.JSON
+	switch r.Settings.ToolProtocol.Value {
+	case ToolProtocolNative:
+		return Usagef("--tool-protocol native: a command model has no native tool calling; use json or markdown")
+	case ToolProtocolMarkdown:
+		form = textproto.Markdown
+	}
+	r.protocol = textproto.Wrap(r.protocol, form, r.Declared)
+	r.BaseURL, r.Stream = "", false
+	if rp := r.env.Replay; rp != nil {
+		r.model = rp.localProgram(r.protocol, r.BaseURL)
+		return nil
+	}
+	line := strings.TrimSpace(r.Settings.Command.Value)
+	if line == "" && r.env.Offline {
+		return nil // nothing will run: a stage reads the program's output
+	}
+	if line == "" {
+		return Usagef("--provider %s needs the model to run: --command 'ollama run qwen3' (or $ASK_COMMAND)", r.Provider.Name)
+	}
+	// The user chose this program, as they would a shell alias, and tools
+	// like `llm` need their own keys: it gets ask's whole environment, and
+	// $ASK_MODEL when a model is named, so that --command can use it.
+	var env []string
+	if r.env.Environ != nil {
+		env = r.env.Environ()
+	}
+	if len(env) == 0 {
+		env = os.Environ()
+	}
+	if r.ModelName != "" {
+		env = append(env, "ASK_MODEL="+r.ModelName)
+	}
+	r.model = localProgram{&command.Model{Command: line, Protocol: r.protocol, Model: r.ModelName, Dir: r.workdir, Env: env}}
+	if r.ModelName == "" {
+		r.ModelName = line
+	}
+	return nil
+}
+
+// localProgram gives a local model program's failures their kinds: a
+// program that cannot be found is a bad --command, one that fails is the
+// provider failing.
+type localProgram struct{ m *command.Model }
+
+func (lp localProgram) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
+	turn, err := lp.m.Call(ctx, req, h)
+	switch {
+	case errors.Is(err, command.ErrNotFound):
+		return nil, asKind(Usage, fmt.Errorf("%w; check --command", err))
+	case errors.Is(err, command.ErrFailed):
+		return nil, asKind(Provider, err)
+	}
+	return turn, err
+}
+
+// note tells a person something on the way, clearing the status line
+// first when there is one.
+func (r *Run) note(format string, args ...any) {
+	if r.env.Notes != nil {
+		fmt.Fprintf(r.env.Notes, "ask: "+format+"\n", args...)
+	}
+}
+
+// toolFallback switches a run to the JSON text protocol, once, when the
+// provider refuses tools for the model; the loop does not know it happened.
+type toolFallback struct {
+	model    *providers.Caller
+	proto    *switchProtocol
+	tools    []providers.Tool
+	provider string
+	notes    *Run
+	switched bool
+}
+
+func (f *toolFallback) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
+	turn, err := f.model.Call(ctx, req, h)
+	if err == nil || f.switched || !rejectsTools(err) {
+		return turn, err
+	}
+	f.switched = true
+	f.proto.set(textproto.Wrap(f.proto.get(), textproto.JSON, f.tools))
+	f.notes.note("%s: the model does not support tools; switching to --tool-protocol json", f.provider)
+	return f.model.Call(ctx, req, h)
+}
+
+// rejectsTools recognises a provider refusing tools for a model. There is
+// no error code for it, only the message: Ollama says "MODEL does not
+// support tools" (HTTP 400, on /api/chat and /v1), OpenRouter "No endpoints
+// found that support tool use" (HTTP 404).
+func rejectsTools(err error) bool {
+	var apiErr *providers.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode < 400 || apiErr.StatusCode >= 500 {
+		return false
+	}
+	msg := strings.ToLower(apiErr.Message)
+	return strings.Contains(msg, "does not support tools") || strings.Contains(msg, "support tool use")
+}
+
+// switchProtocol is a protocol that can be replaced during a run, so that
+// the caller and the loop switch together.
+type switchProtocol struct {
+	mu      sync.Mutex
+	current providers.Protocol
+}
+
+var _ providers.Protocol = (*switchProtocol)(nil)
+
+func (s *switchProtocol) get() providers.Protocol {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
+}
+
+func (s *switchProtocol) set(p providers.Protocol) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.current = p
+}
+
+func (s *switchProtocol) Name() string { return s.get().Name() }
+func (s *switchProtocol) FormatTools(t []providers.Tool) (json.RawMessage, error) {
+	return s.get().FormatTools(t)
+}
+func (s *switchProtocol) ParseToolCalls(b []byte) ([]providers.ToolCall, error) {
+	return s.get().ParseToolCalls(b)
+}
+func (s *switchProtocol) FormatToolResults(r []providers.ToolResult) ([]json.RawMessage, error) {
+	return s.get().FormatToolResults(r)
+}
+func (s *switchProtocol) UserMessage(text string) (json.RawMessage, error) {
+	return s.get().UserMessage(text)
+}
+func (s *switchProtocol) BuildRequest(r providers.Request) ([]byte, error) {
+	return s.get().BuildRequest(r)
+}
+func (s *switchProtocol) ParseResponse(b []byte) (*providers.Turn, error) {
+	return s.get().ParseResponse(b)
+}
+func (s *switchProtocol) NewStream() providers.Stream       { return s.get().NewStream() }
+func (s *switchProtocol) Framing() providers.Framing        { return s.get().Framing() }
+func (s *switchProtocol) Authorize(h http.Header, k string) { s.get().Authorize(h, k) }
+func (s *switchProtocol) Endpoint(baseURL, model string, stream bool) string {
+	return s.get().Endpoint(baseURL, model, stream)
+}

@@ -1,0 +1,349 @@
+package run
+
+import (
+	"strings"
+	"time"
+
+	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+)
+
+// Setting is one setting's value and where it came from: "flag --NAME",
+// "conversation --continue", "env VAR", "config FILE[:PROFILE]" or
+// "default". A setting that no layer gave has no Source.
+type Setting[T any] struct {
+	Value  T
+	Source string
+}
+
+// Given makes a setting given by source.
+func Given[T any](value T, source string) Setting[T] {
+	return Setting[T]{Value: value, Source: source}
+}
+
+// IsGiven reports whether a layer gave the setting.
+func (s Setting[T]) IsGiven() bool { return s.Source != "" }
+
+// or is s when it was given, else lower.
+func (s Setting[T]) or(lower Setting[T]) Setting[T] {
+	if s.IsGiven() {
+		return s
+	}
+	return lower
+}
+
+// Values of --tool-protocol.
+const (
+	ToolProtocolAuto     = "auto"
+	ToolProtocolNative   = "native"
+	ToolProtocolJSON     = "json"
+	ToolProtocolMarkdown = "markdown"
+)
+
+// DefaultRetries is how many times a failed request is tried again.
+const DefaultRetries = 2
+
+// Settings are everything a run is asked to do, each with its source.
+// Resolve makes them from the layers; a transcript gives them to replay.
+type Settings struct {
+	Profile  Setting[string]
+	Provider Setting[string]
+	Model    Setting[string]
+	BaseURL  Setting[string]
+	// Key is the provider's key; its Source names the variable or the
+	// config file. Secret never prints its value.
+	Key Setting[config.Secret]
+	// KeyVars are the variables the key is read from, for the error that
+	// asks for one.
+	KeyVars []string
+	// Command is the program of a local-program provider (--command).
+	Command      Setting[string]
+	Mode         Setting[string]
+	Safe         Setting[bool]
+	MaxSteps     Setting[int]
+	Timeout      Setting[time.Duration]
+	ToolProtocol Setting[string]
+	NoStream     Setting[bool]
+	Retries      Setting[int]
+	MaxTokens    Setting[int]
+	Allow        Setting[[]string]
+	Deny         Setting[[]string]
+	Yes          Setting[bool]
+	ToolsFile    Setting[string]
+	MCP          Setting[[]string]
+	NoTools      Setting[bool]
+	Workdir      Setting[string]
+	// System is appended to the default system prompt (-s).
+	System Setting[string]
+	// Schema is --schema: a file, or the schema itself when it starts
+	// with "{".
+	Schema Setting[string]
+
+	// Conversation is the earlier run carried on (--continue, --resume),
+	// nil for none.
+	Conversation *Conversation
+
+	// keyFile is the config file the key came from, "" when it came from
+	// the environment: such a file should be private.
+	keyFile string
+}
+
+// defaults are the built-in layer.
+func defaults() Settings {
+	const d = "default"
+	return Settings{
+		Mode:         Given(policy.ModeAgent, d),
+		Safe:         Given(false, d),
+		MaxSteps:     Given(loop.DefaultMaxSteps, d),
+		Timeout:      Given(loop.DefaultTimeout, d),
+		ToolProtocol: Given(ToolProtocolAuto, d),
+		NoStream:     Given(false, d),
+		Retries:      Given(DefaultRetries, d),
+		MaxTokens:    Given(0, d),
+		Allow:        Given([]string(nil), d),
+		Deny:         Given([]string(nil), d),
+		Yes:          Given(false, d),
+		ToolsFile:    Given("", d),
+		MCP:          Given([]string(nil), d),
+		NoTools:      Given(false, d),
+		Workdir:      Given(".", d),
+		System:       Given("", d),
+		Schema:       Given("", d),
+		Command:      Given("", d),
+	}
+}
+
+// over lays hi over lo: each setting hi gives wins. The provider-bound
+// settings (model, base URL, key) are resolved separately, once the
+// provider is known.
+func over(hi, lo Settings) Settings {
+	out := hi
+	out.Profile = hi.Profile.or(lo.Profile)
+	out.Provider = hi.Provider.or(lo.Provider)
+	out.Model = hi.Model.or(lo.Model)
+	out.BaseURL = hi.BaseURL.or(lo.BaseURL)
+	out.Command = hi.Command.or(lo.Command)
+	out.Mode = hi.Mode.or(lo.Mode)
+	out.Safe = hi.Safe.or(lo.Safe)
+	out.MaxSteps = hi.MaxSteps.or(lo.MaxSteps)
+	out.Timeout = hi.Timeout.or(lo.Timeout)
+	out.ToolProtocol = hi.ToolProtocol.or(lo.ToolProtocol)
+	out.NoStream = hi.NoStream.or(lo.NoStream)
+	out.Retries = hi.Retries.or(lo.Retries)
+	out.MaxTokens = hi.MaxTokens.or(lo.MaxTokens)
+	out.Allow = hi.Allow.or(lo.Allow)
+	out.Deny = hi.Deny.or(lo.Deny)
+	out.Yes = hi.Yes.or(lo.Yes)
+	out.ToolsFile = hi.ToolsFile.or(lo.ToolsFile)
+	out.MCP = hi.MCP.or(lo.MCP)
+	out.NoTools = hi.NoTools.or(lo.NoTools)
+	out.Workdir = hi.Workdir.or(lo.Workdir)
+	out.System = hi.System.or(lo.System)
+	out.Schema = hi.Schema.or(lo.Schema)
+	if out.Conversation == nil {
+		out.Conversation = lo.Conversation
+	}
+	return out
+}
+
+// Inputs are the layers settings are resolved from, highest first: the
+// typed flags, the conversation carried on, the environment, the config
+// file (its profile over its top level), the defaults.
+type Inputs struct {
+	// Flags holds the flags the user typed; only those have a Source.
+	Flags Settings
+	// Continue and Resume name the conversation to carry on.
+	Continue bool
+	Resume   string
+	Getenv   func(string) string
+	Config   *Config
+	Wd       string
+}
+
+// Resolve applies the layers. A broken config file, an unknown provider
+// or an unreadable conversation is a usage error.
+func Resolve(in Inputs) (Settings, error) {
+	if in.Getenv == nil {
+		in.Getenv = func(string) string { return "" }
+	}
+	cfg := in.Config
+	if cfg == nil {
+		cfg = emptyConfig()
+	}
+	if cfg.Err != nil {
+		return Settings{}, asKind(Usage, cfg.Err)
+	}
+	fromFile, err := cfg.layer()
+	if err != nil {
+		return Settings{}, err
+	}
+	carried := Settings{}
+	conv, err := readConversation(in)
+	if err != nil {
+		return Settings{}, err
+	}
+	if conv != nil {
+		carried = conv.layer(in.Flags)
+	}
+	s := over(in.Flags, over(carried, over(envLayer(in.Getenv), over(fromFile, defaults()))))
+	s.Profile = cfg.Profile
+	if !s.Profile.IsGiven() {
+		s.Profile = Given("", "default")
+	}
+
+	prov, err := chooseProvider(s.Provider, cfg, in.Getenv)
+	if err != nil {
+		return Settings{}, err
+	}
+	s.Provider = prov
+	row, err := cfg.provider(prov.Value)
+	if err != nil {
+		return Settings{}, err
+	}
+	// A local program gets a model name only when the user names one: it
+	// is passed on as $ASK_MODEL, which the program may not expect.
+	if !row.LocalProgram {
+		s.Model = s.Model.or(cfg.model(row.Name)).or(Given(row.DefaultModel, "default"))
+	}
+	if s.Model.Value == "" {
+		s.Model = Setting[string]{}
+	}
+	s.BaseURL = resolveBaseURL(s.BaseURL, row, cfg, in.Getenv)
+	s.Key, s.KeyVars, s.keyFile = resolveKey(row, cfg, in.Getenv)
+	return s, nil
+}
+
+// envLayer is what the environment says.
+func envLayer(getenv func(string) string) Settings {
+	var s Settings
+	for _, v := range []struct {
+		name string
+		to   *Setting[string]
+	}{
+		{"ASK_PROVIDER", &s.Provider},
+		{"ASK_MODEL", &s.Model},
+		{"ASK_BASE_URL", &s.BaseURL},
+		{"ASK_COMMAND", &s.Command},
+	} {
+		if value := strings.TrimSpace(getenv(v.name)); value != "" {
+			*v.to = Given(value, "env "+v.name)
+		}
+	}
+	return s
+}
+
+// chooseProvider checks a provider named by a layer, or picks the first
+// whose key is set, else Ollama on localhost (DESIGN §3).
+func chooseProvider(named Setting[string], cfg *Config, getenv func(string) string) (Setting[string], error) {
+	if named.IsGiven() {
+		if _, err := catalog.Lookup(named.Value); err != nil {
+			return named, asKind(Usage, err)
+		}
+		return named, nil
+	}
+	for _, p := range catalog.All() {
+		for _, v := range p.KeyEnv {
+			if getenv(v) != "" {
+				return Given(p.Name, "default: the first provider whose key is set ("+v+")"), nil
+			}
+		}
+	}
+	return Given("ollama", "default: no key variable is set"), nil
+}
+
+// resolveBaseURL applies --base-url (or a carried one), ASK_BASE_URL, the
+// provider's own variable, the config file, the provider's default. A
+// local program has none.
+func resolveBaseURL(given Setting[string], row catalog.Provider, cfg *Config, getenv func(string) string) Setting[string] {
+	if row.LocalProgram {
+		return Setting[string]{Source: "not used by a local program"}
+	}
+	chosen := given
+	for _, v := range row.BaseURLEnv {
+		if !chosen.IsGiven() && getenv(v) != "" {
+			chosen = Given(getenv(v), "env "+v)
+		}
+	}
+	if !chosen.IsGiven() {
+		chosen = cfg.baseURL(row.Name)
+	}
+	if !chosen.IsGiven() {
+		chosen = Given(row.BaseURL, "default")
+	}
+	chosen.Value = row.ResolveBaseURL(chosen.Value, func(string) string { return "" })
+	return chosen
+}
+
+// resolveKey finds the provider's key: its variables first, then the
+// config file's api_key.
+func resolveKey(row catalog.Provider, cfg *Config, getenv func(string) string) (key Setting[config.Secret], vars []string, file string) {
+	vars = row.KeyEnv
+	for _, v := range vars {
+		if k := strings.TrimSpace(getenv(v)); k != "" {
+			return Given(config.Secret(k), "env "+v), vars, ""
+		}
+	}
+	if k, src := cfg.apiKey(row.Name); k != "" {
+		return Given(k, src), vars, cfg.Path
+	}
+	if row.NeedsKey() {
+		return Setting[config.Secret]{Source: "needed: set " + strings.Join(vars, " or ")}, vars, ""
+	}
+	return Setting[config.Secret]{Source: "not needed"}, vars, ""
+}
+
+// Entry is one setting as `ask config` shows it.
+type Entry struct {
+	Name   string
+	Value  any // nil when there is none
+	Source string
+}
+
+// Entries lists the settings a config file, the environment or a flag
+// can give, in a fixed order, keys only as set or unset.
+func (s Settings) Entries() []Entry {
+	key := "unset"
+	if s.Key.Value != "" {
+		key = "set"
+	}
+	model := Entry{"model", nilIfEmpty(s.Model.Value), s.Model.Source}
+	if !s.Model.IsGiven() {
+		model.Source = "none: name one with --model"
+	}
+	return []Entry{
+		{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source},
+		{"provider", s.Provider.Value, s.Provider.Source},
+		model,
+		{"base-url", nilIfEmpty(s.BaseURL.Value), s.BaseURL.Source},
+		{"key", key, s.Key.Source},
+		{"mode", s.Mode.Value, s.Mode.Source},
+		{"safe", s.Safe.Value, s.Safe.Source},
+		{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source},
+		{"timeout", s.Timeout.Value.String(), s.Timeout.Source},
+		{"tool-protocol", s.ToolProtocol.Value, s.ToolProtocol.Source},
+		{"no-stream", s.NoStream.Value, s.NoStream.Source},
+		{"retries", s.Retries.Value, s.Retries.Source},
+		{"max-tokens", s.MaxTokens.Value, s.MaxTokens.Source},
+		{"allow-tool", list(s.Allow.Value), s.Allow.Source},
+		{"deny-tool", list(s.Deny.Value), s.Deny.Source},
+		{"yes", s.Yes.Value, s.Yes.Source},
+		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
+		{"mcp", list(s.MCP.Value), s.MCP.Source},
+	}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func list(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
