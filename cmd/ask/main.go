@@ -18,6 +18,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -147,12 +148,15 @@ func exitCode(err error) int {
 	var se *silentError
 	var apiErr *providers.APIError
 	var keyErr *catalog.MissingKeyError
+	var badInput *jsonpos.Error
 	kind, isRunErr := run.KindOf(err)
 	switch {
 	case errors.As(err, &se):
 		return se.code
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &badInput):
+		return exitUsage
 	case isRunErr:
 		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure}[kind]
 	case errors.As(err, &keyErr):

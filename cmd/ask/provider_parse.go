@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/command"
@@ -112,9 +112,8 @@ func readReply(in stageInput, prov catalog.Provider, proto providers.Protocol) (
 	}
 	// A JSON value that is not a response: where it starts, and what was
 	// expected instead.
-	line, col := position(in.data, int64(len(in.data)-len(bytes.TrimLeft(in.data, " \t\r\n"))))
-	return nil, usageErr("%s: line %d, column %d: %v: expected the response body or stream of %s, as `ask provider send -p %s` prints it",
-		in.name, line, col, err, prov.Name, prov.Name)
+	return nil, jsonpos.At(in.name, in.data, len(in.data)-len(bytes.TrimLeft(in.data, " \t\r\n")),
+		"%v: expected the response body or stream of %s, as `ask provider send -p %s` prints it", err, prov.Name, prov.Name)
 }
 
 // stageTools are the tools a run with the same flags would declare: the
@@ -126,85 +125,4 @@ func stageTools(c *cli.Context, stdio *IO) ([]providers.Tool, error) {
 	}
 	defer r.Close()
 	return r.Declared, nil
-}
-
-// checkStream checks that every event of a recorded stream holds one JSON
-// value (OpenAI's closing "[DONE]" excepted), naming the line and column
-// of the first fault.
-func (in stageInput) checkStream(f providers.Framing) error {
-	lines := bytes.Split(in.data, []byte("\n"))
-	if f == providers.NDJSON {
-		for i, line := range lines {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			if err := jsonFault(line); err != nil {
-				_, col := syntaxPosition(line, err)
-				return in.streamFault(i+1, col, err)
-			}
-		}
-		return nil
-	}
-	// SSE: an event's data lines join into one value, which ends at a blank
-	// line (or the end of the input).
-	var data []byte
-	var starts []int // for each data line: its line number
-	var cols []int   // for each data line: the column where its value begins
-	flush := func() error {
-		defer func() { data, starts, cols = nil, nil, nil }()
-		if len(starts) == 0 || string(bytes.TrimSpace(data)) == "[DONE]" {
-			return nil
-		}
-		err := jsonFault(data)
-		if err == nil {
-			return nil
-		}
-		// The fault's line within the event's data is the data line it is on.
-		line, col := syntaxPosition(data, err)
-		k := min(line-1, len(starts)-1)
-		return in.streamFault(starts[k], cols[k]+col-1, err)
-	}
-	for i, raw := range lines {
-		line := bytes.TrimSuffix(raw, []byte("\r"))
-		if len(line) == 0 {
-			if err := flush(); err != nil {
-				return err
-			}
-			continue
-		}
-		if value, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			col := len("data:") + 1
-			if trimmed, spaced := bytes.CutPrefix(value, []byte(" ")); spaced {
-				value, col = trimmed, col+1
-			}
-			if len(starts) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, value...)
-			starts, cols = append(starts, i+1), append(cols, col)
-		}
-	}
-	return flush()
-}
-
-// jsonFault returns the syntax error of a value that is not JSON, or nil.
-func jsonFault(b []byte) *json.SyntaxError {
-	var v any
-	err := json.Unmarshal(b, &v)
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return syn
-	}
-	if err != nil {
-		return &json.SyntaxError{Offset: 0}
-	}
-	return nil
-}
-
-func (in stageInput) streamFault(line, col int, err *json.SyntaxError) error {
-	msg := "not valid JSON"
-	if err.Error() != "" {
-		msg = err.Error()
-	}
-	return withCode(exitUsage, fmt.Errorf("%s: invalid JSON in the stream at line %d, column %d: %s", in.name, line, col, msg))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -51,43 +52,20 @@ func readStageInput(c *cli.Context, stdio *IO) (stageInput, error) {
 	return stageInput{name: "stdin", data: data}, nil
 }
 
-// checkJSON reports whether data is one JSON value, naming the line and
-// column of the first fault.
-func (in stageInput) checkJSON() error {
-	if len(bytes.TrimSpace(in.data)) == 0 {
-		return usageErr("%s is empty: expected JSON", in.name)
-	}
-	var v any
-	err := json.Unmarshal(in.data, &v)
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := syntaxPosition(in.data, syn)
-		return usageErr("%s: invalid JSON at line %d, column %d: %v", in.name, line, col, syn)
-	}
-	if err != nil {
-		return usageErr("%s: %v", in.name, err)
-	}
-	return nil
+// checkJSON reports whether the input is one JSON value, naming the line
+// and column of the first fault.
+func (in stageInput) checkJSON() error { return jsonpos.Check(in.name, in.data) }
+
+// checkStream checks each event of a recorded stream in the framing f.
+func (in stageInput) checkStream(f providers.Framing) error {
+	return jsonpos.CheckStream(in.name, in.data, f == providers.NDJSON)
 }
 
 // decode checks the input's syntax, then decodes it into v, naming the line
-// and column of a value of the wrong type.
+// and column of a value of the wrong type, then the entries' shape.
 func (in stageInput) decode(v any) error {
-	if err := in.checkJSON(); err != nil {
+	if err := jsonpos.Decode(in.name, in.data, v); err != nil {
 		return err
-	}
-	err := json.Unmarshal(in.data, v)
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		line, col := position(in.data, valueStart(in.data, typ))
-		where := typ.Field
-		if where == "" {
-			where = "the value"
-		}
-		return usageErr("%s: line %d, column %d: %s is a JSON %s, expected %s", in.name, line, col, where, typ.Value, jsonKind(typ.Type.Kind().String()))
-	}
-	if err != nil {
-		return usageErr("%s: %v", in.name, err)
 	}
 	return in.checkEntries(v)
 }
@@ -127,8 +105,7 @@ func (in stageInput) checkEntries(v any) error {
 	}
 	for i, e := range gjson.ParseBytes(in.data).Array() {
 		if at, fault := check(e); fault != "" {
-			line, col := position(in.data, int64(at.Index))
-			return usageErr("%s: line %d, column %d: entry %d: %s", in.name, line, col, i, fault)
+			return jsonpos.At(in.name, in.data, at.Index, "entry %d: %s", i, fault)
 		}
 	}
 	return nil
@@ -155,77 +132,7 @@ func (in stageInput) checkRequestBody() error {
 	default:
 		kind = "JSON " + v.Raw // null, true, false
 	}
-	line, col := position(in.data, int64(v.Index))
-	return usageErr("%s: line %d, column %d: the request body is %s, expected a JSON object (ask provider request prints one)", in.name, line, col, kind)
-}
-
-// syntaxPosition is the line and column of the byte a syntax error is
-// about: the decoder's offset counts that byte as read, except at the end
-// of the input, where the position is just past the last byte.
-func syntaxPosition(data []byte, err *json.SyntaxError) (line, col int) {
-	off := err.Offset
-	if off > 0 && off <= int64(len(data)) && !strings.HasPrefix(err.Error(), "unexpected end") {
-		off--
-	}
-	return position(data, off)
-}
-
-// valueStart finds where the value of a type error begins. The decoder
-// stops just after a string or a literal and just inside an object or
-// array.
-func valueStart(data []byte, err *json.UnmarshalTypeError) int64 {
-	off := min(max(err.Offset-1, 0), int64(len(data)-1))
-	if off < 0 {
-		return 0
-	}
-	if err.Value != "string" || data[off] != '"' {
-		// A number, true, false or null: back to its first character.
-		for off > 0 && isLiteralByte(data[off-1]) && isLiteralByte(data[off]) {
-			off--
-		}
-		return off
-	}
-	for i := off - 1; i >= 0; i-- {
-		if data[i] != '"' {
-			continue
-		}
-		backslashes := 0
-		for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return i
-		}
-	}
-	return off
-}
-
-// isLiteralByte reports whether b can be part of a number, true, false or
-// null.
-func isLiteralByte(b byte) bool { return strings.IndexByte("0123456789+-.eEtruefalsn", b) >= 0 }
-
-// position converts a 0-based byte index into a 1-based line and column.
-func position(data []byte, off int64) (line, col int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	return 1 + bytes.Count(before, []byte("\n")), int(off) - bytes.LastIndexByte(before, '\n')
-}
-
-// jsonKind names a Go kind the way a JSON user would.
-func jsonKind(kind string) string {
-	switch kind {
-	case "slice", "array":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "int", "int64", "float64":
-		return "a number"
-	}
-	return kind
+	return jsonpos.At(in.name, in.data, v.Index, "the request body is %s, expected a JSON object (ask provider request prints one)", kind)
 }
 
 // writeStageJSON prints raw JSON, indented on a terminal and compact in a
