@@ -16,6 +16,7 @@ import (
 const citySchema = `{"type":"object","properties":{"city":{"type":"string"},"pop":{"type":"integer"}},"required":["city","pop"]}`
 
 func TestSchemaFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "city.json"), []byte("{\n  \"type\": \"object\",\n  \"required\": [\"city\"]\n}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"type":"object",`), 0o644)
@@ -79,6 +80,7 @@ func TestSchemaFlag(t *testing.T) {
 // TestSchemaRetryCarriesErrors checks that the retry request quotes the
 // validation errors after the rejected answer.
 func TestSchemaRetryCarriesErrors(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: `{"city":"Oslo","pop":"many"}`}, fakeprovider.Reply{Text: `{"city":"Oslo","pop":1}`})
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv}, "--schema", citySchema, "--json", "q")
@@ -100,6 +102,7 @@ func TestSchemaRetryCarriesErrors(t *testing.T) {
 }
 
 func TestSchemaFailedJSON(t *testing.T) {
+	t.Parallel()
 	bad := fakeprovider.Reply{Text: `{"city":1}`}
 	srv := fakeprovider.Start(bad, bad, bad)
 	defer srv.Close()
@@ -117,6 +120,7 @@ func TestSchemaFailedJSON(t *testing.T) {
 // fake server (which answers only Chat Completions properly; the others
 // fail after the request, which is all this test reads).
 func TestMaxTokensReachesEachProtocol(t *testing.T) {
+	t.Parallel()
 	refusal := fakeprovider.Reply{Status: 400, Body: `{"error":{"message":"test stops here","type":"invalid_request_error"}}`}
 	tests := []struct {
 		provider, model string
@@ -157,6 +161,7 @@ func TestMaxTokensReachesEachProtocol(t *testing.T) {
 
 // TestUsagePerStep checks the per-step usage in --json and run.finished.
 func TestUsagePerStep(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	srv := fakeprovider.Start(
@@ -183,6 +188,7 @@ func TestUsagePerStep(t *testing.T) {
 // json_schema response formats, gets the schema in its system prompt only,
 // and that replay rebuilds the same requests.
 func TestSchemaInPromptForDeepSeek(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: `{"city":"Oslo","pop":1}`})
 	defer srv.Close()
 	dir := t.TempDir()

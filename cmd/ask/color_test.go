@@ -13,6 +13,7 @@ const redPrefix = "\033[1;31mask:\033[0m "
 // Colour decorates stderr only: on a terminal by default, never in a
 // pipe, never with NO_COLOR or --color never, always with --color always.
 func TestErrorPrefixColour(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		tty      bool
@@ -65,6 +66,7 @@ func TestErrorPrefixColour(t *testing.T) {
 // stdout without escapes; in a pipe stderr stays empty; --quiet keeps
 // stderr for errors only.
 func TestTerminalVersusPipe(t *testing.T) {
+	t.Parallel()
 	replies := func() *fakeprovider.Server {
 		return fakeprovider.Start(
 			fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "list_directory", `{"path":"."}`)}},
@@ -111,6 +113,7 @@ func TestTerminalVersusPipe(t *testing.T) {
 }
 
 func TestApprovalPrefixColour(t *testing.T) {
+	t.Parallel()
 	var w strings.Builder
 	p := palette{on: true}.approvals(&w)
 	p.Write([]byte("ask: allow shell (execute) ls? [y]es [n]o [a]lways: "))

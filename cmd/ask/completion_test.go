@@ -9,6 +9,7 @@ import (
 )
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		shell string
 		want  []string
@@ -54,6 +55,7 @@ func TestCompletionScripts(t *testing.T) {
 
 // The bash script really completes, in a bash.
 func TestBashCompletionCompletes(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")

@@ -38,6 +38,7 @@ func roles(body []byte) []string {
 }
 
 func TestContinue(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "list_directory", `{"path":"."}`)}},
 		fakeprovider.Reply{Text: "the directory is empty"},
@@ -150,6 +151,7 @@ func toolsFile(t *testing.T, path, tool string) {
 // servers are offered again by -c, from another directory too; each flag
 // replaces its own setting, and --no-tools drops them all.
 func TestContinueCarriesUserTools(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("the test MCP server is a /bin/sh script")
 	}
@@ -218,6 +220,7 @@ func TestContinueCarriesUserTools(t *testing.T) {
 // TestContinueCarriesToolProtocol: a conversation held over the JSON text
 // protocol goes on over it, unless --tool-protocol says otherwise.
 func TestContinueCarriesToolProtocol(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "1"}, fakeprovider.Reply{Text: "2"}, fakeprovider.Reply{Text: "3"})
 	defer srv.Close()
 	e, last := conversationEnv(t, srv)
@@ -252,6 +255,7 @@ func TestContinueCarriesToolProtocol(t *testing.T) {
 // TestContinueCarriesSafe: a --safe conversation stays safe (calls that
 // write are refused, exit 6) until --safe=false.
 func TestContinueCarriesSafe(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Text: "1"},
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w", "write_file", `{"path":"out.txt","content":"x"}`)}},
@@ -290,6 +294,7 @@ func TestContinueCarriesSafe(t *testing.T) {
 // was held with, even when ASK_BASE_URL now points elsewhere; --base-url
 // moves it.
 func TestContinueCarriesBaseURL(t *testing.T) {
+	t.Parallel()
 	held := fakeprovider.Start(fakeprovider.Reply{Text: "1"}, fakeprovider.Reply{Text: "2"})
 	defer held.Close()
 	elsewhere := fakeprovider.Start(fakeprovider.Reply{Text: "3"})
@@ -319,6 +324,7 @@ func TestContinueCarriesBaseURL(t *testing.T) {
 // run's tools, and a call to one it does not offer is an unknown tool,
 // not run, even with --yes.
 func TestContinueRunsOnlyOfferedTools(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w", "write_file", `{"path":"out.txt","content":"x"}`)}},
 		fakeprovider.Reply{Text: "done"})
@@ -344,6 +350,7 @@ func TestContinueRunsOnlyOfferedTools(t *testing.T) {
 }
 
 func TestResumeAndReplay(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "first answer"}, fakeprovider.Reply{Text: "second answer"})
 	defer srv.Close()
 	e, _ := conversationEnv(t, srv)
@@ -371,6 +378,7 @@ func TestResumeAndReplay(t *testing.T) {
 }
 
 func TestContinueErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "unfinished.jsonl"), []byte(`{"type":"run.started","provider":"openai","settings":{"prompt":"x","system":"","max_steps":8,"timeout":"5m","stream":true,"tools":[]}}`+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "garbage.jsonl"), []byte("not json\n"), 0o644)

@@ -13,6 +13,7 @@ import (
 // The Chat Completions family end to end, as a user runs it: what reaches
 // the server, and the exit code each ending maps to.
 func TestChatCompletionsFamilyEndToEnd(t *testing.T) {
+	t.Parallel()
 	recorded := func(name string) fakeprovider.Reply {
 		b, err := os.ReadFile(filepath.Join("testdata", "stages", "fixtures", "openrouter", name))
 		if err != nil {
@@ -80,6 +81,7 @@ func TestChatCompletionsFamilyEndToEnd(t *testing.T) {
 
 // An unknown flag is a usage error whose hint names the whole command.
 func TestUnknownFlagNamesTheCommand(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		hint string

@@ -41,6 +41,7 @@ func demoReplies() []fakeprovider.Reply {
 // TestDemoSession regenerates the built-in demo with -update, and always
 // checks that it replays offline, through the real loop, with the real tools.
 func TestDemoSession(t *testing.T) {
+	t.Parallel()
 	if *update {
 		srv := fakeprovider.Start(demoReplies()...)
 		defer srv.Close()

@@ -37,6 +37,8 @@ type faultCase struct {
 	check func(t *testing.T, evs []records.Event, wd string)
 }
 
+// TestFaults is not parallel: it weighs each run by the process's
+// allocations, which other tests would add to.
 func TestFaults(t *testing.T) {
 	slowDown := fakeprovider.Reply{Status: 429, Header: http.Header{"Retry-After-Ms": {"20"}},
 		Body: `{"error":{"message":"Rate limit reached for gpt-4o-mini","type":"requests","code":"rate_limit_exceeded"}}`}
@@ -337,6 +339,7 @@ func processRunning(pid int) bool {
 }
 
 func TestConnectionRefusedIsAProviderError(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -360,6 +363,7 @@ func TestConnectionRefusedIsAProviderError(t *testing.T) {
 }
 
 func TestRetriesFlag(t *testing.T) {
+	t.Parallel()
 	fail := fakeprovider.Reply{Status: 503, Header: http.Header{"Retry-After-Ms": {"1"}}, Body: `{"error":{"message":"overloaded"}}`}
 	tests := []struct {
 		args      []string
@@ -387,6 +391,7 @@ func TestRetriesFlag(t *testing.T) {
 // newTransport must bound connecting: with a limit that has already passed,
 // even a listening local server cannot be reached.
 func TestTransportConnectTimeout(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "hi"})
 	defer srv.Close()
 	quick := defaultNet

@@ -78,6 +78,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) int {
 // The first Ctrl-C stops the run cleanly: the running tool's process group
 // is killed, the transcript ends with run.finished "interrupted", exit 130.
 func TestFirstInterruptStopsCleanly(t *testing.T) {
+	t.Parallel()
 	cmd, wd, transcript, stdout, stderr := startAsk(t, "echo $$ > started.pid; exec sleep 30")
 	start := time.Now()
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
@@ -116,6 +117,7 @@ func TestFirstInterruptStopsCleanly(t *testing.T) {
 // way: here it waits on a daemon that escaped the tool's process group and
 // holds its output pipe open, which delays the clean stop by seconds.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	cmd, wd, transcript, _, stderr := startAsk(t, "setsid sleep 30 & echo $! > daemon.pid; echo $$ > started.pid; exec sleep 30")
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(filepath.Join(wd, "daemon.pid")); err == nil {

@@ -234,6 +234,10 @@ func newApp(stdio *IO) *cli.App {
 // setUsageError makes a flag error name the whole command whose help
 // explains it: "see ask provider format-tools --help".
 func setUsageError(c *cli.Command, path string) {
+	// urfave/cli appends its one shared help command to every command that
+	// does not hide it, and writes to it on every run: runs in one process
+	// (the tests) would race on it. --help covers what it does.
+	c.HideHelpCommand = true
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return withCode(exitUsage, fmt.Errorf("%w (see %s --help)", err, path))
 	}

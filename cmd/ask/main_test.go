@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -170,6 +171,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	text := func(s string) fakeprovider.Reply { return fakeprovider.Reply{Text: s} }
 	loopForever := func(n int) []fakeprovider.Reply {
 		var rs []fakeprovider.Reply
@@ -233,6 +235,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestTerminalStreamsTheAnswer(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "streamed answer"})
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv, tty: true}, "q")
@@ -249,6 +252,7 @@ func TestTerminalStreamsTheAnswer(t *testing.T) {
 }
 
 func TestStdinIsContext(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "ok"}, fakeprovider.Reply{Text: "ok"})
 	defer srv.Close()
 	runAsk(t, askEnv{server: srv, stdin: "line one\nline two\n"}, "summarize")
@@ -271,6 +275,7 @@ func TestStdinIsContext(t *testing.T) {
 }
 
 func TestJSONOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	srv := fakeprovider.Start(

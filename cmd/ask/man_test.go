@@ -110,6 +110,7 @@ var mainCommandClaim = regexp.MustCompile(`the\s+main\s+command's\s+flags\s+\(ex
 // entry that says the command takes the main command's flags except some
 // is held to it, and its flags then count as documented in OPTIONS.
 func TestManPageDocumentsEveryCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	page := manText(t)
 	options := manSection(page, "OPTIONS")
 	if options == "" {
@@ -248,6 +249,7 @@ func envReads(t *testing.T) []string {
 // code reads, or the provider catalog names, that ENVIRONMENT does not
 // document.
 func TestManPageDocumentsEveryEnvironmentVariable(t *testing.T) {
+	t.Parallel()
 	env := manSection(manText(t), "ENVIRONMENT")
 	if env == "" {
 		t.Fatal("no ENVIRONMENT section")
@@ -273,6 +275,7 @@ func TestManPageDocumentsEveryEnvironmentVariable(t *testing.T) {
 // TestManPageSections checks the page's skeleton: the sections a man page
 // needs and every exit code of DESIGN §7.
 func TestManPageSections(t *testing.T) {
+	t.Parallel()
 	page := manText(t)
 	for _, section := range []string{"NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO"} {
 		if manSection(page, section) == "" {
@@ -315,6 +318,7 @@ func scriptPipeline(t *testing.T) string {
 // against a fake provider to appear, as it is, in the README and in the
 // man page's EXAMPLES, so that the documented step is the tested one.
 func TestPipelineDocumented(t *testing.T) {
+	t.Parallel()
 	pipeline := scriptPipeline(t)
 	if !strings.Contains(pipeline, "| ask tools run |") {
 		t.Fatalf("pipeline.txtar's command is not the step by hand: %s", pipeline)
@@ -337,6 +341,7 @@ func TestPipelineDocumented(t *testing.T) {
 // TestReadmeExitCodes checks that the README's list of exit codes names
 // every code of DESIGN §7.
 func TestReadmeExitCodes(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // requests equal the recorded ones. With --recorded-results no server is
 // started and the requests still match.
 func TestMCPRunReplays(t *testing.T) {
+	t.Parallel()
 	bin := mcpServerBin(t, "mcp-server-everything")
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{

@@ -199,6 +199,7 @@ func TestMCPEverythingThroughTheLoop(t *testing.T) {
 // Under --safe only the server's read-only tools are offered; a write is
 // refused (exit 6) and the file stays untouched.
 func TestMCPFilesystemUnderSafe(t *testing.T) {
+	t.Parallel()
 	bin := mcpServerBin(t, "mcp-server-filesystem")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello, filesystem\n"), 0o644); err != nil {
@@ -266,6 +267,7 @@ func TestMCPFilesystemUnderSafe(t *testing.T) {
 // Servers are started once per run, however many calls: two calls in two
 // steps reach the same process.
 func TestMCPServerStartedOncePerRun(t *testing.T) {
+	t.Parallel()
 	bin := mcpServerBin(t, "mcp-server-everything")
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("a", "everything__toggle-simulated-logging", `{}`)}},
@@ -286,6 +288,7 @@ func TestMCPServerStartedOncePerRun(t *testing.T) {
 // A server that cannot start is a one-line error naming the command, before
 // anything is sent to the model. These need no Node.
 func TestMCPServerFailsToStart(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		mcp      string
@@ -324,6 +327,7 @@ func TestMCPServerFailsToStart(t *testing.T) {
 
 // A failing server stops the ones already started.
 func TestMCPOneServerFailsOthersStop(t *testing.T) {
+	t.Parallel()
 	bin := mcpServerBin(t, "mcp-server-everything")
 	marker := fmt.Sprintf("ASK_TEST_RUN=failing-%d", time.Now().UnixNano())
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "never asked"})
@@ -336,6 +340,7 @@ func TestMCPOneServerFailsOthersStop(t *testing.T) {
 }
 
 func TestToolsFileThroughTheLoop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := `{"tools":[
 	  {"name":"echo_args","description":"Print the arguments","command":"cat","risk":"read",
@@ -377,6 +382,7 @@ func TestToolsFileThroughTheLoop(t *testing.T) {
 }
 
 func TestToolsFileErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

@@ -26,6 +26,7 @@ func declaredNames(body []byte) string {
 }
 
 func TestSafeRefusesWritesAndExits6(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{
@@ -63,6 +64,7 @@ func TestSafeRefusesWritesAndExits6(t *testing.T) {
 }
 
 func TestModes(t *testing.T) {
+	t.Parallel()
 	calls := func(n int) []fakeprovider.Reply {
 		var rs []fakeprovider.Reply
 		for i := range n {
@@ -97,6 +99,7 @@ func TestModes(t *testing.T) {
 }
 
 func TestPlanFileIsTheGoal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "plan.md"), []byte("1. Read go.mod\n2. Report the module path\n"), 0o644)
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "done"})
@@ -115,6 +118,7 @@ func TestPlanFileIsTheGoal(t *testing.T) {
 }
 
 func TestDenyToolIsNotDeclared(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("r", "read_file", `{"path":"x"}`)}},
 		fakeprovider.Reply{Text: "ok"})
@@ -183,6 +187,7 @@ const policyTools = `{"tools":[{"name":"stamp","description":"Stamp the work dir
 // declared, which calls run, why the others were denied, and the exit code.
 // A --safe refusal exits 6; any other denial leaves the exit code alone.
 func TestPolicyExitCodes(t *testing.T) {
+	t.Parallel()
 	const (
 		every    = "read_file,list_directory,search,edit_file,write_file,shell,stamp"
 		readOnly = "read_file,list_directory,search"
@@ -321,6 +326,7 @@ func TestPolicyExitCodes(t *testing.T) {
 // question gives up, the calls are denied, and the run stops with exit 124.
 // The test takes as long as the timeout; it asserts no duration.
 func TestApprovalQuestionEndsAtTimeout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ttyPath := answersOnTerminal(t, "") // a terminal nobody answers
 	srv := fakeprovider.Start(

@@ -20,6 +20,7 @@ import (
 const secretKey = "fake-test-distinctive-secret-4242"
 
 func TestProviderListJSON(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"ANTHROPIC_API_KEY": secretKey, "GOOGLE_API_KEY": secretKey, "OLLAMA_HOST": "gpu-box:11434"}
 	r := runAsk(t, askEnv{env: env}, "provider", "list")
 	if r.code != 0 {
@@ -61,6 +62,7 @@ func TestProviderListJSON(t *testing.T) {
 }
 
 func TestProviderListTable(t *testing.T) {
+	t.Parallel()
 	r := runAsk(t, askEnv{tty: true, env: map[string]string{"OPENAI_API_KEY": secretKey}}, "provider", "list")
 	if r.code != 0 || strings.Contains(r.stdout, secretKey) {
 		t.Fatalf("exit %d, stdout %s", r.code, r.stdout)
@@ -80,6 +82,7 @@ func TestProviderListTable(t *testing.T) {
 // TestStageOutputOnATerminal: indented JSON on a terminal, compact in a
 // pipe, the same value either way.
 func TestStageOutputOnATerminal(t *testing.T) {
+	t.Parallel()
 	in := `[{"id":"c1","name":"read_file","content":"x","is_error":false}]`
 	piped := runAsk(t, askEnv{stdin: in}, "provider", "format-tool-result", "-p", "anthropic")
 	tty := runAsk(t, askEnv{stdin: in, tty: true}, "provider", "format-tool-result", "-p", "anthropic")
@@ -97,6 +100,7 @@ func TestStageOutputOnATerminal(t *testing.T) {
 }
 
 func TestSend(t *testing.T) {
+	t.Parallel()
 	streamReq := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"stream":true}`
 	plainReq := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`
 	cut := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"
@@ -173,6 +177,7 @@ func TestSend(t *testing.T) {
 // TestSendGemini: Gemini puts the model and streaming in the URL, not the
 // body; send takes them from --model (or the default) and --no-stream.
 func TestSendGemini(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var urls []string
 	var keys []string
@@ -217,6 +222,7 @@ func TestSendGemini(t *testing.T) {
 // TestSendDecidesStreaming covers each protocol's rule for a body that
 // does or does not ask to stream.
 func TestSendDecidesStreaming(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		protocol, body string
 		noStream, want bool
@@ -243,6 +249,7 @@ func TestSendDecidesStreaming(t *testing.T) {
 // call through parse-tool-calls, tools run and format-tool-result: the
 // results answer every call by its id.
 func TestStagesChainForEveryProtocol(t *testing.T) {
+	t.Parallel()
 	fixtures := map[string]string{
 		"openai":           "openai-chat/fantasy-gpt4o-multi-tool.json",
 		"openai-responses": "openai-responses/fantasy-gpt5-multi-tool.json",
@@ -285,6 +292,7 @@ func TestStagesChainForEveryProtocol(t *testing.T) {
 // TestStagesUseTheConfigFile: the stages choose the provider, its base
 // URL and its key as a run does, config file included.
 func TestStagesUseTheConfigFile(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "hi"})
 	defer srv.Close()
 	dir := t.TempDir()

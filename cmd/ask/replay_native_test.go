@@ -121,6 +121,7 @@ func writeReplayTools(t *testing.T) string {
 // recorded ones. A transcript whose first request was edited makes
 // --check fail with a diff.
 func TestNativeReplay(t *testing.T) {
+	t.Parallel()
 	toolsFile := writeReplayTools(t)
 	for _, tt := range nativeReplayCases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,19 @@ import (
 
 func init() {
 	// -v is --verbose; urfave/cli would take it for --version.
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version and commit"}
+	cli.VersionFlag = sharedFlag{&cli.BoolFlag{Name: "version", Usage: "print the version and commit"}}
+	cli.HelpFlag = sharedFlag{cli.HelpFlag.(*cli.BoolFlag)}
+}
+
+// sharedFlag is one of urfave/cli's flags that every app and command
+// shares (--help, --version). urfave/cli writes to a flag as it applies
+// it; applying a copy keeps the shared one untouched, so that apps may run
+// side by side in one process, as the tests run them.
+type sharedFlag struct{ *cli.BoolFlag }
+
+func (f sharedFlag) Apply(set *flag.FlagSet) error {
+	c := *f.BoolFlag
+	return c.Apply(set)
 }
 
 // runFlags are the main command's flags. The defaults they show in --help

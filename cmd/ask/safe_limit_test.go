@@ -13,6 +13,7 @@ import (
 // limit: a CI job must see 6 whenever something forbidden was tried, while
 // the status still says how the run ended.
 func TestSafeRefusalWinsOverALimit(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("s", "shell", `{"command":"rm -rf build"}`)}},
 		fakeprovider.Reply{Text: "still working", Calls: []providers.ToolCall{fakeprovider.Call("l", "list_directory", `{}`)}})

@@ -88,6 +88,7 @@ func echoCredentials() []http.Handler {
 }
 
 func TestKeysNeverShow(t *testing.T) {
+	t.Parallel()
 	for _, p := range leakProviders() {
 		t.Run(p.name, func(t *testing.T) {
 			prov, err := catalog.Lookup(p.name)
@@ -199,6 +200,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 // environment; neither its output nor its errors may show the key, even
 // when the server echoes it back.
 func TestSendNeverShowsTheKey(t *testing.T) {
+	t.Parallel()
 	for _, p := range leakProviders() {
 		t.Run(p.name, func(t *testing.T) {
 			key := "fake-" + p.name + "-" + secretMark + "-send"

@@ -43,6 +43,7 @@ func (w *signalWriter) String() string {
 // stdout. A send that buffered the response would leave the server waiting
 // until its fallback, which fails the test.
 func TestSendStreamsAsItArrives(t *testing.T) {
+	t.Parallel()
 	first := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hel\"}}]}\n\n"
 	rest := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	out := &signalWriter{want: first, seen: make(chan struct{})}
@@ -88,6 +89,7 @@ func TestSendStreamsAsItArrives(t *testing.T) {
 // A stream that goes silent part-way ends `ask provider send` with the idle
 // timeout's error (exit 3), after printing what did arrive.
 func TestSendIdleTimeout(t *testing.T) {
+	t.Parallel()
 	first := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hel\"}}]}\n\n"
 	srv := fakeprovider.StartSteps(fakeprovider.StreamThenStall([]byte(first)))
 	defer srv.Close()

@@ -66,6 +66,7 @@ const precedenceConfig = `{
 }`
 
 func TestConfigPrecedence(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	file := writeConfig(t, home, precedenceConfig)
 	fromFile, fromCI, fromLocal := "config "+file, "config "+file+":ci", "config "+file+":local"
@@ -151,6 +152,7 @@ func TestConfigPrecedence(t *testing.T) {
 // The file's settings reach the requests: its provider, base URL, key,
 // model and limits.
 func TestConfigDrivesTheRun(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "from the fake"})
 	defer srv.Close()
 	home := t.TempDir()
@@ -187,6 +189,7 @@ func TestConfigDrivesTheRun(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		config  string
@@ -233,6 +236,7 @@ func TestConfigErrors(t *testing.T) {
 
 // A broken file does not stop what needs no settings.
 func TestBrokenConfigSparesHelpAndCompletion(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeConfig(t, home, `{"nope": 1}`)
 	for _, args := range [][]string{{"--help"}, {"--version"}, {"completion", "bash"}, {"replay", "--help"}} {
@@ -244,6 +248,7 @@ func TestBrokenConfigSparesHelpAndCompletion(t *testing.T) {
 }
 
 func TestConfigFlagDefaultsShowInHelp(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeConfig(t, home, `{"max_steps": 21}`)
 	r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, "--help")
@@ -253,6 +258,7 @@ func TestConfigFlagDefaultsShowInHelp(t *testing.T) {
 }
 
 func TestAskConfigOutput(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	file := writeConfig(t, home, `{"mode": "plan", "providers": {"anthropic": {"api_key": "fake-ant-never-shown"}}}`)
 	env := map[string]string{"HOME": home, "ASK_PROVIDER": "anthropic"}
@@ -305,6 +311,7 @@ func TestAskConfigOutput(t *testing.T) {
 }
 
 func TestWarnsWhenTheKeyFileIsReadable(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "a"}, fakeprovider.Reply{Text: "b"})
 	defer srv.Close()
 	home := t.TempDir()
@@ -320,6 +327,7 @@ func TestWarnsWhenTheKeyFileIsReadable(t *testing.T) {
 }
 
 func TestScanFlag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args  []string
 		value string

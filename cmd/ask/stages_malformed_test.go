@@ -9,6 +9,7 @@ import (
 // each must exit 2 (bad input) with one line naming what is wrong and,
 // for JSON that does not parse, where.
 func TestStagesRejectMalformedInput(t *testing.T) {
+	t.Parallel()
 	const tool = `{"type":"function","function":{"name":"x"}}`
 	tests := []struct {
 		name  string
@@ -149,6 +150,7 @@ func TestStagesRejectMalformedInput(t *testing.T) {
 // TestStagesDoNotWaitOnATerminal: a stage with nothing piped in says so
 // instead of waiting for someone to type JSON.
 func TestStagesDoNotWaitOnATerminal(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"provider", "format-tools"}, {"provider", "parse-tool-calls"}, {"provider", "format-tool-result"},
 		{"provider", "send"}, {"tools", "run"},

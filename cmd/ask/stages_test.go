@@ -89,6 +89,7 @@ func failure(r askResult) []byte {
 }
 
 func TestFormatToolsGoldens(t *testing.T) {
+	t.Parallel()
 	tools := readTestdata(t, "stages/tools.json")
 	for _, p := range protocolProviders {
 		t.Run(p, func(t *testing.T) {
@@ -102,6 +103,7 @@ func TestFormatToolsGoldens(t *testing.T) {
 }
 
 func TestFormatToolResultGoldens(t *testing.T) {
+	t.Parallel()
 	results := readTestdata(t, "stages/results.json")
 	for _, p := range append(protocolProviders, "command") {
 		t.Run(p, func(t *testing.T) {
@@ -115,6 +117,7 @@ func TestFormatToolResultGoldens(t *testing.T) {
 }
 
 func TestParseToolCallsGoldens(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "stages", "fixtures", "*", "*"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
@@ -173,6 +176,7 @@ func TestParseToolCallsGoldens(t *testing.T) {
 // TestRequestGoldens pins the body `ask provider request` prints for every
 // HTTP provider, which is the body the loop sends for its first step.
 func TestRequestGoldens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -219,6 +223,7 @@ func portable(body, wd string) string {
 // TestRequestIsWhatTheLoopSends compares `ask provider request` with the
 // body the main command really sends for its first step, flag for flag.
 func TestRequestIsWhatTheLoopSends(t *testing.T) {
+	t.Parallel()
 	for _, flags := range [][]string{
 		nil,
 		{"--mode", "ask", "--no-stream", "--max-tokens", "300"},
@@ -256,6 +261,7 @@ func TestRequestIsWhatTheLoopSends(t *testing.T) {
 // text tool protocol (testdata/stages/textproto) in every wire protocol's
 // body or stream, and a command model's printed text, as a run reads them.
 func TestParseToolCallsTextProtocolGoldens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file, provider string
 		flags          []string
@@ -304,6 +310,7 @@ func TestParseToolCallsTextProtocolGoldens(t *testing.T) {
 // Without --tool-protocol, an HTTP provider's reply is read for native
 // calls only: a call written in the text is text.
 func TestParseToolCallsNativeIgnoresTextCalls(t *testing.T) {
+	t.Parallel()
 	body := readTestdata(t, "stages/textproto/openai.json")
 	for _, flags := range [][]string{nil, {"--tool-protocol", "auto"}, {"--tool-protocol", "native"}} {
 		r := runAsk(t, askEnv{stdin: body}, append([]string{"provider", "parse-tool-calls", "-p", "openai"}, flags...)...)
@@ -316,6 +323,7 @@ func TestParseToolCallsNativeIgnoresTextCalls(t *testing.T) {
 // The text protocol reads calls of the tools the mode and tool flags
 // declare, as `ask provider request` declared them.
 func TestParseToolCallsTextProtocolFollowsTheMode(t *testing.T) {
+	t.Parallel()
 	reply := `{"tool": "write_file", "parameters": {"path": "a", "content": "b"}}`
 	agent := runAsk(t, askEnv{stdin: reply}, "provider", "parse-tool-calls", "-p", "command", "--text")
 	ask := runAsk(t, askEnv{stdin: reply}, "provider", "parse-tool-calls", "-p", "command", "--mode", "ask", "--text")
@@ -330,6 +338,7 @@ func TestParseToolCallsTextProtocolFollowsTheMode(t *testing.T) {
 // TestFormatToolResultTextProtocolGoldens pins the user message a run
 // sends back under a text tool protocol, for every wire protocol.
 func TestFormatToolResultTextProtocolGoldens(t *testing.T) {
+	t.Parallel()
 	results := readTestdata(t, "stages/results.json")
 	for _, p := range append(protocolProviders, "command") {
 		t.Run(p, func(t *testing.T) {

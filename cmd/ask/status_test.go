@@ -13,6 +13,7 @@ import (
 )
 
 func TestStatusText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		p       loop.Progress
@@ -41,6 +42,7 @@ func TestStatusText(t *testing.T) {
 }
 
 func TestShortArgs(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		`{"path":"a.txt"}`:                  "a.txt",
 		`{"path":"a.txt","offset":3}`:       "a.txt offset=3",
@@ -77,6 +79,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestStatusLineTicksUntilCleared(t *testing.T) {
+	t.Parallel()
 	var w lockedBuffer
 	s := newStatusLine(&w, true)
 	s.every = 2 * time.Millisecond
@@ -100,6 +103,7 @@ func TestStatusLineTicksUntilCleared(t *testing.T) {
 }
 
 func TestStatusLineGoesBelowUnfinishedText(t *testing.T) {
+	t.Parallel()
 	var w lockedBuffer
 	s := newStatusLine(&w, true)
 	s.wrote("Let me look")
@@ -119,6 +123,7 @@ func TestStatusLineGoesBelowUnfinishedText(t *testing.T) {
 }
 
 func TestStatusLineOff(t *testing.T) {
+	t.Parallel()
 	var w lockedBuffer
 	s := newStatusLine(&w, false)
 	s.wrote("x")
@@ -151,6 +156,7 @@ func (q *questionPrompter) Approve(_ context.Context, calls []policy.Pending) ([
 // (its redraw starts with "\r\033[K", which would erase the question), and
 // it comes back, up to date, after the answer.
 func TestStatusLineHeldWhileAsking(t *testing.T) {
+	t.Parallel()
 	var w lockedBuffer
 	stdio := &IO{Err: &w, ErrTTY: true, Getenv: func(string) string { return "" }}
 	q := &questionPrompter{stderr: &w}

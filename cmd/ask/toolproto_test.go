@@ -35,6 +35,7 @@ func workdir(t *testing.T) string {
 const readCall = `{"tool": "read_file", "parameters": {"path": "a.txt"}, "terminate": false}`
 
 func TestToolProtocolJSON(t *testing.T) {
+	t.Parallel()
 	srv := fakeprovider.Start(textReplies("Reading it.\n"+readCall, "It says alpha.")...)
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv, wd: workdir(t)}, "--tool-protocol", "json", "--json", "what is in a.txt?")
@@ -60,6 +61,7 @@ func TestToolProtocolJSON(t *testing.T) {
 }
 
 func TestToolProtocolErrors(t *testing.T) {
+	t.Parallel()
 	bad := `{"tool": "read_file", "parameters": {}}`
 	tests := []struct {
 		name     string
@@ -98,6 +100,7 @@ func fixture(t *testing.T, name string) string {
 // With --tool-protocol auto, a provider that refuses tools makes the run
 // switch to the JSON text protocol once, and say so.
 func TestToolProtocolAutoFallback(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ fixture string }{
 		{"ollama-v1-does-not-support-tools.json"},
 		{"ollama-api-chat-does-not-support-tools.json"},
@@ -158,6 +161,7 @@ n=$(printf '%s\n' "$input" | grep -c '^\[assistant\]$'); cat "$D/$n.txt"`
 }
 
 func TestCommandProvider(t *testing.T) {
+	t.Parallel()
 	dir, cmd := modelScript(t, "\x1b[32m⠋\r\x1b[K\x1b[0m"+readCall, "It says alpha.")
 	r := runAsk(t, askEnv{wd: workdir(t)}, "--provider", "command", "--command", cmd, "--json", "what is in a.txt?")
 	var got finalJSON
@@ -174,6 +178,7 @@ func TestCommandProvider(t *testing.T) {
 }
 
 func TestCommandProviderErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -201,6 +206,7 @@ func TestCommandProviderErrors(t *testing.T) {
 // tools' schemas, kept as a copy in textproto's testdata: the copy must be
 // what the tools declare.
 func TestTextprotoToolsCopyIsCurrent(t *testing.T) {
+	t.Parallel()
 	root, err := tools.NewRoot(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ func listedNames(t *testing.T, out string) []string {
 }
 
 func TestToolsList(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		flags []string
 		want  string
@@ -53,6 +54,7 @@ func TestToolsList(t *testing.T) {
 // TestToolsListMatchesTheRequest: the tools listed are the tools the loop
 // declares to the model under the same flags.
 func TestToolsListMatchesTheRequest(t *testing.T) {
+	t.Parallel()
 	wd := t.TempDir()
 	list := runAsk(t, askEnv{wd: wd}, "tools", "list", "--mode", "ask")
 	req := runAsk(t, askEnv{wd: wd}, "provider", "request", "-p", "openai", "--mode", "ask", "x")
@@ -69,6 +71,7 @@ func TestToolsListMatchesTheRequest(t *testing.T) {
 }
 
 func TestToolsListTable(t *testing.T) {
+	t.Parallel()
 	r := runAsk(t, askEnv{tty: true}, "tools", "list")
 	for _, want := range []string{"NAME", "RISK", "read_file", "shell", "exec", "asks"} {
 		if !strings.Contains(r.stdout, want) {
@@ -81,6 +84,7 @@ func TestToolsListTable(t *testing.T) {
 }
 
 func TestToolsShow(t *testing.T) {
+	t.Parallel()
 	r := runAsk(t, askEnv{}, "tools", "show", "shell")
 	var info tools.Info
 	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || r.code != 0 {
@@ -94,6 +98,7 @@ func TestToolsShow(t *testing.T) {
 // TestToolsRun runs calls under the loop's rules: the policy first,
 // denied calls as error results, every call answered in order.
 func TestToolsRun(t *testing.T) {
+	t.Parallel()
 	call := func(id, name, args string) providers.ToolCall {
 		return providers.ToolCall{ID: id, Name: name, Arguments: args}
 	}

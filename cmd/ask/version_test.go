@@ -6,6 +6,7 @@ import (
 )
 
 func TestDescribeVersion(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
 	}
@@ -32,6 +33,7 @@ func TestDescribeVersion(t *testing.T) {
 }
 
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	r := runAsk(t, askEnv{}, "--version")
 	if want := "ask version " + versionString() + "\n"; r.code != 0 || r.stdout != want || r.stderr != "" {
 		t.Errorf("--version: exit %d, stdout %q (want %q), stderr %q", r.code, r.stdout, want, r.stderr)
