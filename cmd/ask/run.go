@@ -204,7 +204,7 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 	status := statusFor(stdio, c.Bool("quiet"))
 	var prompter policy.Prompter
 	if stdio.ErrTTY {
-		if t, closeTTY := policy.OpenTerminal(stdio.TTYPath); t != nil {
+		if t, closeTTY := openTerminal(stdio.TTYPath); t != nil {
 			t.Out = stdio.paint.approvals(t.Out)
 			prompter = holdWhileAsking(status, t)
 			cleanups = append(cleanups, closeTTY)

@@ -1,6 +1,6 @@
 // Package policy decides, for each tool call, whether it may run: the mode
 // (ask, plan, agent), the opt-in --safe profile, --allow-tool and --deny-tool
-// patterns, and approval gates that ask a person on a terminal. It
+// patterns, and approval gates that ask a person through a Prompter. It
 // implements the loop's Gate and filters what is declared to the model.
 package policy
 

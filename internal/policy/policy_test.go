@@ -27,6 +27,10 @@ var all = []tools.Tool{
 	fakeTool{tools.Info{Name: "deploy", Risk: tools.Exec, RequiresApproval: true}},
 }
 
+// notAnAnswer is no answer a prompter may give (it was the terminal
+// prompter's internal "one by one", which stays inside its Approve).
+const notAnAnswer Answer = -1
+
 // scripted answers approval questions with one answer for every call and
 // records what it was asked.
 type scripted struct {
@@ -91,7 +95,7 @@ func TestPolicyTable(t *testing.T) {
 			outcomes: "run,ask:n,run,ask:n,run,ask:n"},
 		{mode: "agent", terminal: true, answer: Always, declared: every,
 			outcomes: "run,ask:y,run,ask:y,run,ask:y", again: "run,run,run,run,run,run"},
-		{mode: "agent", terminal: true, answer: oneByOne, declared: every,
+		{mode: "agent", terminal: true, answer: notAnAnswer, declared: every,
 			outcomes: "run,ask:n,run,ask:n,run,ask:n"}, // fail closed on an answer that is not yes or always
 		{mode: "agent", yes: true, declared: every,
 			outcomes: "run,run,run,run,run,run"},
