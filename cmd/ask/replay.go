@@ -441,11 +441,11 @@ func newRecordedGate(events []records.Event) *recordedGate {
 	return g
 }
 
-func (g *recordedGate) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
-	out := make([]loop.Verdict, len(calls))
+func (g *recordedGate) Check(_ context.Context, calls []providers.ToolCall) []policy.Verdict {
+	out := make([]policy.Verdict, len(calls))
 	for i, c := range calls {
 		reason, denied := g.denied[c.ID]
-		out[i] = loop.Verdict{Allowed: !denied, Reason: reason, Refusal: denied && strings.HasPrefix(reason, "refused by --safe")}
+		out[i] = policy.Verdict{Allowed: !denied, Reason: reason, Refusal: denied && strings.HasPrefix(reason, "refused by --safe")}
 	}
 	return out
 }

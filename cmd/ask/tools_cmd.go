@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -208,7 +209,7 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 	ctx, cancel := context.WithTimeoutCause(c.Context, s.timeout, loop.ErrTimeout)
 	defer cancel()
 
-	verdicts := make([]loop.Verdict, len(calls))
+	verdicts := make([]policy.Verdict, len(calls))
 	if s.gate != nil {
 		verdicts = s.gate.Check(ctx, calls)
 	} else {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 )
@@ -31,16 +32,7 @@ type Toolbox interface {
 // Gate decides which calls of one step may run. The calls of a step are
 // decided together so that a person can approve them at once.
 type Gate interface {
-	Check(ctx context.Context, calls []providers.ToolCall) []Verdict
-}
-
-// Verdict is the gate's answer for one call.
-type Verdict struct {
-	Allowed bool
-	Reason  string // why not, fed back to the model
-	// Refusal marks a denial by the --safe profile, which makes the run's
-	// status "denied".
-	Refusal bool
+	Check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict
 }
 
 // Run statuses, as recorded in run.finished.
@@ -327,8 +319,8 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 
 // check asks the gate about the calls that can run; unreadable calls are
 // never put to it (nobody should approve a call that cannot run).
-func (r *runner) check(ctx context.Context, calls []providers.ToolCall) []Verdict {
-	verdicts := make([]Verdict, len(calls))
+func (r *runner) check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict {
+	verdicts := make([]policy.Verdict, len(calls))
 	var readable []providers.ToolCall
 	var at []int
 	for i, c := range calls {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -198,7 +197,7 @@ func TestPolicyTable(t *testing.T) {
 }
 
 // outcomes names what happened to each call; see TestPolicyTable.
-func outcomes(t *testing.T, calls []providers.ToolCall, verdicts []loop.Verdict, asked []string) string {
+func outcomes(t *testing.T, calls []providers.ToolCall, verdicts []Verdict, asked []string) string {
 	t.Helper()
 	if len(verdicts) != len(calls) {
 		t.Fatalf("%d verdicts for %d calls", len(verdicts), len(calls))
@@ -300,5 +299,3 @@ func TestParsePattern(t *testing.T) {
 		t.Errorf("pattern with a colon in its argument part: %v %v", p, err)
 	}
 }
-
-var _ loop.Gate = (*Policy)(nil)

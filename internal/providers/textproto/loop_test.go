@@ -12,6 +12,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/openai"
 	"github.com/ask-cli/ask/internal/providers/textproto"
@@ -235,10 +236,10 @@ type gate struct {
 	asked []string
 }
 
-func (g *gate) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
+func (g *gate) Check(_ context.Context, calls []providers.ToolCall) []policy.Verdict {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make([]loop.Verdict, len(calls))
+	out := make([]policy.Verdict, len(calls))
 	for i, c := range calls {
 		g.asked = append(g.asked, c.Name)
 		out[i].Allowed = true
