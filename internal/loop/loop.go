@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/ask-cli/ask/internal/policy"
@@ -272,72 +271,32 @@ func (r *runner) repeated(calls []providers.ToolCall) bool {
 }
 
 func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {
-	verdicts := r.check(ctx, calls)
-	results := make([]providers.ToolResult, len(calls))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, toolsInParallel)
-	for i, c := range calls {
-		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name}
-		if c.Unreadable != "" {
-			// Answered with why it could not be read; nothing runs.
-			results[i].Content, results[i].IsError = c.Unreadable, true
+	outcomes := RunCalls(ctx, r.cfg.Gate, r.cfg.Toolbox, calls, CallHooks{
+		OnUnreadable: func(c providers.ToolCall) {
 			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name, Content: c.Unreadable, IsError: true})
-			continue
-		}
-		v := verdicts[i]
-		if !v.Allowed {
-			results[i].Content = deniedResultText + v.Reason
-			results[i].IsError = true
+		},
+		OnDenied: func(c providers.ToolCall, v policy.Verdict) {
 			r.refused = r.refused || v.Refusal
 			r.res.Refused = r.refused
 			r.res.Denials = append(r.res.Denials, records.Denial{ID: c.ID, Name: c.Name, Reason: v.Reason})
 			r.emit(records.Event{Type: records.TypeToolDenied, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
-			continue
-		}
-		wg.Add(1)
-		go func(i int, c providers.ToolCall) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		},
+		OnStart: func(c providers.ToolCall) {
 			r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps, Tool: c.Name, Arguments: c.Arguments})
 			r.emit(records.Event{Type: records.TypeToolStarted, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-			start := time.Now()
-			content, isErr := r.cfg.Toolbox.Call(ctx, c.Name, c.Arguments)
-			results[i].Content, results[i].IsError = content, isErr
+		},
+		OnFinish: func(c providers.ToolCall, res providers.ToolResult, took time.Duration) {
 			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name,
-				Content: content, IsError: isErr, DurationMS: time.Since(start).Milliseconds()})
-		}(i, c)
-	}
-	wg.Wait()
-
+				Content: res.Content, IsError: res.IsError, DurationMS: took.Milliseconds()})
+		},
+	})
+	results := make([]providers.ToolResult, len(calls))
 	for i, c := range calls {
+		results[i] = outcomes[i].Result
 		r.res.Calls = append(r.res.Calls, Call{ToolCall: c, Step: step, Content: results[i].Content,
-			IsError: results[i].IsError, Denied: c.Unreadable == "" && !verdicts[i].Allowed})
+			IsError: results[i].IsError, Denied: outcomes[i].Denied})
 	}
 	return results
-}
-
-// check asks the gate about the calls that can run; unreadable calls are
-// never put to it (nobody should approve a call that cannot run).
-func (r *runner) check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict {
-	verdicts := make([]policy.Verdict, len(calls))
-	var readable []providers.ToolCall
-	var at []int
-	for i, c := range calls {
-		if c.Unreadable == "" {
-			readable, at = append(readable, c), append(at, i)
-		}
-	}
-	if r.cfg.Gate == nil {
-		for _, i := range at {
-			verdicts[i].Allowed = true
-		}
-		return verdicts
-	}
-	for k, v := range r.cfg.Gate.Check(ctx, readable) {
-		verdicts[at[k]] = v
-	}
-	return verdicts
 }
 
 func (r *runner) hooks(step int) providers.Hooks {
