@@ -261,6 +261,8 @@ type replayedCommand struct {
 	url   string
 }
 
+func (m *replayedCommand) CurrentProtocol() providers.Protocol { return m.proto }
+
 func (m *replayedCommand) Call(_ context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	req.Model = m.model
 	body, err := m.proto.BuildRequest(req)

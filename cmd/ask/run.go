@@ -380,7 +380,7 @@ func (s *session) execute(ctx context.Context) error {
 	live := s.io.OutTTY && !s.jsonOut && !s.events && len(s.schema) == 0 // a schema answer is printed once validated
 	streamed := false
 	cfg := loop.Config{
-		Model: s.model, Protocol: s.protocol, System: s.system, Prompt: s.prompt,
+		Model: s.model, System: s.system, Prompt: s.prompt,
 		Tools: s.declared, Toolbox: s.toolbox, Gate: s.gate, MaxSteps: s.maxSteps,
 		Stream: s.stream, MaxTokens: s.maxTokens, Schema: s.schema, History: s.history, Recorder: rec,
 		OnProgress: status.progress,

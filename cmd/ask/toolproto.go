@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -73,9 +70,7 @@ func applyToolProtocol(stdio *IO, s *session, prov catalog.Provider, choice stri
 	case choice == toolProtoMarkdown:
 		wrap(textproto.Markdown)
 	case choice == toolProtoAuto && len(s.declared) > 0:
-		sw := &switchProtocol{current: s.protocol}
-		s.protocol, caller.Protocol = sw, sw
-		s.model = &toolFallback{model: caller, proto: sw, tools: s.declared, provider: prov.Name,
+		s.model = &toolFallback{caller: caller, tools: s.declared, provider: prov.Name,
 			notes: stdio.Err, quiet: quiet, clearLine: stdio.ErrTTY}
 	}
 	return nil
@@ -152,6 +147,8 @@ func useCommand(c *cli.Context, stdio *IO, s *session, choice string) error {
 // provider error (3).
 type commandModel struct{ m *command.Model }
 
+func (cm commandModel) CurrentProtocol() providers.Protocol { return cm.m.Protocol }
+
 func (cm commandModel) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	turn, err := cm.m.Call(ctx, req, h)
 	switch {
@@ -164,10 +161,11 @@ func (cm commandModel) Call(ctx context.Context, req providers.Request, h provid
 }
 
 // toolFallback switches a run to the JSON text protocol, once, when the
-// provider refuses tools for the model; the loop does not know it happened.
+// provider refuses tools for the model. The switch is the caller's: the
+// loop asks the model for its protocol and so renders the rest of the run
+// in the new one.
 type toolFallback struct {
-	model     *providers.Caller
-	proto     *switchProtocol
+	caller    *providers.Caller
 	tools     []providers.Tool
 	provider  string
 	notes     io.Writer
@@ -176,13 +174,15 @@ type toolFallback struct {
 	switched  bool
 }
 
+func (f *toolFallback) CurrentProtocol() providers.Protocol { return f.caller.Protocol }
+
 func (f *toolFallback) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
-	turn, err := f.model.Call(ctx, req, h)
+	turn, err := f.caller.Call(ctx, req, h)
 	if err == nil || f.switched || !rejectsTools(err) {
 		return turn, err
 	}
 	f.switched = true
-	f.proto.set(textproto.Wrap(f.proto.get(), textproto.JSON, f.tools))
+	f.caller.Protocol = textproto.Wrap(f.caller.Protocol, textproto.JSON, f.tools)
 	if !f.quiet {
 		prefix := "ask: "
 		if f.clearLine {
@@ -190,7 +190,7 @@ func (f *toolFallback) Call(ctx context.Context, req providers.Request, h provid
 		}
 		fmt.Fprintf(f.notes, "%s%s: the model does not support tools; switching to --tool-protocol json\n", prefix, f.provider)
 	}
-	return f.model.Call(ctx, req, h)
+	return f.caller.Call(ctx, req, h)
 }
 
 // rejectsTools recognises a provider refusing tools for a model. There is
@@ -204,51 +204,4 @@ func rejectsTools(err error) bool {
 	}
 	msg := strings.ToLower(apiErr.Message)
 	return strings.Contains(msg, "does not support tools") || strings.Contains(msg, "support tool use")
-}
-
-// switchProtocol is a protocol that can be replaced during a run, so that
-// the caller and the loop switch together.
-type switchProtocol struct {
-	mu      sync.Mutex
-	current providers.Protocol
-}
-
-var _ providers.Protocol = (*switchProtocol)(nil)
-
-func (s *switchProtocol) get() providers.Protocol {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.current
-}
-
-func (s *switchProtocol) set(p providers.Protocol) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.current = p
-}
-
-func (s *switchProtocol) Name() string { return s.get().Name() }
-func (s *switchProtocol) FormatTools(t []providers.Tool) (json.RawMessage, error) {
-	return s.get().FormatTools(t)
-}
-func (s *switchProtocol) ParseToolCalls(b []byte) ([]providers.ToolCall, error) {
-	return s.get().ParseToolCalls(b)
-}
-func (s *switchProtocol) FormatToolResults(r []providers.ToolResult) ([]json.RawMessage, error) {
-	return s.get().FormatToolResults(r)
-}
-func (s *switchProtocol) UserMessage(text string) (json.RawMessage, error) {
-	return s.get().UserMessage(text)
-}
-func (s *switchProtocol) BuildRequest(r providers.Request) ([]byte, error) {
-	return s.get().BuildRequest(r)
-}
-func (s *switchProtocol) ParseResponse(b []byte) (*providers.Turn, error) {
-	return s.get().ParseResponse(b)
-}
-func (s *switchProtocol) NewStream() providers.Stream       { return s.get().NewStream() }
-func (s *switchProtocol) Framing() providers.Framing        { return s.get().Framing() }
-func (s *switchProtocol) Authorize(h http.Header, k string) { s.get().Authorize(h, k) }
-func (s *switchProtocol) Endpoint(baseURL, model string, stream bool) string {
-	return s.get().Endpoint(baseURL, model, stream)
 }

@@ -21,6 +21,11 @@ import (
 // implementation.
 type Model interface {
 	Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error)
+	// CurrentProtocol is the protocol the model speaks now, which renders
+	// the prompt and tool results into its history. The loop asks every
+	// time, so that a model that switches protocol during a run (to the
+	// text tool protocol, when a provider refuses tools) is followed.
+	CurrentProtocol() providers.Protocol
 }
 
 // Toolbox runs one validated tool call. *tools.Registry implements it.
@@ -68,7 +73,6 @@ const (
 // Config is one run.
 type Config struct {
 	Model     Model
-	Protocol  providers.Protocol // renders user messages and tool results into history
 	System    string
 	History   []json.RawMessage // an earlier conversation to continue
 	Prompt    string
@@ -152,7 +156,7 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) {
 	r.history = append(r.history, r.cfg.History...)
-	user, err := r.cfg.Protocol.UserMessage(r.cfg.Prompt)
+	user, err := r.protocol().UserMessage(r.cfg.Prompt)
 	if err != nil {
 		r.fail(ctx, fmt.Errorf("render prompt: %w", err))
 		return
@@ -194,7 +198,7 @@ func (r *runner) run(ctx context.Context) {
 				r.finish(StatusParseFailures)
 				return
 			}
-			msg, err := r.cfg.Protocol.UserMessage(turn.Invalid)
+			msg, err := r.protocol().UserMessage(turn.Invalid)
 			if err != nil {
 				r.fail(ctx, err)
 				return
@@ -222,13 +226,13 @@ func (r *runner) run(ctx context.Context) {
 		}
 		results := r.runCalls(ctx, step, turn.Calls)
 		if ctx.Err() != nil {
-			if msgs, err := r.cfg.Protocol.FormatToolResults(results); err == nil {
+			if msgs, err := r.protocol().FormatToolResults(results); err == nil {
 				r.history = append(r.history, msgs...) // every call answered, for continuing
 			}
 			r.fail(ctx, context.Cause(ctx))
 			return
 		}
-		msgs, err := r.cfg.Protocol.FormatToolResults(results)
+		msgs, err := r.protocol().FormatToolResults(results)
 		if err != nil {
 			r.fail(ctx, fmt.Errorf("format tool results: %w", err))
 			return
@@ -341,7 +345,7 @@ func (r *runner) answered(ctx context.Context) bool {
 		r.res.Err = fmt.Errorf("the answer did not match the schema, and the step limit (%d) leaves no request to correct it: %w", r.cfg.MaxSteps, err)
 		return true
 	}
-	msg, uerr := r.cfg.Protocol.UserMessage(schemaRetryText(err))
+	msg, uerr := r.protocol().UserMessage(schemaRetryText(err))
 	if uerr != nil {
 		r.fail(ctx, uerr)
 		return true
@@ -357,7 +361,7 @@ func (r *runner) closeCalls(calls []providers.ToolCall, reason string) {
 	for i, c := range calls {
 		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name, Content: reason, IsError: true}
 	}
-	if msgs, err := r.cfg.Protocol.FormatToolResults(results); err == nil {
+	if msgs, err := r.protocol().FormatToolResults(results); err == nil {
 		r.history = append(r.history, msgs...)
 	}
 }
@@ -385,6 +389,9 @@ func (r *runner) fail(ctx context.Context, err error) {
 	}
 	r.emit(records.Event{Type: records.TypeError, Step: r.res.Steps, Error: r.res.Err.Error()})
 }
+
+// protocol is the model's protocol now; it may change between steps.
+func (r *runner) protocol() providers.Protocol { return r.cfg.Model.CurrentProtocol() }
 
 func (r *runner) emit(ev records.Event) { r.cfg.Recorder.Emit(ev) }
 

@@ -74,7 +74,6 @@ func runLoop(t *testing.T, ctx context.Context, box loop.Toolbox, cfg loop.Confi
 	var buf bytes.Buffer
 	cfg.Model = &providers.Caller{Provider: "fake", Protocol: openai.New(), BaseURL: srv.URL, Model: "m", Key: "k",
 		Sleep: func(context.Context, time.Duration) error { return nil }}
-	cfg.Protocol = openai.New()
 	cfg.Toolbox = box
 	cfg.Recorder = records.NewRecorder(&buf)
 	cfg.Recorder.Emit(records.Event{Type: records.TypeRunStarted})

@@ -48,6 +48,9 @@ type Caller struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
+// CurrentProtocol returns c.Protocol, which the loop renders history in.
+func (c *Caller) CurrentProtocol() Protocol { return c.Protocol }
+
 // Call renders req, sends it and reads the reply, streamed or not.
 func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
 	if req.Model == "" {

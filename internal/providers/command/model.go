@@ -50,6 +50,9 @@ type Model struct {
 	Timeout time.Duration
 }
 
+// CurrentProtocol returns m.Protocol, for the loop's Model.
+func (m *Model) CurrentProtocol() providers.Protocol { return m.Protocol }
+
 // Call implements the loop's Model: one step is one run of the command.
 func (m *Model) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	if req.Model == "" {

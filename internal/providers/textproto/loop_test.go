@@ -49,8 +49,8 @@ func runText(t *testing.T, form textproto.Form, stream bool, replies ...string) 
 	proto := textproto.Wrap(openai.New(), form, loopTools)
 	box := &toolbox{}
 	res := loop.Run(context.Background(), loop.Config{
-		Model:    &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
-		Protocol: proto, System: "sys", Prompt: "what is in a.txt?", Tools: loopTools, Toolbox: box, Stream: stream,
+		Model:  &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
+		System: "sys", Prompt: "what is in a.txt?", Tools: loopTools, Toolbox: box, Stream: stream,
 	})
 	for i, req := range srv.Requests() {
 		if gjson.GetBytes(req, "tools").Exists() {
@@ -258,8 +258,8 @@ func TestUnreadableCallsSkipThePolicy(t *testing.T) {
 	proto := textproto.Wrap(openai.New(), textproto.JSON, loopTools)
 	g := &gate{}
 	res := loop.Run(context.Background(), loop.Config{
-		Model:    &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
-		Protocol: proto, Prompt: "q", Tools: loopTools, Toolbox: &toolbox{}, Gate: g,
+		Model:  &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
+		Prompt: "q", Tools: loopTools, Toolbox: &toolbox{}, Gate: g,
 	})
 	if res.Status != loop.StatusCompleted {
 		t.Fatalf("status %s: %v", res.Status, res.Err)
