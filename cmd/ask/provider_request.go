@@ -53,11 +53,12 @@ func providerRequest(c *cli.Context, stdio *IO) error {
 	if prov, err := catalog.Lookup(s.provider); err == nil && prov.Protocol == "command" {
 		return usageErr("%s runs a local program, not an HTTP API: it has no request body", s.provider)
 	}
-	user, err := s.protocol.UserMessage(prompt)
+	proto := s.model.CurrentProtocol()
+	user, err := proto.UserMessage(prompt)
 	if err != nil {
 		return fmt.Errorf("render prompt: %w", err)
 	}
-	body, err := s.protocol.BuildRequest(providers.Request{
+	body, err := proto.BuildRequest(providers.Request{
 		Model:     s.modelName,
 		System:    s.system,
 		Messages:  append(append([]json.RawMessage{}, s.history...), user),

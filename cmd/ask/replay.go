@@ -117,7 +117,6 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		provider:  prov.Name,
 		modelName: start.Model,
 		baseURL:   set.BaseURL,
-		protocol:  proto,
 		model: &providers.Caller{
 			Provider: prov.Name, Protocol: proto, BaseURL: set.BaseURL, Model: start.Model, Header: prov.Header,
 			HTTP: &http.Client{Transport: rt}, Retries: 2,
@@ -239,7 +238,7 @@ func replayToolProtocol(stdio *IO, s *session, prov catalog.Provider, set *recor
 	if choice == toolProtoMarkdown {
 		form = textproto.Markdown
 	}
-	s.protocol = textproto.Wrap(s.protocol, form, s.declared)
+	proto := textproto.Wrap(s.model.CurrentProtocol(), form, s.declared)
 	model := ""
 	for _, ev := range events {
 		if ev.Type == records.TypeRequest {
@@ -247,7 +246,7 @@ func replayToolProtocol(stdio *IO, s *session, prov catalog.Provider, set *recor
 			break
 		}
 	}
-	s.model = &replayedCommand{rt: rt, proto: s.protocol, model: model, url: s.baseURL}
+	s.model = &replayedCommand{rt: rt, proto: proto, model: model, url: s.baseURL}
 	s.stream = false
 	return nil
 }

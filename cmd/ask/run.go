@@ -227,7 +227,6 @@ func buildSession(c *cli.Context, stdio *IO) (*session, func(), error) {
 		modelName: model,
 		baseURL:   baseURL,
 		mode:      mode,
-		protocol:  proto,
 		model: &providers.Caller{
 			Provider: prov.Name, Protocol: proto, BaseURL: baseURL, Model: model, Key: key,
 			Header: prov.Header, HTTP: stdio.HTTP, Retries: nRetries, IdleTimeout: streamIdleTimeout,
@@ -300,8 +299,7 @@ type session struct {
 	provider  string
 	modelName string
 	baseURL   string
-	protocol  providers.Protocol
-	model     loop.Model
+	model     loop.Model // speaks the run's protocol (model.CurrentProtocol)
 	system    string
 	prompt    string
 	declared  []providers.Tool

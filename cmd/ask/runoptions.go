@@ -43,8 +43,7 @@ func useAnswerOptions(c *cli.Context, stdio *IO, s *session, conv *conversation)
 		if prov, err := catalog.Lookup(s.provider); err == nil && (schemaInPrompt[prov.Name] || !carriesSchema[prov.Protocol]) {
 			s.system += "\n\n" + providers.SchemaInstruction + string(schema)
 			if caller, ok := s.model.(*providers.Caller); ok {
-				s.protocol = schemaProtocol(prov, s.protocol)
-				caller.Protocol = s.protocol
+				caller.Protocol = schemaProtocol(prov, caller.Protocol)
 			}
 		}
 	}

@@ -59,8 +59,7 @@ func applyToolProtocol(stdio *IO, s *session, prov catalog.Provider, choice stri
 		return fmt.Errorf("--tool-protocol: the session has no HTTP caller")
 	}
 	wrap := func(form textproto.Form) {
-		p := textproto.Wrap(s.protocol, form, s.declared)
-		s.protocol, caller.Protocol = p, p
+		caller.Protocol = textproto.Wrap(caller.Protocol, form, s.declared)
 	}
 	switch {
 	case choice == toolProtoNative && !prov.NativeTools:
@@ -122,7 +121,7 @@ func useCommand(c *cli.Context, stdio *IO, s *session, choice string) error {
 	if choice == toolProtoMarkdown {
 		form = textproto.Markdown
 	}
-	proto := textproto.Wrap(s.protocol, form, s.declared)
+	proto := textproto.Wrap(s.model.CurrentProtocol(), form, s.declared)
 	model := firstNonEmpty(c.String("model"), stdio.Getenv("ASK_MODEL"))
 	// The user chose this program, as they would a shell alias, and tools
 	// like `llm` need their own keys: it gets ask's whole environment, and
@@ -134,7 +133,6 @@ func useCommand(c *cli.Context, stdio *IO, s *session, choice string) error {
 	if model != "" {
 		env = append(env, "ASK_MODEL="+model)
 	}
-	s.protocol = proto
 	s.model = commandModel{&command.Model{Command: line, Protocol: proto, Model: model, Dir: s.workdir, Env: env}}
 	s.modelName = firstNonEmpty(model, line)
 	s.baseURL = ""
