@@ -278,7 +278,7 @@ func (m *replayedCommand) Call(_ context.Context, req providers.Request, h provi
 	if h.OnResponse != nil {
 		h.OnResponse(x.status, nil, x.response)
 	}
-	turn, err := m.proto.ParseResponse(x.response)
+	turn, err := providers.ParseResponse(m.proto, x.response)
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}

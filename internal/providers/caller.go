@@ -75,7 +75,7 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	// error, or a server that ignores "stream"); only SSE can tell by the
 	// first byte.
 	if req.Stream && (c.Protocol.Framing() == NDJSON || !StartsWithJSON(br)) {
-		turn, err = ReadStream(io.TeeReader(br, &raw), c.Protocol.Framing(), c.Protocol.NewStream(), h.OnDelta)
+		turn, err = readProtocolStream(c.Protocol, io.TeeReader(br, &raw), h.OnDelta)
 	} else {
 		if _, err = io.Copy(&raw, br); err == nil {
 			turn, err = ParseBody(c.Protocol, raw.Bytes())

@@ -80,7 +80,7 @@ func (m *Model) Call(ctx context.Context, req providers.Request, h providers.Hoo
 	if strings.TrimSpace(reply) == "" {
 		return nil, fmt.Errorf("%w: `%s` printed nothing on stdout", ErrFailed, m.Command)
 	}
-	turn, err := m.Protocol.ParseResponse([]byte(reply))
+	turn, err := providers.ParseResponse(m.Protocol, []byte(reply))
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
