@@ -173,7 +173,7 @@ func (r *runner) run(ctx context.Context) {
 	for step := 1; ; step++ {
 		r.res.Steps = step
 		r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
-		turn, err := r.cfg.Model.Call(ctx, providers.Request{
+		turn, err := r.call(ctx, providers.Request{
 			System:    r.cfg.System,
 			Messages:  r.history,
 			Tools:     r.cfg.Tools,
@@ -247,6 +247,14 @@ func (r *runner) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// call asks the model for one step. A panic in it (a parser tripped by the
+// reply, a command model's reader) ends the run as an error wrapping
+// providers.ErrMalformed, so that the caller still finishes its transcript.
+func (r *runner) call(ctx context.Context, req providers.Request, h providers.Hooks) (turn *providers.Turn, err error) {
+	defer providers.RecoverMalformed("the "+r.protocol().Name()+" reply", &err)
+	return r.cfg.Model.Call(ctx, req, h)
 }
 
 // repeated counts, for each distinct call, the steps that asked for it and

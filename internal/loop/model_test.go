@@ -1,8 +1,11 @@
 package loop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/openai"
+	"github.com/ask-cli/ask/internal/records"
 )
 
 // countingProtocol counts the tool results rendered in it.
@@ -50,5 +54,37 @@ func TestLoopFollowsTheModelsProtocol(t *testing.T) {
 	}
 	if first.results != 0 || second.results != 1 {
 		t.Errorf("tool results rendered %d times in the first protocol and %d in the second; want 0 and 1", first.results, second.results)
+	}
+}
+
+// panickingModel fails the way a parser bug would, inside Call.
+type panickingModel struct{}
+
+func (panickingModel) CurrentProtocol() providers.Protocol { return openai.New() }
+func (panickingModel) Call(context.Context, providers.Request, providers.Hooks) (*providers.Turn, error) {
+	var m map[string]int
+	m["step"]++ // assignment to entry in nil map
+	return nil, nil
+}
+
+// A panic inside the model's call ends the run as an error, a malformed
+// reply, with an error event for the transcript, never as a crash.
+func TestModelPanicEndsTheRunAsAnError(t *testing.T) {
+	var buf bytes.Buffer
+	rec := records.NewRecorder(&buf)
+	rec.Emit(records.Event{Type: records.TypeRunStarted})
+	res := loop.Run(context.Background(), loop.Config{Model: panickingModel{}, Prompt: "q", Toolbox: &fakeTools{}, Recorder: rec})
+	if res.Status != loop.StatusError || !errors.Is(res.Err, providers.ErrMalformed) {
+		t.Fatalf("status %s, error %v; want error and one wrapping providers.ErrMalformed", res.Status, res.Err)
+	}
+	if msg := res.Err.Error(); !strings.Contains(msg, "openai") || strings.Contains(msg, "goroutine") {
+		t.Errorf("error %q should name the protocol and hold no stack trace", msg)
+	}
+	events, err := records.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 || events[len(events)-1].Type != records.TypeError {
+		t.Errorf("events %+v: want the run to end with an error event", events)
 	}
 }
