@@ -134,6 +134,8 @@ type askEnv struct {
 	server *fakeprovider.Server
 	// idle, when set, shortens the stream idle timeout.
 	idle time.Duration
+	// transport, when set, answers every HTTP request instead of a server.
+	transport http.RoundTripper
 }
 
 // runAsk runs the CLI in-process.
@@ -158,7 +160,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 		InTTY: e.stdin == "", OutTTY: e.tty, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },
-		HTTP:    &http.Client{Timeout: 30 * time.Second},
+		HTTP:    &http.Client{Timeout: 30 * time.Second, Transport: e.transport},
 		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 		Wd:      wd,
 		Net:     defaultNet,

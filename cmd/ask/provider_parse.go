@@ -58,7 +58,9 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 		if err != nil {
 			return err
 		}
-		problems = textproto.Wrap(proto, form, declared).Read(turn)
+		if problems, err = readText(textproto.Wrap(proto, form, declared), turn); err != nil {
+			return err
+		}
 		if !c.Bool("quiet") {
 			for _, p := range problems {
 				fmt.Fprintf(stdio.Err, "ask: %s: call %d of the reply could not be read and is left out: %s\n", in.name, p.Call, strings.Join(strings.Fields(p.Message), " "))
@@ -77,6 +79,13 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 	return writeStageValue(stdio, calls)
 }
 
+// readText reads the calls in a reply's text as a run does; a fault in the
+// text parser makes a malformed reply (exit 3), not a crash.
+func readText(p *textproto.Protocol, turn *providers.Turn) (problems []textproto.Problem, err error) {
+	defer providers.RecoverMalformed("the reply's text", &err)
+	return p.Read(turn), nil
+}
+
 // readReply reads a stage's input as the provider's reply. A command
 // model's reply is the text it printed, cleaned of terminal control as a
 // run cleans it; any other is a JSON body or a recorded stream, checked
@@ -87,7 +96,7 @@ func readReply(in stageInput, prov catalog.Provider, proto providers.Protocol) (
 		if strings.TrimSpace(text) == "" {
 			return nil, usageErr("%s is empty: expected the text the command model printed", in.name)
 		}
-		return proto.ParseResponse([]byte(text))
+		return providers.ParseResponse(proto, []byte(text))
 	}
 	stream := providers.IsStreamBody(in.data, proto.Framing())
 	var err error

@@ -253,7 +253,3 @@ func formatElapsed(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 }
-
-// openTerminal opens the controlling terminal for approvals, or returns
-// nil when there is none.
-func openTerminal(path string) (*policy.TerminalPrompter, func()) { return policy.OpenTerminal(path) }

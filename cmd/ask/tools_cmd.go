@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
 )
@@ -23,13 +23,6 @@ var toolFlagNames = map[string]bool{
 	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "yes": true, "no-tools": true,
 	"workdir": true, "tools-file": true, "mcp": true, "timeout": true, "quiet": true, "profile": true,
 }
-
-// deniedPrefix starts the content of a denied call's result, as in the
-// loop (internal/loop), so that the model reads the same either way.
-const deniedPrefix = "denied: "
-
-// toolsInParallel bounds the calls run at once, as in the loop.
-const toolsInParallel = 8
 
 func toolsCommand(stdio *IO) *cli.Command {
 	flags := func(extra ...cli.Flag) []cli.Flag {
@@ -163,7 +156,7 @@ func toolsShow(c *cli.Context, stdio *IO) error {
 	return usageErr("no tool %q is offered in mode %s with these flags: choose one of %s", name, r.Mode, strings.Join(names, ", "))
 }
 
-// toolsRun runs standardized calls as the loop runs one step's calls: the
+// toolsRun runs standardized calls with the loop's own loop.RunCalls: the
 // policy decides every call first (asking on a terminal when a call needs
 // approval), the allowed ones run concurrently, and the results come out
 // in call order, each call answered.
@@ -191,39 +184,21 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 	ctx, cancel := context.WithTimeoutCause(c.Context, r.Timeout, loop.ErrTimeout)
 	defer cancel()
 
-	verdicts := make([]loop.Verdict, len(calls))
-	if gate := r.Gate(); gate != nil {
-		verdicts = gate.Check(ctx, calls)
-	} else {
-		for i := range verdicts {
-			verdicts[i].Allowed = true
-		}
-	}
-	results := make([]providers.ToolResult, len(calls))
 	var refused []string
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, toolsInParallel)
-	for i, call := range calls {
-		results[i] = providers.ToolResult{ID: call.ID, Name: call.Name}
-		if v := verdicts[i]; !v.Allowed {
-			results[i].Content, results[i].IsError = deniedPrefix+v.Reason, true
+	outcomes := loop.RunCalls(ctx, r.Gate(), r.Toolbox(), calls, loop.CallHooks{
+		OnDenied: func(call providers.ToolCall, v policy.Verdict) {
 			if v.Refusal {
 				refused = append(refused, call.Name)
 			}
 			if !c.Bool("quiet") {
 				fmt.Fprintf(stdio.Err, "ask: %s denied: %s\n", call.Name, v.Reason)
 			}
-			continue
-		}
-		wg.Add(1)
-		go func(i int, call providers.ToolCall) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i].Content, results[i].IsError = r.Toolbox().Call(ctx, call.Name, call.Arguments)
-		}(i, call)
+		},
+	})
+	results := make([]providers.ToolResult, len(outcomes))
+	for i, o := range outcomes {
+		results[i] = o.Result
 	}
-	wg.Wait()
 	if err := writeStageValue(stdio, results); err != nil {
 		return err
 	}

@@ -60,10 +60,9 @@ func replyFor(body []byte) []byte {
 
 func benchConfig(m loop.Model) loop.Config {
 	return loop.Config{
-		Model:    m,
-		Protocol: openai.New(),
-		System:   "You are a careful assistant.",
-		Prompt:   "Which module is this?",
+		Model:  m,
+		System: "You are a careful assistant.",
+		Prompt: "Which module is this?",
 		Tools: []providers.Tool{{Name: "read_file", Description: "Read a file",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
 		Toolbox:  instantTools{},
@@ -123,6 +122,8 @@ type recordedModel struct {
 	protocol providers.Protocol
 	next     int
 }
+
+func (m *recordedModel) CurrentProtocol() providers.Protocol { return m.protocol }
 
 func (m *recordedModel) Call(_ context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	req.Model = "fake-model"

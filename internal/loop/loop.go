@@ -10,9 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 )
@@ -21,6 +21,11 @@ import (
 // implementation.
 type Model interface {
 	Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error)
+	// CurrentProtocol is the protocol the model speaks now, which renders
+	// the prompt and tool results into its history. The loop asks every
+	// time, so that a model that switches protocol during a run (to the
+	// text tool protocol, when a provider refuses tools) is followed.
+	CurrentProtocol() providers.Protocol
 }
 
 // Toolbox runs one validated tool call. *tools.Registry implements it.
@@ -31,16 +36,7 @@ type Toolbox interface {
 // Gate decides which calls of one step may run. The calls of a step are
 // decided together so that a person can approve them at once.
 type Gate interface {
-	Check(ctx context.Context, calls []providers.ToolCall) []Verdict
-}
-
-// Verdict is the gate's answer for one call.
-type Verdict struct {
-	Allowed bool
-	Reason  string // why not, fed back to the model
-	// Refusal marks a denial by the --safe profile, which makes the run's
-	// status "denied".
-	Refusal bool
+	Check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict
 }
 
 // Run statuses, as recorded in run.finished.
@@ -77,7 +73,6 @@ const (
 // Config is one run.
 type Config struct {
 	Model     Model
-	Protocol  providers.Protocol // renders user messages and tool results into history
 	System    string
 	History   []json.RawMessage // an earlier conversation to continue
 	Prompt    string
@@ -161,7 +156,7 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) {
 	r.history = append(r.history, r.cfg.History...)
-	user, err := r.cfg.Protocol.UserMessage(r.cfg.Prompt)
+	user, err := r.protocol().UserMessage(r.cfg.Prompt)
 	if err != nil {
 		r.fail(ctx, fmt.Errorf("render prompt: %w", err))
 		return
@@ -178,7 +173,7 @@ func (r *runner) run(ctx context.Context) {
 	for step := 1; ; step++ {
 		r.res.Steps = step
 		r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
-		turn, err := r.cfg.Model.Call(ctx, providers.Request{
+		turn, err := r.call(ctx, providers.Request{
 			System:    r.cfg.System,
 			Messages:  r.history,
 			Tools:     r.cfg.Tools,
@@ -203,7 +198,7 @@ func (r *runner) run(ctx context.Context) {
 				r.finish(StatusParseFailures)
 				return
 			}
-			msg, err := r.cfg.Protocol.UserMessage(turn.Invalid)
+			msg, err := r.protocol().UserMessage(turn.Invalid)
 			if err != nil {
 				r.fail(ctx, err)
 				return
@@ -231,13 +226,13 @@ func (r *runner) run(ctx context.Context) {
 		}
 		results := r.runCalls(ctx, step, turn.Calls)
 		if ctx.Err() != nil {
-			if msgs, err := r.cfg.Protocol.FormatToolResults(results); err == nil {
+			if msgs, err := r.protocol().FormatToolResults(results); err == nil {
 				r.history = append(r.history, msgs...) // every call answered, for continuing
 			}
 			r.fail(ctx, context.Cause(ctx))
 			return
 		}
-		msgs, err := r.cfg.Protocol.FormatToolResults(results)
+		msgs, err := r.protocol().FormatToolResults(results)
 		if err != nil {
 			r.fail(ctx, fmt.Errorf("format tool results: %w", err))
 			return
@@ -252,6 +247,14 @@ func (r *runner) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// call asks the model for one step. A panic in it (a parser tripped by the
+// reply, a command model's reader) ends the run as an error wrapping
+// providers.ErrMalformed, so that the caller still finishes its transcript.
+func (r *runner) call(ctx context.Context, req providers.Request, h providers.Hooks) (turn *providers.Turn, err error) {
+	defer providers.RecoverMalformed("the "+r.protocol().Name()+" reply", &err)
+	return r.cfg.Model.Call(ctx, req, h)
 }
 
 // repeated counts, for each distinct call, the steps that asked for it and
@@ -280,72 +283,32 @@ func (r *runner) repeated(calls []providers.ToolCall) bool {
 }
 
 func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {
-	verdicts := r.check(ctx, calls)
-	results := make([]providers.ToolResult, len(calls))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, toolsInParallel)
-	for i, c := range calls {
-		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name}
-		if c.Unreadable != "" {
-			// Answered with why it could not be read; nothing runs.
-			results[i].Content, results[i].IsError = c.Unreadable, true
+	outcomes := RunCalls(ctx, r.cfg.Gate, r.cfg.Toolbox, calls, CallHooks{
+		OnUnreadable: func(c providers.ToolCall) {
 			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name, Content: c.Unreadable, IsError: true})
-			continue
-		}
-		v := verdicts[i]
-		if !v.Allowed {
-			results[i].Content = deniedResultText + v.Reason
-			results[i].IsError = true
+		},
+		OnDenied: func(c providers.ToolCall, v policy.Verdict) {
 			r.refused = r.refused || v.Refusal
 			r.res.Refused = r.refused
 			r.res.Denials = append(r.res.Denials, records.Denial{ID: c.ID, Name: c.Name, Reason: v.Reason})
 			r.emit(records.Event{Type: records.TypeToolDenied, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
-			continue
-		}
-		wg.Add(1)
-		go func(i int, c providers.ToolCall) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		},
+		OnStart: func(c providers.ToolCall) {
 			r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps, Tool: c.Name, Arguments: c.Arguments})
 			r.emit(records.Event{Type: records.TypeToolStarted, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-			start := time.Now()
-			content, isErr := r.cfg.Toolbox.Call(ctx, c.Name, c.Arguments)
-			results[i].Content, results[i].IsError = content, isErr
+		},
+		OnFinish: func(c providers.ToolCall, res providers.ToolResult, took time.Duration) {
 			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name,
-				Content: content, IsError: isErr, DurationMS: time.Since(start).Milliseconds()})
-		}(i, c)
-	}
-	wg.Wait()
-
+				Content: res.Content, IsError: res.IsError, DurationMS: took.Milliseconds()})
+		},
+	})
+	results := make([]providers.ToolResult, len(calls))
 	for i, c := range calls {
+		results[i] = outcomes[i].Result
 		r.res.Calls = append(r.res.Calls, Call{ToolCall: c, Step: step, Content: results[i].Content,
-			IsError: results[i].IsError, Denied: c.Unreadable == "" && !verdicts[i].Allowed})
+			IsError: results[i].IsError, Denied: outcomes[i].Denied})
 	}
 	return results
-}
-
-// check asks the gate about the calls that can run; unreadable calls are
-// never put to it (nobody should approve a call that cannot run).
-func (r *runner) check(ctx context.Context, calls []providers.ToolCall) []Verdict {
-	verdicts := make([]Verdict, len(calls))
-	var readable []providers.ToolCall
-	var at []int
-	for i, c := range calls {
-		if c.Unreadable == "" {
-			readable, at = append(readable, c), append(at, i)
-		}
-	}
-	if r.cfg.Gate == nil {
-		for _, i := range at {
-			verdicts[i].Allowed = true
-		}
-		return verdicts
-	}
-	for k, v := range r.cfg.Gate.Check(ctx, readable) {
-		verdicts[at[k]] = v
-	}
-	return verdicts
 }
 
 func (r *runner) hooks(step int) providers.Hooks {
@@ -390,7 +353,7 @@ func (r *runner) answered(ctx context.Context) bool {
 		r.res.Err = fmt.Errorf("the answer did not match the schema, and the step limit (%d) leaves no request to correct it: %w", r.cfg.MaxSteps, err)
 		return true
 	}
-	msg, uerr := r.cfg.Protocol.UserMessage(schemaRetryText(err))
+	msg, uerr := r.protocol().UserMessage(schemaRetryText(err))
 	if uerr != nil {
 		r.fail(ctx, uerr)
 		return true
@@ -406,7 +369,7 @@ func (r *runner) closeCalls(calls []providers.ToolCall, reason string) {
 	for i, c := range calls {
 		results[i] = providers.ToolResult{ID: c.ID, Name: c.Name, Content: reason, IsError: true}
 	}
-	if msgs, err := r.cfg.Protocol.FormatToolResults(results); err == nil {
+	if msgs, err := r.protocol().FormatToolResults(results); err == nil {
 		r.history = append(r.history, msgs...)
 	}
 }
@@ -434,6 +397,9 @@ func (r *runner) fail(ctx context.Context, err error) {
 	}
 	r.emit(records.Event{Type: records.TypeError, Step: r.res.Steps, Error: r.res.Err.Error()})
 }
+
+// protocol is the model's protocol now; it may change between steps.
+func (r *runner) protocol() providers.Protocol { return r.cfg.Model.CurrentProtocol() }
 
 func (r *runner) emit(ev records.Event) { r.cfg.Recorder.Emit(ev) }
 

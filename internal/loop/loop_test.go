@@ -16,6 +16,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/openai"
 	"github.com/ask-cli/ask/internal/records"
@@ -73,7 +74,6 @@ func runLoop(t *testing.T, ctx context.Context, box loop.Toolbox, cfg loop.Confi
 	var buf bytes.Buffer
 	cfg.Model = &providers.Caller{Provider: "fake", Protocol: openai.New(), BaseURL: srv.URL, Model: "m", Key: "k",
 		Sleep: func(context.Context, time.Duration) error { return nil }}
-	cfg.Protocol = openai.New()
 	cfg.Toolbox = box
 	cfg.Recorder = records.NewRecorder(&buf)
 	cfg.Recorder.Emit(records.Event{Type: records.TypeRunStarted})
@@ -368,10 +368,10 @@ func TestTimeoutAndInterrupt(t *testing.T) {
 
 type denyWrites struct{ refusal bool }
 
-func (d denyWrites) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
-	out := make([]loop.Verdict, len(calls))
+func (d denyWrites) Check(_ context.Context, calls []providers.ToolCall) []policy.Verdict {
+	out := make([]policy.Verdict, len(calls))
 	for i, c := range calls {
-		out[i] = loop.Verdict{Allowed: c.Name != "write_file", Reason: "writes are not allowed", Refusal: d.refusal}
+		out[i] = policy.Verdict{Allowed: c.Name != "write_file", Reason: "writes are not allowed", Refusal: d.refusal}
 	}
 	return out
 }

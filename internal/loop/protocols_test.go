@@ -301,7 +301,6 @@ func runNative(t *testing.T, p providers.Protocol, box loop.Toolbox, stream bool
 	cfg := loop.Config{
 		Model: &providers.Caller{Provider: "fake-" + p.Name(), Protocol: p, BaseURL: srv.URL, Model: "m", Key: "k",
 			Sleep: func(context.Context, time.Duration) error { return nil }},
-		Protocol: p,
 		Prompt:   "Add and multiply the number 2 and 3",
 		System:   "You are a helpful assistant.",
 		Tools:    []providers.Tool{{Name: "add"}, {Name: "multiply"}, {Name: "generate_topic"}},

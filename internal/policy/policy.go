@@ -1,7 +1,8 @@
 // Package policy decides, for each tool call, whether it may run: the mode
 // (ask, plan, agent), the opt-in --safe profile, --allow-tool and --deny-tool
-// patterns, and approval gates that ask a person on a terminal. It
-// implements the loop's Gate and filters what is declared to the model.
+// patterns, and approval gates that ask a person through a Prompter. It
+// implements the loop's Gate and filters what is declared to the model; the
+// loop imports it, never the reverse.
 package policy
 
 import (
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -50,6 +50,15 @@ const (
 	Yes           // this call
 	Always        // this tool, for the rest of the run
 )
+
+// Verdict is the answer for one call: the policy's, or any gate's.
+type Verdict struct {
+	Allowed bool
+	Reason  string // why not, fed back to the model
+	// Refusal marks a denial by the --safe profile, which makes the run's
+	// status "denied".
+	Refusal bool
+}
 
 // Policy is the decision rules of one run.
 type Policy struct {
@@ -99,8 +108,8 @@ func (p *Policy) Declared(all []tools.Tool) []tools.Tool {
 
 // Check decides the calls of one step. Calls that need approval are put to
 // the person together, in one question.
-func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []loop.Verdict {
-	verdicts := make([]loop.Verdict, len(calls))
+func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdict {
+	verdicts := make([]Verdict, len(calls))
 	var ask []int
 	for i, c := range calls {
 		v, needsApproval := p.decide(c)
@@ -114,7 +123,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []loop.V
 	}
 	if p.Prompter == nil {
 		for _, i := range ask {
-			verdicts[i] = loop.Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
+			verdicts[i] = Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
 		}
 		return verdicts
 	}
@@ -128,18 +137,18 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []loop.V
 	for k, i := range ask {
 		switch {
 		case err != nil || k >= len(answers):
-			verdicts[i] = loop.Verdict{Reason: "not approved: " + errText(err)}
+			verdicts[i] = Verdict{Reason: "not approved: " + errText(err)}
 		case answers[k] == Yes:
-			verdicts[i] = loop.Verdict{Allowed: true}
+			verdicts[i] = Verdict{Allowed: true}
 		case answers[k] == Always:
-			verdicts[i] = loop.Verdict{Allowed: true}
+			verdicts[i] = Verdict{Allowed: true}
 			p.mu.Lock()
 			p.always[calls[i].Name] = true
 			p.mu.Unlock()
 		case answers[k] == No:
-			verdicts[i] = loop.Verdict{Reason: "the user declined this call"}
+			verdicts[i] = Verdict{Reason: "the user declined this call"}
 		default:
-			verdicts[i] = loop.Verdict{Reason: fmt.Sprintf("not approved: unexpected answer %d", answers[k])}
+			verdicts[i] = Verdict{Reason: fmt.Sprintf("not approved: unexpected answer %d", answers[k])}
 		}
 	}
 	return verdicts
@@ -148,39 +157,39 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []loop.V
 // decide applies the rules that need no person, in order of precedence:
 // --safe for writes and commands, deny patterns, read-only modes, allow
 // patterns and --yes, then the tool's own approval requirement.
-func (p *Policy) decide(c providers.ToolCall) (v loop.Verdict, needsApproval bool) {
+func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	info, known := p.infos[c.Name]
 	if !known {
 		// The registry answers unknown tools with an error result.
-		return loop.Verdict{Allowed: true}, false
+		return Verdict{Allowed: true}, false
 	}
 	verb := map[tools.Risk]string{tools.Write: "writes files", tools.Exec: "runs commands"}[info.Risk]
 	if info.Risk != tools.Read && p.Safe {
 		// Before the deny patterns: under --safe every write or command is
 		// a refusal, and so exit 6, even one a pattern denies as well.
-		return loop.Verdict{Reason: fmt.Sprintf("refused by --safe: %s %s", c.Name, verb), Refusal: true}, false
+		return Verdict{Reason: fmt.Sprintf("refused by --safe: %s %s", c.Name, verb), Refusal: true}, false
 	}
 	subject := Summary(c.Arguments)
 	for _, d := range p.Deny {
 		if d.Match(c.Name, subject) {
-			return loop.Verdict{Reason: "denied by --deny-tool " + d.String()}, false
+			return Verdict{Reason: "denied by --deny-tool " + d.String()}, false
 		}
 	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
-		return loop.Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
+		return Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
 	}
 	for _, a := range p.Allow {
 		if a.Match(c.Name, subject) {
-			return loop.Verdict{Allowed: true}, false
+			return Verdict{Allowed: true}, false
 		}
 	}
 	p.mu.Lock()
 	always := p.always[c.Name]
 	p.mu.Unlock()
 	if !info.RequiresApproval || p.Yes || always {
-		return loop.Verdict{Allowed: true}, false
+		return Verdict{Allowed: true}, false
 	}
-	return loop.Verdict{}, true
+	return Verdict{}, true
 }
 
 // Summary is the part of a call's arguments a person (and an argument

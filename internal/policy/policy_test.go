@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -26,6 +25,10 @@ var all = []tools.Tool{
 	fakeTool{tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true}},
 	fakeTool{tools.Info{Name: "deploy", Risk: tools.Exec, RequiresApproval: true}},
 }
+
+// notAnAnswer is no answer a prompter may give (it was the terminal
+// prompter's internal "one by one", which stays inside its Approve).
+const notAnAnswer Answer = -1
 
 // scripted answers approval questions with one answer for every call and
 // records what it was asked.
@@ -91,7 +94,7 @@ func TestPolicyTable(t *testing.T) {
 			outcomes: "run,ask:n,run,ask:n,run,ask:n"},
 		{mode: "agent", terminal: true, answer: Always, declared: every,
 			outcomes: "run,ask:y,run,ask:y,run,ask:y", again: "run,run,run,run,run,run"},
-		{mode: "agent", terminal: true, answer: oneByOne, declared: every,
+		{mode: "agent", terminal: true, answer: notAnAnswer, declared: every,
 			outcomes: "run,ask:n,run,ask:n,run,ask:n"}, // fail closed on an answer that is not yes or always
 		{mode: "agent", yes: true, declared: every,
 			outcomes: "run,run,run,run,run,run"},
@@ -194,7 +197,7 @@ func TestPolicyTable(t *testing.T) {
 }
 
 // outcomes names what happened to each call; see TestPolicyTable.
-func outcomes(t *testing.T, calls []providers.ToolCall, verdicts []loop.Verdict, asked []string) string {
+func outcomes(t *testing.T, calls []providers.ToolCall, verdicts []Verdict, asked []string) string {
 	t.Helper()
 	if len(verdicts) != len(calls) {
 		t.Fatalf("%d verdicts for %d calls", len(verdicts), len(calls))
@@ -296,5 +299,3 @@ func TestParsePattern(t *testing.T) {
 		t.Errorf("pattern with a colon in its argument part: %v %v", p, err)
 	}
 }
-
-var _ loop.Gate = (*Policy)(nil)

@@ -48,6 +48,9 @@ type Caller struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
+// CurrentProtocol returns c.Protocol, which the loop renders history in.
+func (c *Caller) CurrentProtocol() Protocol { return c.Protocol }
+
 // Call renders req, sends it and reads the reply, streamed or not.
 func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
 	if req.Model == "" {
@@ -72,7 +75,7 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	// error, or a server that ignores "stream"); only SSE can tell by the
 	// first byte.
 	if req.Stream && (c.Protocol.Framing() == NDJSON || !StartsWithJSON(br)) {
-		turn, err = ReadStream(io.TeeReader(br, &raw), c.Protocol.Framing(), c.Protocol.NewStream(), h.OnDelta)
+		turn, err = readProtocolStream(c.Protocol, io.TeeReader(br, &raw), h.OnDelta)
 	} else {
 		if _, err = io.Copy(&raw, br); err == nil {
 			turn, err = ParseBody(c.Protocol, raw.Bytes())

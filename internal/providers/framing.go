@@ -151,7 +151,25 @@ func stopIsNil(err error) error {
 
 // ReadStream feeds a framed stream through an accumulator, calling onDelta
 // with each piece of text as it arrives, and returns the accumulated turn.
-func ReadStream(r io.Reader, f Framing, s Stream, onDelta func(string)) (*Turn, error) {
+// A parser that panics on what it reads makes an error wrapping
+// ErrMalformed.
+func ReadStream(r io.Reader, f Framing, s Stream, onDelta func(string)) (turn *Turn, err error) {
+	what := "the SSE stream"
+	if f == NDJSON {
+		what = "the NDJSON stream"
+	}
+	defer RecoverMalformed(what, &err)
+	return readStream(r, f, s, onDelta)
+}
+
+// readProtocolStream is ReadStream for one protocol, named when its parser
+// panics.
+func readProtocolStream(p Protocol, r io.Reader, onDelta func(string)) (turn *Turn, err error) {
+	defer RecoverMalformed("the "+p.Name()+" stream", &err)
+	return readStream(r, p.Framing(), p.NewStream(), onDelta)
+}
+
+func readStream(r io.Reader, f Framing, s Stream, onDelta func(string)) (*Turn, error) {
 	read := ReadSSE
 	if f == NDJSON {
 		read = ReadNDJSON
@@ -194,10 +212,28 @@ func IsStreamBody(body []byte, f Framing) bool {
 }
 
 // ParseBody reads a response body that may be a plain JSON document or a whole
-// recorded stream, as `ask provider parse-tool-calls` and replays need.
-func ParseBody(p Protocol, body []byte) (*Turn, error) {
+// recorded stream, as `ask provider parse-tool-calls` and replays need. A
+// parser that panics on the body makes an error wrapping ErrMalformed.
+func ParseBody(p Protocol, body []byte) (turn *Turn, err error) {
 	if IsStreamBody(body, p.Framing()) {
-		return ReadStream(bytes.NewReader(body), p.Framing(), p.NewStream(), nil)
+		return readProtocolStream(p, bytes.NewReader(body), nil)
 	}
+	return ParseResponse(p, body)
+}
+
+// ParseResponse is p.ParseResponse, with a panic in the parser made an
+// error wrapping ErrMalformed.
+func ParseResponse(p Protocol, body []byte) (turn *Turn, err error) {
+	defer RecoverMalformed("the "+p.Name()+" response", &err)
 	return p.ParseResponse(body)
+}
+
+// RecoverMalformed, deferred where provider bytes enter a parser, turns a
+// panic into an error wrapping ErrMalformed that says what could not be
+// parsed: a reply that trips a bug in ask ends with a message, never with
+// a stack trace. It must be deferred directly.
+func RecoverMalformed(what string, err *error) {
+	if v := recover(); v != nil {
+		*err = Malformed("%s could not be parsed: ask failed on it (%v)", what, v)
+	}
 }

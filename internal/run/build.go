@@ -71,16 +71,17 @@ type Run struct {
 	Timeout  time.Duration
 	Stream   bool
 
-	model    loop.Model
-	caller   *providers.Caller // nil for a local program
-	protocol providers.Protocol
-	toolbox  loop.Toolbox
-	tools    map[string]tools.Info
-	gate     loop.Gate
-	schema   json.RawMessage
-	workdir  string
-	env      Env
-	closers  []func()
+	// model owns the protocol (CurrentProtocol): the auto fallback may
+	// switch it during the run, and everything renders with the current one.
+	model   loop.Model
+	caller  *providers.Caller // nil for a local program
+	toolbox loop.Toolbox
+	tools   map[string]tools.Info
+	gate    loop.Gate
+	schema  json.RawMessage
+	workdir string
+	env     Env
+	closers []func()
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -142,23 +143,24 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
-	if r.protocol, err = catalog.NewProtocol(row.Protocol); err != nil {
+	proto, err := catalog.NewProtocol(row.Protocol)
+	if err != nil {
 		return nil, err
 	}
 	r.System = prompts.System(prompts.Env{
 		Version: env.Version, Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 	}, s.System.Value)
-	if err := r.useSchema(); err != nil {
+	if proto, err = r.useSchema(proto); err != nil {
 		return nil, err
 	}
 	if env.Replay != nil {
 		r.System = env.Replay.system
 	}
 	if row.LocalProgram {
-		return r, r.useLocalProgram()
+		return r, r.useLocalProgram(proto)
 	}
 	caller := &providers.Caller{
-		Provider: row.Name, Protocol: r.protocol, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
+		Provider: row.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
 		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
 	}
 	if env.Replay != nil {
@@ -300,21 +302,21 @@ func (r *Run) userTools() []providers.Tool {
 
 // useSchema reads --schema. A provider without structured output gets it
 // in the system prompt, and its requests never carry it.
-func (r *Run) useSchema() error {
+func (r *Run) useSchema(proto providers.Protocol) (providers.Protocol, error) {
 	given := r.Settings.Schema
 	if given.Value == "" && given.Source != "flag --schema" {
-		return nil // an empty --schema is an error; no schema at all is not
+		return proto, nil // an empty --schema is an error; no schema at all is not
 	}
 	schema, err := readSchema(given.Value, r.env.Wd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.schema = schema
 	if !r.Provider.NativeSchema {
 		r.System += "\n\n" + providers.SchemaInstruction + string(schema)
-		r.protocol = withoutSchema{r.protocol}
+		proto = withoutSchema{proto}
 	}
-	return nil
+	return proto, nil
 }
 
 // withoutSchema is a protocol whose requests never carry Request.Schema.
@@ -331,11 +333,12 @@ func (r *Run) FirstRequest(prompt string) ([]byte, error) {
 	if r.Provider.LocalProgram {
 		return nil, Usagef("%s runs a local program, not an HTTP API: it has no request body", r.Provider.Name)
 	}
-	user, err := r.protocol.UserMessage(prompt)
+	proto := r.model.CurrentProtocol()
+	user, err := proto.UserMessage(prompt)
 	if err != nil {
 		return nil, fmt.Errorf("render prompt: %w", err)
 	}
-	body, err := r.protocol.BuildRequest(providers.Request{
+	body, err := proto.BuildRequest(providers.Request{
 		Model: r.ModelName, System: r.System, Messages: append(slices.Clone(r.history()), user),
 		Tools: r.Declared, Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema,
 	})
@@ -389,5 +392,5 @@ func (r *Run) Send(ctx context.Context, body []byte, stream bool, h providers.Ho
 	if r.caller == nil {
 		return nil, Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
 	}
-	return r.caller.Post(ctx, r.protocol.Endpoint(r.BaseURL, r.ModelName, stream), body, h)
+	return r.caller.Post(ctx, r.caller.Protocol.Endpoint(r.BaseURL, r.ModelName, stream), body, h)
 }

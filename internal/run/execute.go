@@ -61,7 +61,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
 	defer cancel()
 	res := loop.Run(ctx, loop.Config{
-		Model: r.model, Protocol: r.protocol, System: r.System, Prompt: prompt,
+		Model: r.model, System: r.System, Prompt: prompt,
 		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Recorder: rec, OnText: out.OnText, OnProgress: out.OnProgress,

@@ -2,13 +2,10 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -50,23 +47,20 @@ func (r *Run) useToolProtocol(caller *providers.Caller) error {
 	}
 	choice := r.Settings.ToolProtocol.Value
 	if choice == ToolProtocolAuto && r.Provider.NativeTools && len(r.Declared) > 0 {
-		sw := &switchProtocol{current: r.protocol}
-		r.protocol, caller.Protocol = sw, sw
-		r.model = &toolFallback{model: caller, proto: sw, tools: r.Declared, provider: r.Provider.Name, notes: r}
+		r.model = &toolFallback{caller: caller, tools: r.Declared, provider: r.Provider.Name, run: r}
 		return nil
 	}
 	form, err := TextForm(choice, r.Provider)
 	if err != nil || form == "" {
 		return err
 	}
-	r.protocol = textproto.Wrap(r.protocol, form, r.Declared)
-	caller.Protocol = r.protocol
+	caller.Protocol = textproto.Wrap(caller.Protocol, form, r.Declared)
 	return nil
 }
 
 // useLocalProgram makes a local program the run's model. It always speaks
 // the text tool protocol.
-func (r *Run) useLocalProgram() error {
+func (r *Run) useLocalProgram(proto providers.Protocol) error {
 	form := textproto.JSON
 	switch r.Settings.ToolProtocol.Value {
 	case ToolProtocolNative:
@@ -74,17 +68,14 @@ func (r *Run) useLocalProgram() error {
 	case ToolProtocolMarkdown:
 		form = textproto.Markdown
 	}
-	r.protocol = textproto.Wrap(r.protocol, form, r.Declared)
+	proto = textproto.Wrap(proto, form, r.Declared)
 	r.BaseURL, r.Stream = "", false
 	if rp := r.env.Replay; rp != nil {
-		r.model = rp.localProgram(r.protocol, r.BaseURL)
+		r.model = rp.localProgram(proto, r.BaseURL)
 		return nil
 	}
 	line := strings.TrimSpace(r.Settings.Command.Value)
-	if line == "" && r.env.Offline {
-		return nil // nothing will run: a stage reads the program's output
-	}
-	if line == "" {
+	if line == "" && !r.env.Offline {
 		return Usagef("--provider %s needs the model to run: --command 'ollama run qwen3' (or $ASK_COMMAND)", r.Provider.Name)
 	}
 	// The user chose this program, as they would a shell alias, and tools
@@ -100,7 +91,7 @@ func (r *Run) useLocalProgram() error {
 	if r.ModelName != "" {
 		env = append(env, "ASK_MODEL="+r.ModelName)
 	}
-	r.model = localProgram{&command.Model{Command: line, Protocol: r.protocol, Model: r.ModelName, Dir: r.workdir, Env: env}}
+	r.model = localProgram{&command.Model{Command: line, Protocol: proto, Model: r.ModelName, Dir: r.workdir, Env: env}}
 	if r.ModelName == "" {
 		r.ModelName = line
 	}
@@ -111,6 +102,8 @@ func (r *Run) useLocalProgram() error {
 // program that cannot be found is a bad --command, one that fails is the
 // provider failing.
 type localProgram struct{ m *command.Model }
+
+func (lp localProgram) CurrentProtocol() providers.Protocol { return lp.m.CurrentProtocol() }
 
 func (lp localProgram) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	turn, err := lp.m.Call(ctx, req, h)
@@ -132,25 +125,27 @@ func (r *Run) note(format string, args ...any) {
 }
 
 // toolFallback switches a run to the JSON text protocol, once, when the
-// provider refuses tools for the model; the loop does not know it happened.
+// provider refuses tools for the model. The caller's protocol is the run's
+// one protocol: the loop asks the model for it, so it follows the switch.
 type toolFallback struct {
-	model    *providers.Caller
-	proto    *switchProtocol
+	caller   *providers.Caller
 	tools    []providers.Tool
 	provider string
-	notes    *Run
+	run      *Run
 	switched bool
 }
 
+func (f *toolFallback) CurrentProtocol() providers.Protocol { return f.caller.Protocol }
+
 func (f *toolFallback) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
-	turn, err := f.model.Call(ctx, req, h)
+	turn, err := f.caller.Call(ctx, req, h)
 	if err == nil || f.switched || !rejectsTools(err) {
 		return turn, err
 	}
 	f.switched = true
-	f.proto.set(textproto.Wrap(f.proto.get(), textproto.JSON, f.tools))
-	f.notes.note("%s: the model does not support tools; switching to --tool-protocol json", f.provider)
-	return f.model.Call(ctx, req, h)
+	f.caller.Protocol = textproto.Wrap(f.caller.Protocol, textproto.JSON, f.tools)
+	f.run.note("%s: the model does not support tools; switching to --tool-protocol json", f.provider)
+	return f.caller.Call(ctx, req, h)
 }
 
 // rejectsTools recognises a provider refusing tools for a model. There is
@@ -164,51 +159,4 @@ func rejectsTools(err error) bool {
 	}
 	msg := strings.ToLower(apiErr.Message)
 	return strings.Contains(msg, "does not support tools") || strings.Contains(msg, "support tool use")
-}
-
-// switchProtocol is a protocol that can be replaced during a run, so that
-// the caller and the loop switch together.
-type switchProtocol struct {
-	mu      sync.Mutex
-	current providers.Protocol
-}
-
-var _ providers.Protocol = (*switchProtocol)(nil)
-
-func (s *switchProtocol) get() providers.Protocol {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.current
-}
-
-func (s *switchProtocol) set(p providers.Protocol) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.current = p
-}
-
-func (s *switchProtocol) Name() string { return s.get().Name() }
-func (s *switchProtocol) FormatTools(t []providers.Tool) (json.RawMessage, error) {
-	return s.get().FormatTools(t)
-}
-func (s *switchProtocol) ParseToolCalls(b []byte) ([]providers.ToolCall, error) {
-	return s.get().ParseToolCalls(b)
-}
-func (s *switchProtocol) FormatToolResults(r []providers.ToolResult) ([]json.RawMessage, error) {
-	return s.get().FormatToolResults(r)
-}
-func (s *switchProtocol) UserMessage(text string) (json.RawMessage, error) {
-	return s.get().UserMessage(text)
-}
-func (s *switchProtocol) BuildRequest(r providers.Request) ([]byte, error) {
-	return s.get().BuildRequest(r)
-}
-func (s *switchProtocol) ParseResponse(b []byte) (*providers.Turn, error) {
-	return s.get().ParseResponse(b)
-}
-func (s *switchProtocol) NewStream() providers.Stream       { return s.get().NewStream() }
-func (s *switchProtocol) Framing() providers.Framing        { return s.get().Framing() }
-func (s *switchProtocol) Authorize(h http.Header, k string) { s.get().Authorize(h, k) }
-func (s *switchProtocol) Endpoint(baseURL, model string, stream bool) string {
-	return s.get().Endpoint(baseURL, model, stream)
 }

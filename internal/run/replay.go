@@ -183,6 +183,8 @@ type replayedProgram struct {
 	url   string
 }
 
+func (m *replayedProgram) CurrentProtocol() providers.Protocol { return m.proto }
+
 func (m *replayedProgram) Call(_ context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	req.Model = m.model
 	body, err := m.proto.BuildRequest(req)
@@ -199,7 +201,7 @@ func (m *replayedProgram) Call(_ context.Context, req providers.Request, h provi
 	if h.OnResponse != nil {
 		h.OnResponse(x.status, nil, x.response)
 	}
-	turn, err := m.proto.ParseResponse(x.response)
+	turn, err := providers.ParseResponse(m.proto, x.response)
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
@@ -363,11 +365,11 @@ func newRecordedGate(events []records.Event) *recordedGate {
 	return g
 }
 
-func (g *recordedGate) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
-	out := make([]loop.Verdict, len(calls))
+func (g *recordedGate) Check(_ context.Context, calls []providers.ToolCall) []policy.Verdict {
+	out := make([]policy.Verdict, len(calls))
 	for i, c := range calls {
 		reason, denied := g.denied[c.ID]
-		out[i] = loop.Verdict{Allowed: !denied, Reason: reason, Refusal: denied && strings.HasPrefix(reason, "refused by --safe")}
+		out[i] = policy.Verdict{Allowed: !denied, Reason: reason, Refusal: denied && strings.HasPrefix(reason, "refused by --safe")}
 	}
 	return out
 }

@@ -50,6 +50,9 @@ type Model struct {
 	Timeout time.Duration
 }
 
+// CurrentProtocol returns m.Protocol, for the loop's Model.
+func (m *Model) CurrentProtocol() providers.Protocol { return m.Protocol }
+
 // Call implements the loop's Model: one step is one run of the command.
 func (m *Model) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
 	if req.Model == "" {
@@ -77,7 +80,7 @@ func (m *Model) Call(ctx context.Context, req providers.Request, h providers.Hoo
 	if strings.TrimSpace(reply) == "" {
 		return nil, fmt.Errorf("%w: `%s` printed nothing on stdout", ErrFailed, m.Command)
 	}
-	turn, err := m.Protocol.ParseResponse([]byte(reply))
+	turn, err := providers.ParseResponse(m.Protocol, []byte(reply))
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}

@@ -54,7 +54,7 @@ func (b *toolbox) Call(_ context.Context, name, args string) (string, bool) {
 func runLoop(t *testing.T, m *Model) (*loop.Result, *toolbox) {
 	t.Helper()
 	box := &toolbox{}
-	res := loop.Run(context.Background(), loop.Config{Model: m, Protocol: m.Protocol, System: "You are ask.",
+	res := loop.Run(context.Background(), loop.Config{Model: m, System: "You are ask.",
 		Prompt: "what module is this?", Tools: tools, Toolbox: box})
 	return res, box
 }

@@ -99,7 +99,7 @@ func (p *Protocol) ParseToolCalls(body []byte) ([]providers.ToolCall, error) {
 // stream of two or more objects is never one valid document).
 func (p *Protocol) parseBody(body []byte) (*providers.Turn, error) {
 	if gjson.ValidBytes(body) {
-		return p.ParseResponse(body)
+		return providers.ParseResponse(p, body)
 	}
 	return providers.ReadStream(bytes.NewReader(body), providers.NDJSON, p.NewStream(), nil)
 }

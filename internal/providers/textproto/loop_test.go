@@ -12,6 +12,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/openai"
 	"github.com/ask-cli/ask/internal/providers/textproto"
@@ -48,8 +49,8 @@ func runText(t *testing.T, form textproto.Form, stream bool, replies ...string) 
 	proto := textproto.Wrap(openai.New(), form, loopTools)
 	box := &toolbox{}
 	res := loop.Run(context.Background(), loop.Config{
-		Model:    &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
-		Protocol: proto, System: "sys", Prompt: "what is in a.txt?", Tools: loopTools, Toolbox: box, Stream: stream,
+		Model:  &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
+		System: "sys", Prompt: "what is in a.txt?", Tools: loopTools, Toolbox: box, Stream: stream,
 	})
 	for i, req := range srv.Requests() {
 		if gjson.GetBytes(req, "tools").Exists() {
@@ -235,10 +236,10 @@ type gate struct {
 	asked []string
 }
 
-func (g *gate) Check(_ context.Context, calls []providers.ToolCall) []loop.Verdict {
+func (g *gate) Check(_ context.Context, calls []providers.ToolCall) []policy.Verdict {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make([]loop.Verdict, len(calls))
+	out := make([]policy.Verdict, len(calls))
 	for i, c := range calls {
 		g.asked = append(g.asked, c.Name)
 		out[i].Allowed = true
@@ -257,8 +258,8 @@ func TestUnreadableCallsSkipThePolicy(t *testing.T) {
 	proto := textproto.Wrap(openai.New(), textproto.JSON, loopTools)
 	g := &gate{}
 	res := loop.Run(context.Background(), loop.Config{
-		Model:    &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
-		Protocol: proto, Prompt: "q", Tools: loopTools, Toolbox: &toolbox{}, Gate: g,
+		Model:  &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
+		Prompt: "q", Tools: loopTools, Toolbox: &toolbox{}, Gate: g,
 	})
 	if res.Status != loop.StatusCompleted {
 		t.Fatalf("status %s: %v", res.Status, res.Err)

@@ -1,4 +1,4 @@
-package policy
+package main
 
 import (
 	"bufio"
@@ -9,11 +9,15 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/ask-cli/ask/internal/policy"
 )
 
-// TerminalPrompter asks on a terminal: y (this call), n, or a (always, for
-// this tool in this run). The calls of one step are asked together; "y" or
-// "a" answers all of them, or "o" asks about them one by one.
+// terminalPrompter is the policy's approval prompter on a terminal: y (this
+// call), n, or a (always, for this tool in this run). The calls of one step
+// are asked together; "y" or "a" answers all of them, or "o" asks about
+// them one by one. It is terminal I/O, so it lives here and the policy
+// knows it only as a policy.Prompter.
 //
 // One goroutine, started by the first question, reads In line by line and
 // hands each line to whichever question is open, so that a question can
@@ -21,7 +25,7 @@ import (
 // left behind to swallow the answer to the next one. Close, and closing In,
 // end it. Approve is not for concurrent use: the loop asks one step at a
 // time.
-type TerminalPrompter struct {
+type terminalPrompter struct {
 	In  io.Reader
 	Out io.Writer
 
@@ -36,10 +40,10 @@ type TerminalPrompter struct {
 // errTerminalClosed is the reader's end after Close.
 var errTerminalClosed = errors.New("the terminal was closed")
 
-// OpenTerminal opens the controlling terminal for approvals. It returns nil
+// openTerminal opens the controlling terminal for approvals. It returns nil
 // when there is none (CI, cron, a pipe from another program), so that gated
 // calls are denied instead of waiting for an answer that cannot come.
-func OpenTerminal(path string) (*TerminalPrompter, func()) {
+func openTerminal(path string) (*terminalPrompter, func()) {
 	if path == "" {
 		return nil, func() {}
 	}
@@ -47,13 +51,13 @@ func OpenTerminal(path string) (*TerminalPrompter, func()) {
 	if err != nil {
 		return nil, func() {}
 	}
-	t := &TerminalPrompter{In: f, Out: f}
+	t := &terminalPrompter{In: f, Out: f}
 	// Closing the file ends a read in progress (a terminal is pollable), so
 	// the reader goroutine ends with the run.
 	return t, func() { t.Close(); f.Close() }
 }
 
-func (t *TerminalPrompter) init() {
+func (t *terminalPrompter) init() {
 	t.setup.Do(func() {
 		t.lines = make(chan string)
 		t.done = make(chan struct{})
@@ -62,14 +66,14 @@ func (t *TerminalPrompter) init() {
 
 // Close stops handing lines over; the caller closes In, which ends a read in
 // progress. Questions asked after Close fail at once.
-func (t *TerminalPrompter) Close() error {
+func (t *terminalPrompter) Close() error {
 	t.init()
 	t.closing.Do(func() { close(t.done) })
 	return nil
 }
 
 // read is the one reader of In.
-func (t *TerminalPrompter) read() {
+func (t *terminalPrompter) read() {
 	defer close(t.lines)
 	br := bufio.NewReader(t.In)
 	for {
@@ -89,9 +93,9 @@ func (t *TerminalPrompter) read() {
 	}
 }
 
-// Approve implements Prompter. It returns as soon as ctx ends, with the
+// Approve implements policy.Prompter. It returns as soon as ctx ends, with the
 // context's cause (loop.ErrTimeout, loop.ErrInterrupted) wrapped.
-func (t *TerminalPrompter) Approve(ctx context.Context, calls []Pending) ([]Answer, error) {
+func (t *terminalPrompter) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, fmt.Errorf("not asked: %w", err)
 	}
@@ -99,14 +103,14 @@ func (t *TerminalPrompter) Approve(ctx context.Context, calls []Pending) ([]Answ
 	t.reading.Do(func() { go t.read() })
 	if len(calls) == 1 {
 		a, err := t.ask(ctx, fmt.Sprintf("ask: allow %s? [y]es [n]o [a]lways: ", describe(calls[0])), false)
-		return []Answer{a}, err
+		return []policy.Answer{a}, err
 	}
 	fmt.Fprintf(t.Out, "ask: the model wants to run %d calls:\n", len(calls))
 	for i, c := range calls {
 		fmt.Fprintf(t.Out, "  %d. %s\n", i+1, describe(c))
 	}
 	a, err := t.ask(ctx, "ask: allow them all? [y]es [n]o [a]lways [o]ne by one: ", true)
-	answers := make([]Answer, len(calls))
+	answers := make([]policy.Answer, len(calls))
 	if err != nil || a != oneByOne {
 		for i := range answers {
 			answers[i] = a
@@ -123,33 +127,33 @@ func (t *TerminalPrompter) Approve(ctx context.Context, calls []Pending) ([]Answ
 
 // oneByOne is the answer "o" at the question about several calls; it never
 // leaves Approve.
-const oneByOne Answer = -1
+const oneByOne policy.Answer = -1
 
 // ask puts one question until it gets an answer it offers: "o" is taken
 // only where [o]ne by one is offered. On an error the answer is No.
-func (t *TerminalPrompter) ask(ctx context.Context, question string, offerOneByOne bool) (Answer, error) {
+func (t *terminalPrompter) ask(ctx context.Context, question string, offerOneByOne bool) (policy.Answer, error) {
 	for {
 		fmt.Fprint(t.Out, question)
 		var line string
 		select {
 		case <-ctx.Done():
 			fmt.Fprintln(t.Out) // end the unanswered question's line
-			return No, fmt.Errorf("no answer on the terminal: %w", context.Cause(ctx))
+			return policy.No, fmt.Errorf("no answer on the terminal: %w", context.Cause(ctx))
 		case <-t.done:
-			return No, fmt.Errorf("no answer on the terminal: %w", errTerminalClosed)
+			return policy.No, fmt.Errorf("no answer on the terminal: %w", errTerminalClosed)
 		case s, ok := <-t.lines:
 			if !ok {
-				return No, fmt.Errorf("no answer on the terminal: %w", t.readErr)
+				return policy.No, fmt.Errorf("no answer on the terminal: %w", t.readErr)
 			}
 			line = s
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
-			return Yes, nil
+			return policy.Yes, nil
 		case "a", "always":
-			return Always, nil
+			return policy.Always, nil
 		case "n", "no":
-			return No, nil
+			return policy.No, nil
 		case "o":
 			if offerOneByOne {
 				return oneByOne, nil
@@ -158,7 +162,7 @@ func (t *TerminalPrompter) ask(ctx context.Context, question string, offerOneByO
 	}
 }
 
-func describe(c Pending) string {
+func describe(c policy.Pending) string {
 	s := c.Summary
 	if r := []rune(s); len(r) > 160 {
 		s = string(r[:160]) + "…"

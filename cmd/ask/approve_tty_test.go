@@ -1,7 +1,8 @@
-package policy
+package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,14 +11,27 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
-func pending(n int) []Pending {
-	calls := make([]Pending, n)
+// approvalTool is a tool that only describes itself, for the policy.
+type approvalTool struct{ info tools.Info }
+
+func (a approvalTool) Info() tools.Info                                     { return a.info }
+func (a approvalTool) Run(context.Context, json.RawMessage) (string, error) { return "", nil }
+
+// gatedTools need a person's approval.
+var gatedTools = []tools.Tool{
+	approvalTool{tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true}},
+	approvalTool{tools.Info{Name: "deploy", Risk: tools.Exec, RequiresApproval: true}},
+}
+
+func pending(n int) []policy.Pending {
+	calls := make([]policy.Pending, n)
 	for i := range calls {
-		calls[i] = Pending{Name: "shell", Summary: fmt.Sprintf("cmd %d", i), Risk: tools.Exec}
+		calls[i] = policy.Pending{Name: "shell", Summary: fmt.Sprintf("cmd %d", i), Risk: tools.Exec}
 	}
 	return calls
 }
@@ -27,27 +41,27 @@ func TestTerminalPrompter(t *testing.T) {
 		name      string
 		input     string
 		n         int
-		want      []Answer
+		want      []policy.Answer
 		err       bool
 		questions int // times "allow" was asked
 	}{
-		{"yes", "y\n", 1, []Answer{Yes}, false, 1},
-		{"asked again after nonsense", "maybe\nn\n", 1, []Answer{No}, false, 2},
-		{"always for the step", "a\n", 2, []Answer{Always, Always}, false, 1},
-		{"no for the step", "no\n", 2, []Answer{No, No}, false, 1},
-		{"one by one", "o\ny\nn\n", 2, []Answer{Yes, No}, false, 3},
-		{"a last line without a newline", "yes", 1, []Answer{Yes}, false, 1},
-		{"end of input", "", 1, []Answer{No}, true, 1},
+		{"yes", "y\n", 1, []policy.Answer{policy.Yes}, false, 1},
+		{"asked again after nonsense", "maybe\nn\n", 1, []policy.Answer{policy.No}, false, 2},
+		{"always for the step", "a\n", 2, []policy.Answer{policy.Always, policy.Always}, false, 1},
+		{"no for the step", "no\n", 2, []policy.Answer{policy.No, policy.No}, false, 1},
+		{"one by one", "o\ny\nn\n", 2, []policy.Answer{policy.Yes, policy.No}, false, 3},
+		{"a last line without a newline", "yes", 1, []policy.Answer{policy.Yes}, false, 1},
+		{"end of input", "", 1, []policy.Answer{policy.No}, true, 1},
 		// "o" is offered only at the question about several calls.
-		{"o at a single call is asked again", "o\ny\n", 1, []Answer{Yes}, false, 2},
-		{"o at a single call, then end of input", "o\n", 1, []Answer{No}, true, 2},
-		{"o inside the one-by-one questions is asked again", "o\no\ny\no\nn\n", 2, []Answer{Yes, No}, false, 5},
-		{"o inside the one-by-one questions, then end of input", "o\ny\no\n", 2, []Answer{Yes, No}, true, 4},
+		{"o at a single call is asked again", "o\ny\n", 1, []policy.Answer{policy.Yes}, false, 2},
+		{"o at a single call, then end of input", "o\n", 1, []policy.Answer{policy.No}, true, 2},
+		{"o inside the one-by-one questions is asked again", "o\no\ny\no\nn\n", 2, []policy.Answer{policy.Yes, policy.No}, false, 5},
+		{"o inside the one-by-one questions, then end of input", "o\ny\no\n", 2, []policy.Answer{policy.Yes, policy.No}, true, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			p := &TerminalPrompter{In: strings.NewReader(tt.input), Out: &out}
+			p := &terminalPrompter{In: strings.NewReader(tt.input), Out: &out}
 			defer p.Close()
 			got, err := p.Approve(context.Background(), pending(tt.n))
 			if (err != nil) != tt.err || fmt.Sprint(got) != fmt.Sprint(tt.want) {
@@ -73,17 +87,17 @@ func TestTerminalPrompter(t *testing.T) {
 func TestOneByOneIsNeverApproval(t *testing.T) {
 	call := []providers.ToolCall{{ID: "1", Name: "shell", Arguments: `{"command":"rm -rf ~"}`}}
 	var out strings.Builder
-	tp := &TerminalPrompter{In: strings.NewReader("o\n"), Out: &out}
+	tp := &terminalPrompter{In: strings.NewReader("o\n"), Out: &out}
 	defer tp.Close()
-	p := New(ModeAgent, false, false, nil, nil, tp, all)
+	p := policy.New(policy.ModeAgent, false, false, nil, nil, tp, gatedTools)
 	if v := p.Check(context.Background(), call); v[0].Allowed {
 		t.Errorf("\"o\" at a single-call question ran the call: %+v", v)
 	}
 
 	two := []providers.ToolCall{call[0], {ID: "2", Name: "deploy", Arguments: `{}`}}
-	tp2 := &TerminalPrompter{In: strings.NewReader("o\no\n"), Out: &out}
+	tp2 := &terminalPrompter{In: strings.NewReader("o\no\n"), Out: &out}
 	defer tp2.Close()
-	p = New(ModeAgent, false, false, nil, nil, tp2, all)
+	p = policy.New(policy.ModeAgent, false, false, nil, nil, tp2, gatedTools)
 	if v := p.Check(context.Background(), two); v[0].Allowed || v[1].Allowed {
 		t.Errorf("\"o\" inside the one-by-one questions ran a call: %+v", v)
 	}
@@ -120,7 +134,7 @@ func TestTerminalPrompterCancel(t *testing.T) {
 	}
 	defer w.Close()
 	out := &cancelOnQuestion{mark: "allow"}
-	p := &TerminalPrompter{In: r, Out: out}
+	p := &terminalPrompter{In: r, Out: out}
 
 	for _, cause := range []error{loop.ErrInterrupted, loop.ErrTimeout} {
 		ctx, cancel := context.WithCancelCause(context.Background())
@@ -129,8 +143,8 @@ func TestTerminalPrompterCancel(t *testing.T) {
 		out.cancel = func() { cancel(cause) }
 		out.mu.Unlock()
 		got, err := p.Approve(ctx, pending(1))
-		if !errors.Is(err, cause) || len(got) != 1 || got[0] != No {
-			t.Fatalf("cancelled with %v: %v, %v; want No and an error that is the cause", cause, got, err)
+		if !errors.Is(err, cause) || len(got) != 1 || got[0] != policy.No {
+			t.Fatalf("cancelled with %v: %v, %v; want policy.No and an error that is the cause", cause, got, err)
 		}
 		if !strings.HasSuffix(out.b.String(), "[a]lways: \n") {
 			t.Errorf("the unanswered question's line was not ended: %q", out.b.String())
@@ -142,7 +156,7 @@ func TestTerminalPrompterCancel(t *testing.T) {
 	if _, err := w.WriteString("y\nn\n"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []Answer{Yes, No} {
+	for _, want := range []policy.Answer{policy.Yes, policy.No} {
 		got, err := p.Approve(context.Background(), pending(1))
 		if err != nil || len(got) != 1 || got[0] != want {
 			t.Fatalf("after cancelled questions: %v, %v; want %v", got, err, want)
@@ -181,9 +195,9 @@ func TestCheckCancelledMidway(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	tp := &TerminalPrompter{In: r, Out: &cancelOnQuestion{mark: "allow deploy", cancel: func() { cancel(loop.ErrInterrupted) }}}
+	tp := &terminalPrompter{In: r, Out: &cancelOnQuestion{mark: "allow deploy", cancel: func() { cancel(loop.ErrInterrupted) }}}
 	defer tp.Close()
-	p := New(ModeAgent, false, false, nil, nil, tp, all)
+	p := policy.New(policy.ModeAgent, false, false, nil, nil, tp, gatedTools)
 	v := p.Check(ctx, []providers.ToolCall{
 		{ID: "1", Name: "shell", Arguments: `{"command":"ls"}`},
 		{ID: "2", Name: "deploy", Arguments: `{}`},

@@ -1,6 +1,6 @@
 //go:build linux
 
-package policy
+package main
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 )
 
 // openPTY returns a pseudo-terminal's controlling side and the path of its
@@ -66,14 +67,14 @@ func readUntil(t *testing.T, m *os.File, s string) string {
 // ends the reader goroutine blocked in a read.
 func TestOpenTerminalOnAPseudoTerminal(t *testing.T) {
 	m, path := openPTY(t)
-	tp, closeTTY := OpenTerminal(path)
+	tp, closeTTY := openTerminal(path)
 	if tp == nil {
-		t.Fatalf("OpenTerminal(%s) found no terminal", path)
+		t.Fatalf("openTerminal(%s) found no terminal", path)
 	}
 	defer closeTTY()
 
 	type result struct {
-		answers []Answer
+		answers []policy.Answer
 		err     error
 	}
 	ask := func(ctx context.Context) chan result {
@@ -90,7 +91,7 @@ func TestOpenTerminalOnAPseudoTerminal(t *testing.T) {
 	if _, err := m.WriteString("a\n"); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-done; r.err != nil || len(r.answers) != 1 || r.answers[0] != Always {
+	if r := <-done; r.err != nil || len(r.answers) != 1 || r.answers[0] != policy.Always {
 		t.Fatalf("typed a: %v, %v", r.answers, r.err)
 	}
 

@@ -1,0 +1,101 @@
+package loop
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// Outcome is what came of one call of a step.
+type Outcome struct {
+	Result providers.ToolResult
+	// Denied: the gate did not allow the call. An unreadable call is never
+	// put to the gate, so it is never denied.
+	Denied bool
+}
+
+// CallHooks let the user of RunCalls watch the calls of one step. Every
+// hook may be nil. OnUnreadable and OnDenied are called in call order, on
+// the goroutine that called RunCalls; OnStart and OnFinish on the goroutine
+// running the call, so several may run at once.
+type CallHooks struct {
+	OnUnreadable func(c providers.ToolCall)
+	OnDenied     func(c providers.ToolCall, v policy.Verdict)
+	OnStart      func(c providers.ToolCall)
+	OnFinish     func(c providers.ToolCall, r providers.ToolResult, took time.Duration)
+}
+
+// RunCalls runs the calls of one step as the loop does, for the loop and
+// for `ask tools run`: the gate decides all the readable calls first (a nil
+// gate allows them), the allowed ones run concurrently, at most
+// toolsInParallel at a time, and every call is answered, in call order. A
+// denied call is answered with "denied: " and the gate's reason, an
+// unreadable one with why it could not be read.
+func RunCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.ToolCall, h CallHooks) []Outcome {
+	verdicts := check(ctx, gate, calls)
+	out := make([]Outcome, len(calls))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, toolsInParallel)
+	for i, c := range calls {
+		out[i].Result = providers.ToolResult{ID: c.ID, Name: c.Name}
+		if c.Unreadable != "" {
+			// Answered with why it could not be read; nothing runs.
+			out[i].Result.Content, out[i].Result.IsError = c.Unreadable, true
+			if h.OnUnreadable != nil {
+				h.OnUnreadable(c)
+			}
+			continue
+		}
+		if v := verdicts[i]; !v.Allowed {
+			out[i].Result.Content, out[i].Result.IsError = deniedResultText+v.Reason, true
+			out[i].Denied = true
+			if h.OnDenied != nil {
+				h.OnDenied(c, v)
+			}
+			continue
+		}
+		wg.Add(1)
+		go func(i int, c providers.ToolCall) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if h.OnStart != nil {
+				h.OnStart(c)
+			}
+			start := time.Now()
+			content, isErr := box.Call(ctx, c.Name, c.Arguments)
+			out[i].Result.Content, out[i].Result.IsError = content, isErr
+			if h.OnFinish != nil {
+				h.OnFinish(c, out[i].Result, time.Since(start))
+			}
+		}(i, c)
+	}
+	wg.Wait()
+	return out
+}
+
+// check asks the gate about the calls that can run; unreadable calls are
+// never put to it (nobody should approve a call that cannot run).
+func check(ctx context.Context, gate Gate, calls []providers.ToolCall) []policy.Verdict {
+	verdicts := make([]policy.Verdict, len(calls))
+	var readable []providers.ToolCall
+	var at []int
+	for i, c := range calls {
+		if c.Unreadable == "" {
+			readable, at = append(readable, c), append(at, i)
+		}
+	}
+	if gate == nil {
+		for _, i := range at {
+			verdicts[i].Allowed = true
+		}
+		return verdicts
+	}
+	for k, v := range gate.Check(ctx, readable) {
+		verdicts[at[k]] = v
+	}
+	return verdicts
+}
