@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -207,5 +208,24 @@ func TestSchemaInPromptForDeepSeek(t *testing.T) {
 	rp := runAsk(t, askEnv{wd: dir}, "replay", "--check", filepath.Join(dir, "run.jsonl"))
 	if rp.code != 0 {
 		t.Errorf("replay --check: code %d stderr %s", rp.code, rp.stderr)
+	}
+}
+
+// brokenPipe is a stdout whose reader has gone away.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// An answer that cannot be written is a failure, not a success: a script
+// reading --json must not be told 0 with nothing to read.
+func TestFailedAnswerWriteExits1(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--json", "x"}, {"x"}} {
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
+		defer srv.Close()
+		r := runAsk(t, askEnv{server: srv, stdout: brokenPipe{}}, args...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, "write the answer") {
+			t.Errorf("ask %v to a broken stdout: exit %d, stderr %q; want 1 and the write error", args, r.code, r.stderr)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -134,6 +135,8 @@ type askEnv struct {
 	server *fakeprovider.Server
 	// idle, when set, shortens the stream idle timeout.
 	idle time.Duration
+	// stdout, when set, receives stdout instead of the result.
+	stdout io.Writer
 	// transport, when set, answers every HTTP request instead of a server.
 	transport http.RoundTripper
 }
@@ -155,8 +158,12 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	if wd == "" {
 		wd = t.TempDir()
 	}
+	var stdout io.Writer = &out
+	if e.stdout != nil {
+		stdout = e.stdout
+	}
 	stdio := &IO{
-		In: strings.NewReader(e.stdin), Out: &out, Err: &errb,
+		In: strings.NewReader(e.stdin), Out: stdout, Err: &errb,
 		InTTY: e.stdin == "", OutTTY: e.tty, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },
