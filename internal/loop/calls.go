@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type CallHooks struct {
 // denied call is answered with "denied: " and the gate's reason, an
 // unreadable one with why it could not be read.
 func RunCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.ToolCall, h CallHooks) []Outcome {
+	calls = refuseAmbiguous(box, calls)
 	verdicts := check(ctx, gate, calls)
 	out := make([]Outcome, len(calls))
 	var wg sync.WaitGroup
@@ -74,6 +76,32 @@ func RunCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.Too
 		}(i, c)
 	}
 	wg.Wait()
+	return out
+}
+
+// ArgumentChecker is a Toolbox that refuses arguments the gate and the
+// tool could read two ways (*tools.Registry does).
+type ArgumentChecker interface {
+	CheckArguments(name, arguments string) error
+}
+
+// refuseAmbiguous marks as unreadable the calls whose arguments the box
+// refuses, so that they are answered with why, and neither a person nor a
+// rule is asked about a value the tool would not see.
+func refuseAmbiguous(box Toolbox, calls []providers.ToolCall) []providers.ToolCall {
+	ac, ok := box.(ArgumentChecker)
+	if !ok {
+		return calls
+	}
+	out := slices.Clone(calls)
+	for i, c := range out {
+		if c.Unreadable != "" {
+			continue
+		}
+		if err := ac.CheckArguments(c.Name, c.Arguments); err != nil {
+			out[i].Unreadable = err.Error()
+		}
+	}
 	return out
 }
 

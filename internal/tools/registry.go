@@ -162,6 +162,20 @@ func (r *Registry) names() []string {
 	return out
 }
 
+// CheckArguments refuses arguments that the policy and the tool could read
+// two ways (see the function CheckArguments), before anyone reads them; a
+// call to an unknown tool is left to Call to answer.
+func (r *Registry) CheckArguments(name, arguments string) error {
+	e := r.lookup(name)
+	if e == nil {
+		return nil
+	}
+	if err := CheckArguments(e.info.Parameters, arguments); err != nil {
+		return fmt.Errorf("invalid arguments for %s: %w", name, err)
+	}
+	return nil
+}
+
 // Call validates one call and runs it. Every failure is returned as content
 // with isError set, written so that the model can correct itself; Call never
 // panics, whatever the name and arguments.
@@ -177,6 +191,9 @@ func (r *Registry) Call(ctx context.Context, name, arguments string) (content st
 	args := strings.TrimSpace(arguments)
 	if args == "" {
 		args = "{}"
+	}
+	if err := CheckArguments(e.info.Parameters, args); err != nil {
+		return fmt.Sprintf("invalid arguments for %s: %v", name, err), true
 	}
 	var syntax any
 	if err := json.Unmarshal([]byte(args), &syntax); err != nil {
