@@ -4,16 +4,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
 
+	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // openPTY returns a pseudo-terminal's controlling side and the path of its
@@ -105,5 +109,43 @@ func TestOpenTerminalOnAPseudoTerminal(t *testing.T) {
 
 	closeTTY()
 	for range tp.lines { // ends only when the reader goroutine returns
+	}
+}
+
+// On a real terminal, a command that tries to redraw the question as a
+// harmless one is shown escaped and whole, and a "no" keeps it from
+// running.
+func TestHostileCommandAtTheTerminal(t *testing.T) {
+	t.Parallel()
+	m, tty := openPTY(t)
+	hostile := "touch PWN\r\x1b[2K\x1b[1Agit status" + strings.Repeat(" ", 200) + "; echo"
+	args, _ := json.Marshal(map[string]string{"command": hostile})
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "shell", string(args))}},
+		fakeprovider.Reply{Text: "done"},
+	)
+	defer srv.Close()
+	dir := t.TempDir()
+	screen := make(chan string, 1)
+	go func() {
+		s := readUntil(t, m, "[a]lways: ")
+		m.WriteString("n\n")
+		screen <- s
+	}()
+	r := runAskTerminal(t, srv, dir, "", true, tty, "--json", "go")
+	shown := <-screen
+	if r.code != 0 || !strings.Contains(r.stdout, "the user declined this call") {
+		t.Errorf("exit %d, stdout %s", r.code, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PWN")); err == nil {
+		t.Error("the declined command ran")
+	}
+	for _, raw := range []string{"\x1b[2K", "\x1b[1A", strings.Repeat(" ", 100)} {
+		if strings.Contains(shown, raw) {
+			t.Errorf("the terminal was sent %q raw:\n%q", raw, shown)
+		}
+	}
+	if !strings.Contains(shown, `touch PWN\r\u001b[2K\u001b[1Agit status⟨200 spaces⟩; echo`) {
+		t.Errorf("the question does not show the whole command as it is:\n%q", shown)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
@@ -206,5 +207,46 @@ func TestCheckCancelledMidway(t *testing.T) {
 		if x.Allowed || !strings.Contains(x.Reason, "interrupted") {
 			t.Errorf("verdict %+v: want a denial naming the interruption", x)
 		}
+	}
+}
+
+// A model's command cannot dress itself up at the prompt: escape
+// sequences that redraw the line, bidi overrides that reverse it and a run
+// of spaces that pushes the rest out of sight are all shown for what they
+// are, and the whole command is shown.
+func TestPromptShowsTheCommandAsItIs(t *testing.T) {
+	t.Parallel()
+	hostile := []string{
+		"touch PWN\r\x1b[2K\x1b[1Aallow shell (exec) git status",
+		"git status" + strings.Repeat(" ", 200) + "; touch PWN",
+		"echo \u202egnp.exe; touch PWN",
+		"git status\n; touch PWN",
+		"git status\xff; touch PWN",
+		"git status \u2028; touch PWN",
+		strings.Repeat("x", 500) + "; touch PWN",
+	}
+	for _, cmd := range hostile {
+		var out strings.Builder
+		p := &terminalPrompter{In: strings.NewReader("n\n"), Out: &out}
+		_, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: cmd, Risk: tools.Exec}})
+		p.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := out.String()
+		if !strings.Contains(shown, "touch PWN") {
+			t.Errorf("%q: the prompt hides part of the command: %q", cmd, shown)
+		}
+		for _, r := range strings.TrimSuffix(shown, " ") {
+			if r == '\x1b' || r == '\r' || r == '\u202e' || r == '\u2028' || r == utf8.RuneError {
+				t.Errorf("%q: the prompt printed %U raw: %q", cmd, r, shown)
+			}
+		}
+		if strings.Count(shown, "\n") > 0 {
+			t.Errorf("%q: the question spans lines: %q", cmd, shown)
+		}
+	}
+	if got := terminalSafe("a" + strings.Repeat(" ", 200) + "b"); got != "a⟨200 spaces⟩b" {
+		t.Errorf("spaces shown as %q", got)
 	}
 }
