@@ -127,6 +127,22 @@ func (t *terminalPrompter) Approve(ctx context.Context, calls []policy.Pending) 
 	return answers, nil
 }
 
+// Confirm puts a yes-or-no question; anything but a yes, an error
+// included, is a no.
+func (t *terminalPrompter) Confirm(ctx context.Context, question string) (bool, error) {
+	if err := context.Cause(ctx); err != nil {
+		return false, err
+	}
+	t.init()
+	t.reading.Do(func() { go t.read() })
+	for {
+		a, err := t.ask(ctx, question, false)
+		if err != nil || a != policy.Always {
+			return a == policy.Yes, err
+		}
+	}
+}
+
 // oneByOne is the answer "o" at the question about several calls; it never
 // leaves Approve.
 const oneByOne policy.Answer = -1

@@ -137,6 +137,8 @@ type askEnv struct {
 	idle time.Duration
 	// stdout, when set, receives stdout instead of the result.
 	stdout io.Writer
+	// ttyPath stands in for /dev/tty (with tty set).
+	ttyPath string
 	// transport, when set, answers every HTTP request instead of a server.
 	transport http.RoundTripper
 }
@@ -171,6 +173,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 		Wd:      wd,
 		Net:     defaultNet,
+		TTYPath: e.ttyPath,
 	}
 	if e.idle > 0 {
 		stdio.Net.StreamIdle = e.idle

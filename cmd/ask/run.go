@@ -134,6 +134,9 @@ func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*r
 			return nil, "", err
 		}
 	}
+	if conv := s.Conversation; conv != nil && len(conv.Held().Flags()) > 0 {
+		carryHeld(c.Context, stdio, &s, c.Bool("quiet"))
+	}
 	r, err := buildRun(c, stdio, status, s, offline)
 	return r, prompt, err
 }
@@ -167,6 +170,28 @@ func offlineRun(c *cli.Context, stdio *IO) (*run.Run, error) {
 		return nil, err
 	}
 	return buildRun(c, stdio, statusFor(stdio, c.Bool("quiet")), s, true)
+}
+
+// carryHeld asks on the terminal whether a conversation goes on with what
+// its transcript says the earlier run was given beyond ask (an endpoint,
+// programs to start); without a terminal, or without a yes, it goes on
+// without them and says how to give them.
+func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
+	conv := s.Conversation
+	flags := strings.Join(conv.Held().Flags(), " ")
+	if stdio.ErrTTY {
+		if t, closeTTY := openTerminal(stdio.TTYPath); t != nil {
+			yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, terminalSafe(flags)))
+			closeTTY()
+			if yes {
+				s.CarryHeld()
+				return
+			}
+		}
+	}
+	if !quiet {
+		fmt.Fprintf(stdio.Err, "ask: %s: going on without what the earlier run had beyond ask; to use it, give %s\n", conv.Source, terminalSafe(flags))
+	}
 }
 
 // runEnv is the world a run of command c is built in.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
@@ -36,6 +37,7 @@ type Conversation struct {
 	// KeepTools: no flag chose the tools, so the run offers the same ones.
 	KeepTools bool
 	start     records.Event
+	held      Held // see Held
 }
 
 // readConversation reads the transcript named by --continue or --resume,
@@ -128,7 +130,9 @@ func (c *Conversation) layer(flags Settings) Settings {
 		str(set.ToolProtocol, &s.ToolProtocol)
 		if row, err := catalog.Lookup(c.start.Provider); err == nil && !row.LocalProgram {
 			str(c.start.Model, &s.Model)
-			str(set.BaseURL, &s.BaseURL)
+			if !flags.BaseURL.IsGiven() {
+				c.held.BaseURL = set.BaseURL
+			}
 		}
 	}
 	if set.Safe {
@@ -137,19 +141,79 @@ func (c *Conversation) layer(flags Settings) Settings {
 	if c.KeepTools && len(c.Tools) == 0 {
 		s.NoTools = Given(true, src)
 	}
-	// The user's tools come back from where they were declared: the tools
-	// file is read again and the MCP servers are started again, since a
-	// server's tools exist only while it runs and the model was told it
-	// could call them. With --no-tools neither is wanted. An MCP command
-	// is kept as written, so a relative path in it is still resolved in the
-	// workdir, as when it was first given.
+	// The user's tools come back only from where they were declared: the
+	// tools file read again, the MCP servers started again. With --no-tools
+	// neither is wanted, and a flag for either replaces it.
 	if !flags.NoTools.IsGiven() {
-		str(set.ToolsFile, &s.ToolsFile)
-		if len(set.MCP) > 0 {
-			s.MCP = Given(set.MCP, src)
+		if !flags.ToolsFile.IsGiven() {
+			c.held.ToolsFile = set.ToolsFile
+		}
+		if !flags.MCP.IsGiven() {
+			c.held.MCP = set.MCP
 		}
 	}
 	return s
+}
+
+// Held is what an earlier run was given that reaches beyond ask: the
+// endpoint its key went to, the programs it started. A transcript is a file
+// that anyone (a model with a write tool included) may have edited, so a
+// continued run takes none of these from it unless the user says so: a
+// flag, or a yes to Carry's question on a terminal.
+type Held struct {
+	BaseURL   string
+	ToolsFile string
+	MCP       []string
+}
+
+// Flags are the flags that give the held settings, as a user would type
+// them, for a question or a note.
+func (h Held) Flags() []string {
+	var out []string
+	if h.BaseURL != "" {
+		out = append(out, "--base-url "+shellQuote(h.BaseURL))
+	}
+	if h.ToolsFile != "" {
+		out = append(out, "--tools-file "+shellQuote(h.ToolsFile))
+	}
+	for _, m := range h.MCP {
+		out = append(out, "--mcp "+shellQuote(m))
+	}
+	return out
+}
+
+// Held is what the conversation's run was given beyond ask that this run
+// does not have: empty when the flags gave their own or it had none.
+func (c *Conversation) Held() Held { return c.held }
+
+// CarryHeld takes the conversation's held settings after all, as the user
+// confirmed.
+func (s *Settings) CarryHeld() {
+	c := s.Conversation
+	if c == nil {
+		return
+	}
+	src := "conversation " + c.Source + ", confirmed"
+	if h := c.held; h.BaseURL != "" {
+		s.BaseURL = Given(h.BaseURL, src)
+	}
+	if h := c.held; h.ToolsFile != "" {
+		s.ToolsFile = Given(h.ToolsFile, src)
+	}
+	if h := c.held; len(h.MCP) > 0 {
+		s.MCP = Given(h.MCP, src)
+	}
+	c.held = Held{}
+}
+
+// shellQuote quotes s for a shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // LastTranscriptPath is where the last run's transcript is kept, or ""

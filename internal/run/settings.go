@@ -1,6 +1,7 @@
 package run
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -212,6 +213,18 @@ func Resolve(in Inputs) (Settings, error) {
 	}
 	s.BaseURL = resolveBaseURL(s.BaseURL, row, cfg, in.Getenv)
 	s.Key, s.KeyVars, s.keyFile = resolveKey(row, cfg, in.Getenv)
+	if c := s.Conversation; c != nil {
+		// Held settings this run has anyway need no one's word.
+		if c.held.BaseURL == s.BaseURL.Value {
+			c.held.BaseURL = ""
+		}
+		if c.held.ToolsFile == absPath(in.Wd, s.ToolsFile.Value) {
+			c.held.ToolsFile = ""
+		}
+		if slices.Equal(c.held.MCP, s.MCP.Value) {
+			c.held.MCP = nil
+		}
+	}
 	return s, nil
 }
 
