@@ -80,6 +80,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	status := statusFor(stdio, quiet)
 	env := runEnv(c, stdio, status)
 	env.Replay = recorded
+	env.Private = []string{c.String("transcript")}
 	r, err := run.New(c.Context, s, env)
 	if err != nil {
 		return err

@@ -146,6 +146,7 @@ func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*r
 func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, offline bool) (*run.Run, error) {
 	env := runEnv(c, stdio, status)
 	env.Offline = offline
+	env.Private = []string{c.String("transcript")}
 	closeTTY := func() {}
 	if stdio.ErrTTY {
 		if t, closeIt := openTerminal(stdio.TTYPath); t != nil {

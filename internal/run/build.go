@@ -14,10 +14,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
 
+	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
@@ -52,6 +54,9 @@ type Env struct {
 	// Replay, when set, is the recorded world a replayed run meets instead
 	// of the network, the person and, if asked, the tools.
 	Replay *Replay
+	// Private are files of ask's own besides its state and config (the
+	// --transcript file), which the file tools must not reach.
+	Private []string
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -138,6 +143,15 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	root, err := tools.NewRoot(absPath(env.Wd, s.Workdir.Value))
 	if err != nil {
 		return nil, Usagef("--workdir: %v", err)
+	}
+	// ask's own files steer later runs: a model must not read or rewrite
+	// them, even with the working directory at $HOME.
+	if state := LastTranscriptPath(env.Getenv); state != "" {
+		root.Hide(filepath.Dir(state))
+	}
+	root.Hide(config.Path(env.Getenv))
+	for _, p := range env.Private {
+		root.Hide(absPath(env.Wd, p))
 	}
 	r.workdir = root.Dir()
 	if err := r.buildTools(ctx, root); err != nil {

@@ -2,8 +2,11 @@ package run
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -235,9 +238,11 @@ func LastTranscriptPath(getenv func(string) string) string {
 // last.jsonl and renames it into place when the run ends, so that runs in
 // parallel never mix their lines: the last to finish is the last run.
 type lastRun struct {
-	f    *os.File
-	path string
-	err  error // the first failed write
+	f       *os.File
+	path    string
+	err     error     // the first failed write
+	written hash.Hash // of every byte written, to know the file is still ours
+	size    int64
 }
 
 // openLastRun starts the copy, or returns nil when path is "": a missing
@@ -254,7 +259,7 @@ func openLastRun(path string) (*lastRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lastRun{f: f, path: path}, nil
+	return &lastRun{f: f, path: path, written: sha256.New()}, nil
 }
 
 // writer is the recorder's sink, nil when there is no copy.
@@ -269,17 +274,27 @@ func (l *lastRun) writer() io.Writer {
 // a failing transcript; commit reports the error and keeps no copy.
 func (l *lastRun) Write(p []byte) (int, error) {
 	if l.err == nil {
-		_, l.err = l.f.Write(p)
+		var n int
+		n, l.err = l.f.Write(p)
+		l.written.Write(p[:n])
+		l.size += int64(n)
 	}
 	return len(p), nil
 }
 
-// commit closes the copy and makes it the last run.
+// commit closes the copy and makes it the last run, if it is still the
+// file this run wrote, byte for byte: the copy waits in a directory that
+// other processes can write to, and whatever --continue reads is taken as
+// ask's own record.
 func (l *lastRun) commit() error {
 	if l == nil {
 		return nil
 	}
+	ours, _ := l.f.Stat()
 	err := errors.Join(l.err, l.f.Close())
+	if err == nil {
+		err = l.stillOurs(ours)
+	}
 	if err == nil {
 		err = os.Rename(l.f.Name(), l.path)
 	}
@@ -287,6 +302,26 @@ func (l *lastRun) commit() error {
 		os.Remove(l.f.Name())
 	}
 	return err
+}
+
+// stillOurs checks that the copy's path names the file this run created
+// and holds what it wrote.
+func (l *lastRun) stillOurs(ours os.FileInfo) error {
+	changed := fmt.Errorf("%s was changed by another process while the run wrote it; not keeping it", l.f.Name())
+	now, err := os.Lstat(l.f.Name())
+	if err != nil || ours == nil || !os.SameFile(ours, now) || now.Size() != l.size {
+		return changed
+	}
+	f, err := os.Open(l.f.Name())
+	if err != nil {
+		return changed
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil || !bytes.Equal(h.Sum(nil), l.written.Sum(nil)) {
+		return changed
+	}
+	return nil
 }
 
 // checkProvider refuses to carry a conversation to a provider that speaks

@@ -76,3 +76,45 @@ func FuzzParseConversation(f *testing.F) {
 		}
 	})
 }
+
+// A copy that another process replaced or rewrote while the run wrote it
+// is never renamed into place as the last run.
+func TestLastRunKeepsOnlyWhatItWrote(t *testing.T) {
+	t.Parallel()
+	for _, tamper := range []struct {
+		name string
+		do   func(t *testing.T, tmp string)
+	}{
+		{"replaced by another file", func(t *testing.T, tmp string) {
+			other := tmp + ".evil"
+			if err := os.WriteFile(other, []byte("a1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(other, tmp); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"rewritten in place, same size", func(t *testing.T, tmp string) {
+			if err := os.WriteFile(tmp, []byte("b1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tamper.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "ask", "last.jsonl")
+			l, err := openLastRun(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.writer().Write([]byte("a1\n"))
+			tamper.do(t, l.f.Name())
+			if err := l.commit(); err == nil {
+				t.Error("commit kept a copy it did not write")
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Error("last.jsonl exists")
+			}
+		})
+	}
+}

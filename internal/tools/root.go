@@ -31,7 +31,60 @@ var specialTrees = []string{"/proc", "/dev", "/sys"}
 // symlink, stay inside it.
 type Root struct {
 	dir string // absolute, symlink-free
+	// hidden are paths inside the root that the file tools must not reach,
+	// read or write: ask's own state, config and transcript, which a model
+	// running in $HOME could otherwise rewrite to steer the next run.
+	hidden []string
 }
+
+// Hide puts paths beyond the file tools' reach, whether they exist yet
+// or not; symlinks in them are resolved as far as they exist.
+func (r *Root) Hide(paths ...string) {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		r.hidden = append(r.hidden, resolveExisting(abs))
+	}
+}
+
+// resolveExisting resolves the symlinks of the part of abs that exists and
+// appends the rest.
+func resolveExisting(abs string) string {
+	var missing []string
+	cur := abs
+	for {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			for i := len(missing) - 1; i >= 0; i-- {
+				real = filepath.Join(real, missing[i])
+			}
+			return real
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		missing = append(missing, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// isHidden reports whether a resolved path is, or is inside, a hidden one.
+func (r *Root) isHidden(real string) bool {
+	for _, h := range r.hidden {
+		if within(real, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrHidden is wrapped by a refusal of ask's own files.
+var ErrHidden = errors.New("the file is ask's own and out of the tools' reach")
 
 // NewRoot makes dir absolute, resolves its symlinks and checks that it is a
 // directory.
@@ -156,6 +209,9 @@ func (r *Root) absolute(path string) (string, error) {
 // check accepts a resolved path only inside the root and outside the
 // kernel pseudo-filesystems.
 func (r *Root) check(path, real string) error {
+	if r.isHidden(real) {
+		return fmt.Errorf("%q: %w", path, ErrHidden)
+	}
 	if !r.contains(real) {
 		return fmt.Errorf("%q: %w %s; only paths inside it are allowed (relative paths are resolved against it, symlinks must not lead out)", path, ErrOutsideRoot, r.dir)
 	}

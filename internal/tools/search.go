@@ -78,6 +78,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	}
 	defer osRoot.Close()
 	s := &searcher{
+		hidden:  func(p string) bool { return t.root.isHidden(filepath.Join(t.root.dir, p)) },
 		fsys:    osRoot.FS(),
 		match:   match,
 		literal: literal,
@@ -103,6 +104,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 }
 
 type searcher struct {
+	hidden  func(rel string) bool // ask's own files, never searched
 	fsys    fs.FS
 	match   func([]byte) bool
 	literal []byte // non-nil for a literal search: lets whole files be skipped fast
@@ -126,6 +128,12 @@ func (s *searcher) walk(ctx context.Context, start string) error {
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
+		}
+		if s.hidden(p) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if d.IsDir() {
 			if p != start && skippedDirs[d.Name()] {
