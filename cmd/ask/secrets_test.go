@@ -234,3 +234,52 @@ func TestSendNeverShowsTheKey(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyNamedByKeyEnvStaysWithAsk: a key read from a variable of any name
+// (the config file's key_env) reaches no process the tools start, and a
+// file or output that holds it reaches neither the model nor the record.
+// Not parallel: the children inherit the process's real environment.
+func TestKeyNamedByKeyEnvStaysWithAsk(t *testing.T) {
+	const key = "fake-test-work-credential-7f3a"
+	t.Setenv("WORK_LLM_CREDENTIAL", key)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".config", "ask"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "ask", "config.json"),
+		[]byte(`{"providers":{"openai":{"key_env":"WORK_LLM_CREDENTIAL"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	os.WriteFile(filepath.Join(wd, ".env"), []byte("TOKEN="+key+"\n"), 0o600)
+	os.WriteFile(filepath.Join(wd, "tools.json"), []byte(`{"tools":[{"name":"show_env","description":"Print the environment","command":"env","risk":"read"}]}`), 0o600)
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("1", "shell", `{"command":"echo shell sees $WORK_LLM_CREDENTIAL; env"}`),
+			fakeprovider.Call("2", "show_env", `{}`),
+			fakeprovider.Call("3", "read_file", `{"path":".env"}`),
+		}},
+		fakeprovider.Reply{Text: "done"},
+	)
+	defer srv.Close()
+	transcript := filepath.Join(t.TempDir(), "run.jsonl")
+	r := runAsk(t, askEnv{server: srv, wd: wd, env: map[string]string{
+		"HOME": home, "ASK_PROVIDER": "openai", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "", "WORK_LLM_CREDENTIAL": key,
+	}}, "--yes", "--json", "--tools-file", "tools.json", "--transcript", transcript, "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := srv.Headers()[0].Get("Authorization"); got != "Bearer "+key {
+		t.Fatalf("the run did not use the key_env key: %q", got)
+	}
+	second := string(srv.Requests()[1])
+	if !strings.Contains(second, "shell sees") {
+		t.Fatalf("the tools did not run: %.500s", second)
+	}
+	rec, _ := os.ReadFile(transcript)
+	for name, text := range map[string]string{"the follow-up request": second, "stdout": r.stdout, "stderr": r.stderr, "the transcript": string(rec)} {
+		if strings.Contains(text, key) {
+			t.Errorf("%s holds the key", name)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
@@ -153,9 +154,14 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	for _, p := range env.Private {
 		root.Hide(absPath(env.Wd, p))
 	}
+	// Whatever variable the key came from stays with ask.
+	root.Scrub(row.KeyEnv...)
 	r.workdir = root.Dir()
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
+	}
+	if key != "" {
+		r.toolbox = keyFilter{r.toolbox, key}
 	}
 	proto, err := catalog.NewProtocol(row.Protocol)
 	if err != nil {
@@ -407,4 +413,25 @@ func (r *Run) Send(ctx context.Context, body []byte, stream bool, h providers.Ho
 		return nil, Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
 	}
 	return r.caller.Post(ctx, r.caller.Protocol.Endpoint(r.BaseURL, r.ModelName, stream), body, h)
+}
+
+// keyFilter keeps the run's key out of what the tools return: a file or a
+// command's output that holds it would hand it to the model, the provider
+// and the transcript.
+type keyFilter struct {
+	loop.Toolbox
+	key string
+}
+
+func (f keyFilter) Call(ctx context.Context, name, arguments string) (string, bool) {
+	content, isErr := f.Toolbox.Call(ctx, name, arguments)
+	return strings.ReplaceAll(content, f.key, "[redacted: ask's API key]"), isErr
+}
+
+// CheckArguments passes the check on when the tools have one.
+func (f keyFilter) CheckArguments(name, arguments string) error {
+	if c, ok := f.Toolbox.(loop.ArgumentChecker); ok {
+		return c.CheckArguments(name, arguments)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"os"
 
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
@@ -37,14 +36,7 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	for _, t := range append(builtins[:len(builtins):len(builtins)], extra...) {
 		taken = append(taken, t.Info().Name)
 	}
-	var env []string
-	if r.env.Environ != nil {
-		env = r.env.Environ()
-	}
-	if len(env) == 0 {
-		env = os.Environ()
-	}
-	opts := mcp.Options{Dir: root.Dir(), Env: tools.ChildEnv(env), Reserved: taken, Version: r.env.Version}
+	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}

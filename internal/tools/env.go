@@ -1,6 +1,10 @@
 package tools
 
-import "strings"
+import (
+	"os"
+	"slices"
+	"strings"
+)
 
 // providerKeys are the credentials ask itself reads (DESIGN.md §3). They are
 // also caught by the _API_KEY rule below; the list documents intent.
@@ -43,4 +47,18 @@ func isCredential(name string) bool {
 		strings.HasSuffix(upper, "_TOKEN") ||
 		strings.Contains(upper, "SECRET") ||
 		strings.Contains(upper, "PASSWORD")
+}
+
+// Scrub names variables to keep from every process the tools start, on
+// top of ChildEnv's: the ones ask read its key from, whatever they are
+// called (a config file's key_env may name any variable).
+func (r *Root) Scrub(names ...string) { r.scrub = append(r.scrub, names...) }
+
+// ChildEnv is ask's environment as the processes the tools start get it:
+// without credentials (ChildEnv) and without the variables Scrub named.
+func (r *Root) ChildEnv() []string {
+	return slices.DeleteFunc(ChildEnv(os.Environ()), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(r.scrub, name)
+	})
 }

@@ -35,6 +35,8 @@ type Root struct {
 	// read or write: ask's own state, config and transcript, which a model
 	// running in $HOME could otherwise rewrite to steer the next run.
 	hidden []string
+	// scrub are variables kept from child processes (Scrub).
+	scrub []string
 }
 
 // Hide puts paths beyond the file tools' reach, whether they exist yet

@@ -63,7 +63,7 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		}
 		timeout = min(time.Duration(args.TimeoutSeconds.v)*time.Second, shellMaxTimeout)
 	}
-	res, err := runShell(ctx, t.root.Dir(), args.Command, nil, timeout)
+	res, err := runShell(ctx, t.root.Dir(), args.Command, nil, timeout, t.root.ChildEnv())
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
@@ -115,13 +115,13 @@ func (r *shellResult) String() string {
 // ctx is cancelled, and once the shell itself exits (so that background jobs
 // do not outlive the call). Output is captured through pipes into bounded
 // buffers while it is produced.
-func runShell(ctx context.Context, dir, command string, stdin []byte, timeout time.Duration) (*shellResult, error) {
+func runShell(ctx context.Context, dir, command string, stdin []byte, timeout time.Duration, env []string) (*shellResult, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = ChildEnv(os.Environ())
+	cmd.Env = env
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	} // else /dev/null: nothing may wait on the user's terminal

@@ -296,7 +296,7 @@ func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", fmt.Errorf("invalid arguments for %s:\n%s\nparameters schema: %s", t.info.Name, describeViolations(err), t.info.Parameters)
 	}
 	stdin := append(append([]byte(nil), args...), '\n')
-	res, err := runShell(ctx, t.root.Dir(), t.command, stdin, t.timeout)
+	res, err := runShell(ctx, t.root.Dir(), t.command, stdin, t.timeout, t.root.ChildEnv())
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", t.info.Name, err)
 	}
