@@ -71,6 +71,7 @@ type Policy struct {
 	Prompter Prompter
 
 	infos  map[string]tools.Info
+	tools  map[string]tools.Tool
 	mu     sync.Mutex
 	always map[string]bool // tools approved for the rest of the run
 }
@@ -78,12 +79,31 @@ type Policy struct {
 // New returns a policy over the tools of a registry.
 func New(mode string, safe, yes bool, allow, deny []Pattern, prompter Prompter, all []tools.Tool) *Policy {
 	p := &Policy{Mode: mode, Safe: safe, Yes: yes, Allow: allow, Deny: deny, Prompter: prompter,
-		infos: map[string]tools.Info{}, always: map[string]bool{}}
+		infos: map[string]tools.Info{}, tools: map[string]tools.Tool{}, always: map[string]bool{}}
 	for _, t := range all {
 		info := t.Info()
 		p.infos[info.Name] = info
+		p.tools[info.Name] = t
 	}
 	return p
+}
+
+// controlWriter is a tool that can tell when a call writes into a version
+// control directory (write_file, edit_file).
+type controlWriter interface {
+	WritesControl(arguments string) (path string, ok bool)
+}
+
+// writesControl is the path inside a version control directory that a
+// call would write, "" for none. Such a write becomes code that runs
+// later (a hook, core.fsmonitor), so it is a person's decision alone.
+func (p *Policy) writesControl(c providers.ToolCall) string {
+	if cw, ok := p.tools[c.Name].(controlWriter); ok {
+		if path, yes := cw.WritesControl(c.Arguments); yes {
+			return path
+		}
+	}
+	return ""
 }
 
 // readOnly reports whether the run may only read: --safe, ask and plan.
@@ -124,6 +144,9 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	if p.Prompter == nil {
 		for _, i := range ask {
 			verdicts[i] = Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
+			if path := p.writesControl(calls[i]); path != "" {
+				verdicts[i].Reason = fmt.Sprintf("%s would write %s, which version control runs or reads as code: only a yes on a terminal allows that (--yes and --allow-tool do not)", calls[i].Name, path)
+			}
 		}
 		return verdicts
 	}
@@ -143,7 +166,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 		case answers[k] == Always:
 			verdicts[i] = Verdict{Allowed: true}
 			p.mu.Lock()
-			p.always[calls[i].Name] = true
+			p.always[calls[i].Name] = true // never for writes into version control: decide asks first
 			p.mu.Unlock()
 		case answers[k] == No:
 			verdicts[i] = Verdict{Reason: "the user declined this call"}
@@ -177,6 +200,9 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
 		return Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
+	}
+	if p.writesControl(c) != "" {
+		return Verdict{}, true // before --yes, allow rules and "always"
 	}
 	for _, a := range p.Allow {
 		if a.Match(c.Name, subject) {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // editMaxFileSize bounds what edit_file loads into memory.
@@ -151,7 +152,10 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	case err == nil && !info.Mode().IsRegular():
 		return "", fmt.Errorf("write_file: %q is not a regular file", args.Path)
 	case err == nil:
-		perm, keepMode, verb = info.Mode().Perm(), true, "overwrote"
+		// The new content is a new file: it keeps who may read and write
+		// it, but an executable mode it did not ask for would make a
+		// model's text something that runs (a hook, a script on PATH).
+		perm, keepMode, verb = info.Mode().Perm()&^0o111, true, "overwrote"
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, unwrapPathError(err))
 	}
@@ -198,4 +202,41 @@ func writeAtomic(osRoot *os.Root, rel string, data []byte, perm fs.FileMode, kee
 		return unwrapPathError(err)
 	}
 	return nil
+}
+
+// controlDirs are the directories where version control keeps what it
+// runs: a write there (a hook, core.fsmonitor in .git/config) is code that
+// runs at the next `git status`.
+var controlDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true}
+
+// WritesControl reports whether a call would write inside a version
+// control directory of the working directory, with the path it would
+// write, resolved as the write would resolve it.
+func (t writeFile) WritesControl(arguments string) (string, bool) {
+	return writesControl(t.root, arguments)
+}
+
+// WritesControl: see writeFile.WritesControl.
+func (t editFile) WritesControl(arguments string) (string, bool) {
+	return writesControl(t.root, arguments)
+}
+
+func writesControl(root *Root, arguments string) (string, bool) {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(arguments), &args) != nil || args.Path == "" {
+		return "", false
+	}
+	real, err := root.ResolveForWrite(args.Path)
+	if err != nil {
+		return "", false // refused by the tool itself
+	}
+	rel := root.rel(real)
+	for _, part := range strings.Split(rel, "/") {
+		if controlDirs[part] {
+			return rel, true
+		}
+	}
+	return "", false
 }
