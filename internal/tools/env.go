@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -55,10 +56,26 @@ func isCredential(name string) bool {
 func (r *Root) Scrub(names ...string) { r.scrub = append(r.scrub, names...) }
 
 // ChildEnv is ask's environment as the processes the tools start get it:
-// without credentials (ChildEnv) and without the variables Scrub named.
+// without credentials (ChildEnv) and without the variables Scrub named,
+// and with nothing that waits on a terminal (noTerminal).
 func (r *Root) ChildEnv() []string {
-	return slices.DeleteFunc(ChildEnv(os.Environ()), func(kv string) bool {
+	env := slices.DeleteFunc(ChildEnv(os.Environ()), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(r.scrub, name)
+		_, overridden := noTerminal[name]
+		return overridden || slices.Contains(r.scrub, name)
 	})
+	for _, name := range slices.Sorted(maps.Keys(noTerminal)) {
+		env = append(env, name+"="+noTerminal[name])
+	}
+	return env
+}
+
+// noTerminal keeps a model's commands from waiting on a terminal nobody
+// watches: `git commit` without -m opens no editor (it aborts on the empty
+// message), git asks for no credentials, and output is never paged.
+var noTerminal = map[string]string{
+	"GIT_EDITOR":          "true",
+	"GIT_TERMINAL_PROMPT": "0",
+	"GIT_PAGER":           "cat",
+	"PAGER":               "cat",
 }

@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"context"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestChildEnv(t *testing.T) {
@@ -46,5 +50,31 @@ func TestChildEnv(t *testing.T) {
 	}
 	if len(ChildEnv(nil)) != 0 {
 		t.Error("ChildEnv(nil) is not empty")
+	}
+}
+
+// A model's `git commit` without -m, or anything that pages or asks for a
+// password, ends instead of waiting on a terminal nobody watches.
+func TestChildrenNeverWaitOnATerminal(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	dir := t.TempDir()
+	root, err := NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `git init -q . && git -c user.email=t@x -c user.name=t commit -q --allow-empty 2>&1; ` +
+		`echo "editor=$GIT_EDITOR prompt=$GIT_TERMINAL_PROMPT pager=$PAGER git_pager=$GIT_PAGER"; test -t 0 || echo stdin-not-a-terminal`
+	res, err := runShell(context.Background(), root.Dir(), script, nil, 30*time.Second, root.ChildEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.stdout.String()
+	for _, want := range []string{"Aborting commit due to empty commit message", "editor=true prompt=0 pager=cat git_pager=cat", "stdin-not-a-terminal"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }
