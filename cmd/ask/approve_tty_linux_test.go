@@ -149,3 +149,27 @@ func TestHostileCommandAtTheTerminal(t *testing.T) {
 		t.Errorf("the question does not show the whole command as it is:\n%q", shown)
 	}
 }
+
+// With stderr redirected to a file and stdin and stdout on the terminal,
+// the approval is asked on the terminal and its answer honoured.
+func TestApprovalWithStderrRedirected(t *testing.T) {
+	t.Parallel()
+	m, tty := openPTY(t)
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "shell", `{"command":"echo approved > out.txt"}`)}},
+		fakeprovider.Reply{Text: "done"},
+	)
+	defer srv.Close()
+	dir := t.TempDir()
+	go func() {
+		readUntil(t, m, "[a]lways: ")
+		m.WriteString("y\n")
+	}()
+	r := runAskTerminal(t, srv, dir, "", false, tty, "go") // errTTY false: stderr is a file
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(got) != "approved\n" {
+		t.Errorf("the approved command did not run: %q", got)
+	}
+}

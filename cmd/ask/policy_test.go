@@ -215,8 +215,10 @@ func TestPolicyExitCodes(t *testing.T) {
 	}{
 		{name: "agent, no terminal", tty: noTTY, declared: every,
 			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
-		{name: "agent, terminal path but stderr is not a terminal", tty: "y\n", declared: every,
-			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
+		// A terminal is /dev/tty: with stderr redirected (2>err.log) the
+		// person is still asked there.
+		{name: "agent, stderr redirected, the terminal still there", tty: "y\n", declared: every,
+			want: "run,run,run,run", exit: exitOK},
 		{name: "agent, yes on the terminal", errTTY: true, tty: "y\n", declared: every,
 			want: "run,run,run,run", exit: exitOK},
 		{name: "agent, always on the terminal", errTTY: true, tty: "a\n", declared: every,

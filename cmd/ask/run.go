@@ -147,12 +147,13 @@ func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, off
 	env := runEnv(c, stdio, status)
 	env.Offline = offline
 	env.Private = []string{c.String("transcript")}
+	// A person is asked whenever the controlling terminal can be opened,
+	// wherever stdin, stdout and stderr go (2>err.log included); never
+	// otherwise.
 	closeTTY := func() {}
-	if stdio.ErrTTY {
-		if t, closeIt := openTerminal(stdio.TTYPath); t != nil {
-			t.Out = stdio.paint.approvals(t.Out)
-			env.Prompter, closeTTY = holdWhileAsking(status, t), closeIt
-		}
+	if t, closeIt := openTerminal(stdio.TTYPath); t != nil {
+		t.Out = stdio.paint.approvals(t.Out)
+		env.Prompter, closeTTY = holdWhileAsking(status, t), closeIt
 	}
 	r, err := run.New(c.Context, s, env)
 	if err != nil {
@@ -180,14 +181,12 @@ func offlineRun(c *cli.Context, stdio *IO) (*run.Run, error) {
 func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
 	conv := s.Conversation
 	flags := strings.Join(conv.Held().Flags(), " ")
-	if stdio.ErrTTY {
-		if t, closeTTY := openTerminal(stdio.TTYPath); t != nil {
-			yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, terminalSafe(flags)))
-			closeTTY()
-			if yes {
-				s.CarryHeld()
-				return
-			}
+	if t, closeTTY := openTerminal(stdio.TTYPath); t != nil {
+		yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, terminalSafe(flags)))
+		closeTTY()
+		if yes {
+			s.CarryHeld()
+			return
 		}
 	}
 	if !quiet {
