@@ -141,12 +141,13 @@ func TestFaults(t *testing.T) {
 			args:     []string{"--yes", "--timeout", "1s"},
 			wantCode: 124,
 			wantErr:  "ask: stopped: --timeout 1s reached",
+			// The pid file the command wrote is a change of the run's.
 			wantEvents: []string{"run.started", "request", "response 200", "assistant", "tool.started shell",
-				"tool.finished shell error", "error", "run.finished timeout 124"},
+				"file.changed", "tool.finished shell error", "error", "run.finished timeout 124"},
 			wantCalls: 1,
 			maxTime:   6 * time.Second,
 			check: func(t *testing.T, evs []records.Event, wd string) {
-				if !strings.Contains(evs[5].Content, "command killed: the run was cancelled") {
+				if !strings.Contains(evs[6].Content, "command killed: the run was cancelled") {
 					t.Errorf("tool.finished says %q", evs[5].Content)
 				}
 				assertGone(t, filepath.Join(wd, "sleeper.pid"))

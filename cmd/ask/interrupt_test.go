@@ -95,20 +95,21 @@ func TestFirstInterruptStopsCleanly(t *testing.T) {
 	if stdout.Len() != 0 {
 		t.Errorf("stdout %q, want nothing", stdout)
 	}
-	if got := strings.TrimSpace(stderr.String()); got != "ask: interrupted" {
-		t.Errorf("stderr %q, want the one line \"ask: interrupted\"", got)
+	// The file the command wrote before it was killed is said too.
+	if got := strings.TrimSpace(stderr.String()); got != "ask: created started.pid (by shell)\nask: interrupted" {
+		t.Errorf("stderr %q, want the change and the one line \"ask: interrupted\"", got)
 	}
 	assertGone(t, filepath.Join(wd, "started.pid"))
 
 	evs := readTranscript(t, transcript)
-	want := "run.started, request, response 200, assistant, tool.started shell, tool.finished shell error, error, run.finished interrupted 130"
+	want := "run.started, request, response 200, assistant, tool.started shell, file.changed, tool.finished shell error, error, run.finished interrupted 130"
 	if got := strings.Join(summarize(evs), ", "); got != want {
 		t.Fatalf("events:\n  %s\nwant:\n  %s", got, want)
 	}
-	if c := evs[5].Content; !strings.Contains(c, "command killed: the run was cancelled") {
+	if c := evs[6].Content; !strings.Contains(c, "command killed: the run was cancelled") {
 		t.Errorf("tool.finished content %q", c)
 	}
-	if e := evs[6].Error; e != "interrupted" {
+	if e := evs[7].Error; e != "interrupted" {
 		t.Errorf("error event %q", e)
 	}
 }

@@ -278,8 +278,10 @@ type finalJSON struct {
 	// UsagePerStep is each model request's usage, in step order.
 	UsagePerStep []records.StepUsage `json:"usage_per_step"`
 	Denials      []records.Denial    `json:"denials"`
-	Error        string              `json:"error,omitempty"`
-	ExitCode     int                 `json:"exit_code"`
+	// Changes are the files the run changed, in order.
+	Changes  []records.Change `json:"changes"`
+	Error    string           `json:"error,omitempty"`
+	ExitCode int              `json:"exit_code"`
 }
 
 // execute runs r and shows what came of it: the answer (or --json, or the
@@ -325,7 +327,8 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	switch {
 	case p.jsonOut:
 		j := finalJSON{Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
-			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials), ExitCode: code}
+			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials),
+			Changes: nonNil(res.Changes), ExitCode: code}
 		if res.Err != nil {
 			j.Error = res.Err.Error()
 		}
@@ -435,11 +438,37 @@ func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
 		}
 	case records.TypeToolDenied:
 		line = fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
+	case records.TypeFileChanged:
+		line = describeChange(ev.Change)
 	}
 	if line != "" {
 		status.clear()
 		fmt.Fprintf(stdio.Err, "ask: %s\n", line)
 	}
+}
+
+// describeChange says what happened to a file, in a few words:
+// "edited notes.txt (+1 -1)", "wrote Makefile (new, 12 lines)",
+// "created out.o (by shell)".
+func describeChange(c *records.Change) string {
+	path := terminalSafe(c.Path)
+	switch {
+	case c.LinesAdded == nil:
+		return fmt.Sprintf("%s %s (by %s)", c.Action, path, c.Tool)
+	case c.Action == "created":
+		return fmt.Sprintf("wrote %s (new, %s)", path, plural(*c.LinesAdded, "line"))
+	case c.Action == "overwrote":
+		return fmt.Sprintf("wrote %s (+%d -%d)", path, *c.LinesAdded, *c.LinesRemoved)
+	}
+	return fmt.Sprintf("%s %s (+%d -%d)", c.Action, path, *c.LinesAdded, *c.LinesRemoved)
+}
+
+// plural is "1 line", "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // writeJSON prints v as indented JSON on a terminal and compact JSON in a

@@ -25,6 +25,7 @@ const (
 	TypeToolStarted  = "tool.started"
 	TypeToolFinished = "tool.finished"
 	TypeToolDenied   = "tool.denied"
+	TypeFileChanged  = "file.changed"
 	TypeError        = "error"
 	TypeRunFinished  = "run.finished"
 )
@@ -63,6 +64,9 @@ type Event struct {
 	DurationMS int64  `json:"duration_ms,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 
+	// file.changed: one file, as a change of run.finished's list.
+	*Change
+
 	// retry, error
 	Attempt int    `json:"attempt,omitempty"`
 	DelayMS int64  `json:"delay_ms,omitempty"`
@@ -74,6 +78,7 @@ type Event struct {
 	Steps     int      `json:"steps,omitempty"`
 	ToolCount int      `json:"tool_call_count,omitempty"`
 	Denials   []Denial `json:"denials,omitempty"`
+	Changes   []Change `json:"changes,omitempty"`
 	ExitCode  int      `json:"exit_code,omitempty"`
 	// UsagePerStep is each model request's usage.
 	UsagePerStep []StepUsage `json:"usage_per_step,omitempty"`
@@ -118,6 +123,18 @@ type Settings struct {
 type StepUsage struct {
 	Step int `json:"step"`
 	providers.Usage
+}
+
+// Change is a file the run created, edited, overwrote or deleted. The
+// line counts are there when the tool knows them (write_file, edit_file);
+// a command's changes are seen from outside, without them.
+type Change struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // created, edited, overwrote, deleted, changed
+	Tool   string `json:"tool"`
+	// LinesAdded and LinesRemoved are nil when not known.
+	LinesAdded   *int `json:"lines_added,omitempty"`
+	LinesRemoved *int `json:"lines_removed,omitempty"`
 }
 
 // Denial is a call the policy refused.

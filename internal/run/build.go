@@ -86,6 +86,7 @@ type Run struct {
 	gate    loop.Gate
 	schema  json.RawMessage
 	workdir string
+	root    *tools.Root // where the file tools work; it reports their changes
 	env     Env
 	closers []func()
 }
@@ -156,7 +157,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	// Whatever variable the key came from stays with ask.
 	root.Scrub(row.KeyEnv...)
-	r.workdir = root.Dir()
+	r.workdir, r.root = root.Dir(), root
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}

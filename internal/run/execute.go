@@ -3,9 +3,13 @@ package run
 import (
 	"context"
 	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // Output is where a run's events go and who watches it; the CLI chooses.
@@ -32,6 +36,8 @@ type Output struct {
 // Result is what a run came to, with the exit code it recorded.
 type Result struct {
 	*loop.Result
+	// Changes are the files the run changed, in the order it did.
+	Changes  []records.Change
 	ExitCode int
 	// WriteErr is the first failed write to a sink: a transcript that is
 	// not whole.
@@ -58,13 +64,21 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: r.env.Version, Provider: r.Provider.Name,
 		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
 
+	var step atomic.Int64 // the step running, for the changes the tools report
+	changes := r.watchChanges(rec, &step)
 	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
 	defer cancel()
 	res := loop.Run(ctx, loop.Config{
 		Model: r.model, System: r.System, Prompt: prompt,
 		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
-		Recorder: rec, OnText: out.OnText, OnProgress: out.OnProgress,
+		Recorder: rec, OnText: out.OnText,
+		OnProgress: func(p loop.Progress) {
+			step.Store(int64(p.Step))
+			if out.OnProgress != nil {
+				out.OnProgress(p)
+			}
+		},
 	})
 
 	code := 0
@@ -72,10 +86,38 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		code = out.ExitCode(res)
 	}
 	answer := res.Answer
+	changed := changes()
 	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
-		ExitCode: code, History: res.History})
-	return &Result{Result: res, ExitCode: code, WriteErr: rec.Err()}
+		Changes: changed, ExitCode: code, History: res.History})
+	return &Result{Result: res, Changes: changed, ExitCode: code, WriteErr: rec.Err()}
+}
+
+// watchChanges records every file the tools change as a file.changed
+// event of the step running, and returns the list so far, for
+// run.finished.
+func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []records.Change {
+	var mu sync.Mutex
+	var changes []records.Change
+	if r.root == nil {
+		return func() []records.Change { return nil }
+	}
+	r.root.OnChange(func(c tools.Change) {
+		ch := records.Change{Path: c.Path, Action: c.Action, Tool: c.Tool}
+		if c.Counted {
+			added, removed := c.Added, c.Removed
+			ch.LinesAdded, ch.LinesRemoved = &added, &removed
+		}
+		mu.Lock()
+		changes = append(changes, ch)
+		mu.Unlock()
+		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
+	})
+	return func() []records.Change {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(changes)
+	}
 }
 
 // recorded is what run.started says the run was asked to do: enough for

@@ -37,6 +37,8 @@ type Root struct {
 	hidden []string
 	// scrub are variables kept from child processes (Scrub).
 	scrub []string
+	// onChange hears of every file a tool changes (OnChange).
+	onChange func(Change)
 }
 
 // Hide puts paths beyond the file tools' reach, whether they exist yet

@@ -63,7 +63,9 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		}
 		timeout = min(time.Duration(args.TimeoutSeconds.v)*time.Second, shellMaxTimeout)
 	}
+	before := t.root.snapshot()
 	res, err := runShell(ctx, t.root.Dir(), args.Command, nil, timeout, t.root.ChildEnv())
+	t.root.reportChanges("shell", before, t.root.snapshot())
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}

@@ -92,6 +92,8 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if err := writeAtomic(osRoot, rel, updated, info.Mode().Perm(), true); err != nil {
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
 	}
+	added, removed := lineDelta(oldText, newText)
+	t.root.changed(Change{Path: rel, Action: "edited", Added: added, Removed: removed, Counted: true, Tool: "edit_file"})
 
 	line := bytes.Count(content[:at], []byte{'\n'}) + 1
 	msg := fmt.Sprintf("edited %s: replaced %s at line %d with %s",
@@ -146,6 +148,7 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	defer osRoot.Close()
 
 	perm, keepMode, verb := fs.FileMode(0o666), false, "created"
+	var before []byte // what an overwrite replaces, for its line counts
 	switch info, err := osRoot.Stat(rel); {
 	case err == nil && info.IsDir():
 		return "", fmt.Errorf("write_file: %q is a directory", args.Path)
@@ -156,6 +159,9 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		// it, but an executable mode it did not ask for would make a
 		// model's text something that runs (a hook, a script on PATH).
 		perm, keepMode, verb = info.Mode().Perm()&^0o111, true, "overwrote"
+		if info.Size() <= editMaxFileSize {
+			before, _ = osRoot.ReadFile(rel)
+		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, unwrapPathError(err))
 	}
@@ -168,6 +174,8 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	if err := writeAtomic(osRoot, rel, data, perm, keepMode); err != nil {
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
 	}
+	added, removed := lineDelta(before, data)
+	t.root.changed(Change{Path: rel, Action: verb, Added: added, Removed: removed, Counted: true, Tool: "write_file"})
 	return fmt.Sprintf("%s %s: wrote %s", verb, args.Path, plural(len(data), "byte", "bytes")), nil
 }
 
