@@ -30,7 +30,8 @@ func TestMCPRunReplays(t *testing.T) {
 	}
 	srv.Close()
 
-	for _, mode := range [][]string{nil, {"--recorded-results"}} {
+	// Starting the recorded MCP server again needs --yes.
+	for _, mode := range [][]string{{"--yes"}, {"--recorded-results"}} {
 		args := append(append([]string{"replay", "--check", "--workdir", wd}, mode...), transcript)
 		r := runAsk(t, askEnv{wd: wd}, args...)
 		if r.code != exitOK || r.stdout != rec.stdout {

@@ -61,7 +61,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 		s.Model = run.Given(m, "the request body")
 	}
 	s.NoTools = run.Given(true, "ask provider send") // it sends a body, and runs no tools
-	r, err := buildRun(c, stdio, statusFor(stdio, true), s, false)
+	r, err := buildRun(c, stdio, statusFor(stdio, true), s, nil)
 	if err != nil {
 		return err
 	}

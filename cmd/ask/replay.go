@@ -18,11 +18,17 @@ func replayCommand(stdio *IO) *cli.Command {
 		Name:      "replay",
 		Usage:     "re-run a recorded transcript offline; with no FILE, the built-in demo",
 		ArgsUsage: "[FILE]",
-		Description: "The recorded responses stand in for the network; the tools really run, in --workdir.\n" +
+		Description: "The recorded responses stand in for the network; the tools really run, in --workdir, under this\n" +
+			"invocation's policy (a terminal's approvals, --yes, --allow-tool, --deny-tool, --safe), never under the\n" +
+			"decisions the transcript records: it may have been edited.\n" +
 			"With no FILE, ask replays its built-in demo session in a fresh copy of the demo project.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "exit 1 with a diff when the requests this build makes differ from the recorded ones"},
 			&cli.BoolFlag{Name: "recorded-results", Usage: "use the recorded tool results instead of running the tools"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve every call that needs approval, and start the tools file and MCP servers the transcript names"},
+			&cli.StringSliceFlag{Name: "allow-tool", Usage: "run calls matching `PATTERN` without asking; repeatable"},
+			&cli.StringSliceFlag{Name: "deny-tool", Usage: "refuse calls matching `PATTERN`; repeatable"},
+			&cli.BoolFlag{Name: "safe", Usage: "refuse every write or command the transcript's model asks for"},
 			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
 			&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
@@ -70,18 +76,22 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
+	policyFlags := flagSettings(c)
+	if c.Args().First() == "" && !policyFlags.Yes.IsGiven() {
+		// The built-in demo is part of this binary, not a file anyone can
+		// edit, and its calls act on a fresh copy of its own project.
+		policyFlags.Yes = run.Given(true, "the built-in demo")
+	}
 	s, prompt, recorded, err := run.FromTranscript(events, run.ReplayOptions{
 		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir,
+		Yes: policyFlags.Yes, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
 	})
 	if err != nil {
 		return err
 	}
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
-	env := runEnv(c, stdio, status)
-	env.Replay = recorded
-	env.Private = []string{c.String("transcript")}
-	r, err := run.New(c.Context, s, env)
+	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Replay = recorded })
 	if err != nil {
 		return err
 	}

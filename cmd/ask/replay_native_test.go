@@ -206,8 +206,13 @@ func TestNativeReplay(t *testing.T) {
 			// again, or with --recorded-results their results come from
 			// the transcript; either way the answer and the requests are
 			// the recorded ones.
+			// Running the tools file's programs again needs the replaying
+			// person's word (--yes): the transcript could have been edited.
 			offline := map[string]string{"HOME": dir}
-			for _, mode := range [][]string{nil, {"--recorded-results"}} {
+			if r := runAskOffline(t, offline, wd, "replay", transcript); r.code != exitUsage || !strings.Contains(r.stderr, "give --yes to start them") {
+				t.Errorf("replay without --yes: exit %d, stderr %q; want 2 and how to allow the tools", r.code, r.stderr)
+			}
+			for _, mode := range [][]string{{"--yes"}, {"--recorded-results"}} {
 				replay := func(args ...string) askResult {
 					return runAskOffline(t, offline, wd, append(append([]string{"replay"}, mode...), args...)...)
 				}

@@ -137,16 +137,18 @@ func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*r
 	if conv := s.Conversation; conv != nil && len(conv.Held().Flags()) > 0 {
 		carryHeld(c.Context, stdio, &s, c.Bool("quiet"))
 	}
-	r, err := buildRun(c, stdio, status, s, offline)
+	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Offline = offline })
 	return r, prompt, err
 }
 
 // buildRun builds the run of settings s for command c. On a terminal the
 // run asks its approvals there, holding the status line off it meanwhile.
-func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, offline bool) (*run.Run, error) {
+func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, adjust func(*run.Env)) (*run.Run, error) {
 	env := runEnv(c, stdio, status)
-	env.Offline = offline
 	env.Private = []string{c.String("transcript")}
+	if adjust != nil {
+		adjust(&env)
+	}
 	// A person is asked whenever the controlling terminal can be opened,
 	// wherever stdin, stdout and stderr go (2>err.log included); never
 	// otherwise.
@@ -154,6 +156,10 @@ func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, off
 	if t, closeIt := openTerminal(stdio.TTYPath); t != nil {
 		t.Out = stdio.paint.approvals(t.Out)
 		env.Prompter, closeTTY = holdWhileAsking(status, t), closeIt
+		env.Confirm = func(ctx context.Context, question string) bool {
+			yes, _ := t.Confirm(ctx, question)
+			return yes
+		}
 	}
 	r, err := run.New(c.Context, s, env)
 	if err != nil {
@@ -171,7 +177,7 @@ func offlineRun(c *cli.Context, stdio *IO) (*run.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildRun(c, stdio, statusFor(stdio, c.Bool("quiet")), s, true)
+	return buildRun(c, stdio, statusFor(stdio, c.Bool("quiet")), s, func(env *run.Env) { env.Offline = true })
 }
 
 // carryHeld asks on the terminal whether a conversation goes on with what

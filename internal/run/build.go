@@ -58,6 +58,9 @@ type Env struct {
 	// Private are files of ask's own besides its state and config (the
 	// --transcript file), which the file tools must not reach.
 	Private []string
+	// Confirm puts a yes-or-no question to the person at the terminal;
+	// nil when there is nobody to ask, which is a no.
+	Confirm func(ctx context.Context, question string) bool
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -435,4 +438,9 @@ func (f keyFilter) CheckArguments(name, arguments string) error {
 		return c.CheckArguments(name, arguments)
 	}
 	return nil
+}
+
+// confirm asks the person at the terminal; without one the answer is no.
+func (r *Run) confirm(ctx context.Context, question string) bool {
+	return r.env.Confirm != nil && r.env.Confirm(ctx, question)
 }

@@ -44,6 +44,12 @@ type ReplayOptions struct {
 	RecordedResults bool
 	// Workdir is where the tools run.
 	Workdir string
+	// The replaying invocation's policy: its --yes, --allow-tool,
+	// --deny-tool and --safe. Nothing the transcript records grants a call.
+	Yes   Setting[bool]
+	Allow Setting[[]string]
+	Deny  Setting[[]string]
+	Safe  Setting[bool]
 }
 
 // FromTranscript reads a transcript's events into the settings its run
@@ -76,6 +82,12 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.ToolsFile = Given(set.ToolsFile, src)
 	s.MCP = Given(set.MCP, src)
 	s.Workdir = Given(opt.Workdir, "flag --workdir")
+	// What this invocation allows: its own flags, and --safe if either the
+	// recorded run or this one asks for it.
+	s.Yes, s.Allow, s.Deny = opt.Yes.or(s.Yes), opt.Allow.or(s.Allow), opt.Deny.or(s.Deny)
+	if opt.Safe.Value {
+		s.Safe = opt.Safe
+	}
 	s.Schema = Given(string(set.Schema), src)
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}
@@ -121,6 +133,13 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 		if s.ToolsFile.Value == "" && len(s.MCP.Value) == 0 {
 			return Usagef("replay: the transcript uses tool %q, which this build does not have; replay with --recorded-results", missing[0])
 		}
+		// The programs are named by the file, which anyone may have
+		// edited: they start only on the word of the person replaying.
+		held := Held{ToolsFile: s.ToolsFile.Value, MCP: s.MCP.Value}
+		flags := strings.Join(held.Flags(), " ")
+		if !s.Yes.Value && !r.confirm(ctx, fmt.Sprintf("ask: replay: the recorded run used tools from %s; start them? [y]es [n]o: ", flags)) {
+			return Usagef("replay: the transcript's tools come from %s, which replaying would start: give --yes to start them, or --recorded-results to use the recorded results", flags)
+		}
 		extra, err := r.loadExtraTools(ctx, root, builtins, s.ToolsFile.Value, s.MCP.Value)
 		if err != nil {
 			return fmt.Errorf("replay: the recorded tools cannot be loaded again (replay with --recorded-results to use the recorded results): %w", err)
@@ -155,7 +174,11 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	if err != nil {
 		return err
 	}
-	r.useTools(registry, newRecordedGate(rp.events))
+	// The calls are decided by this invocation's policy, never by the
+	// decisions the file records: a transcript can be edited.
+	allow, _ := policy.ParsePatterns(s.Allow.Value)
+	deny, _ := policy.ParsePatterns(s.Deny.Value)
+	r.useTools(registry, policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list))
 	r.Declared = declared
 	if rp.recordedResults {
 		r.toolbox = newRecordedResults(rp.events)
@@ -346,32 +369,6 @@ func resultKey(name, arguments string) string {
 		arguments = b.String()
 	}
 	return name + "\x00" + arguments
-}
-
-// recordedGate repeats the recorded run's decisions: a call denied then is
-// denied again with the same reason, every other call runs. The recording
-// stands for the approvals given at the time; nobody is asked again.
-type recordedGate struct {
-	denied map[string]string // call id → reason
-}
-
-func newRecordedGate(events []records.Event) *recordedGate {
-	g := &recordedGate{denied: map[string]string{}}
-	for _, ev := range events {
-		if ev.Type == records.TypeToolDenied {
-			g.denied[ev.ID] = ev.Reason
-		}
-	}
-	return g
-}
-
-func (g *recordedGate) Check(_ context.Context, calls []providers.ToolCall) []policy.Verdict {
-	out := make([]policy.Verdict, len(calls))
-	for i, c := range calls {
-		reason, denied := g.denied[c.ID]
-		out[i] = policy.Verdict{Allowed: !denied, Reason: reason, Refusal: denied && strings.HasPrefix(reason, "refused by --safe")}
-	}
-	return out
 }
 
 func firstNonEmpty(ss ...string) string {
