@@ -17,8 +17,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// requireSupport skips a test that needs the kernel's confinement where
-// there is none, except in CI, where the sandbox must be tested for real.
+// requireSupport is sandboxtest.Require, which this package's tests
+// cannot import.
 func requireSupport(t *testing.T, p Policy) Support {
 	t.Helper()
 	s := Check()

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // ErrOutsideRoot is wrapped by every refusal of a path that leads outside the
@@ -31,6 +33,9 @@ var specialTrees = []string{"/proc", "/dev", "/sys"}
 // symlink, stay inside it.
 type Root struct {
 	dir string // absolute, symlink-free
+	// Sandbox confines every process the tools start (the shell tool,
+	// user tools); nil confines nothing.
+	Sandbox *sandbox.Sandbox
 }
 
 // NewRoot makes dir absolute, resolves its symlinks and checks that it is a
@@ -52,6 +57,11 @@ func NewRoot(dir string) (*Root, error) {
 		return nil, fmt.Errorf("working directory %q is not a directory", dir)
 	}
 	return &Root{dir: real}, nil
+}
+
+// sandboxed reports whether the processes tools start here are confined.
+func (r *Root) sandboxed() bool {
+	return r != nil && r.Sandbox.Active() && r.Sandbox.Problem() == ""
 }
 
 // Dir returns the root's absolute, symlink-resolved path.

@@ -276,7 +276,11 @@ func schemaProblem(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
-func (t *userTool) Info() Info { return t.info }
+func (t *userTool) Info() Info {
+	info := t.info
+	info.Sandboxed = t.root.sandboxed()
+	return info
+}
 
 func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	args := bytes.TrimSpace(raw)
@@ -296,7 +300,7 @@ func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", fmt.Errorf("invalid arguments for %s:\n%s\nparameters schema: %s", t.info.Name, describeViolations(err), t.info.Parameters)
 	}
 	stdin := append(append([]byte(nil), args...), '\n')
-	res, err := runShell(ctx, t.root.Dir(), t.command, stdin, t.timeout)
+	res, err := runShell(ctx, t.root, t.command, stdin, t.timeout)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", t.info.Name, err)
 	}
