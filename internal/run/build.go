@@ -23,6 +23,7 @@ import (
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -52,6 +53,9 @@ type Env struct {
 	// Replay, when set, is the recorded world a replayed run meets instead
 	// of the network, the person and, if asked, the tools.
 	Replay *Replay
+	// SandboxCheck says what the kernel can confine; nil asks the kernel
+	// (sandbox.Check).
+	SandboxCheck func() sandbox.Support
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -140,6 +144,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		return nil, Usagef("--workdir: %v", err)
 	}
 	r.workdir = root.Dir()
+	if root.Sandbox, err = r.sandbox(); err != nil {
+		return nil, err
+	}
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
@@ -197,6 +204,9 @@ func (s Settings) check() error {
 	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
 		return Usagef("--deny-tool: %v", err)
 	}
+	if _, err := sandbox.ParseLevel(s.Sandbox.Value); s.Sandbox.IsGiven() && err != nil {
+		return Usagef("--sandbox %v", err)
+	}
 	return nil
 }
 
@@ -248,6 +258,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	pol.NoSandbox = root.Sandbox.Problem()
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
