@@ -19,11 +19,13 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and scripts' expected output")
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the sandbox's children are this test binary
 	testscript.Main(m, map[string]func(){
 		"ask": func() {
 			ctx, stop := interruptible(context.Background())
@@ -139,6 +141,17 @@ type askEnv struct {
 	stdout io.Writer
 	// transport, when set, answers every HTTP request instead of a server.
 	transport http.RoundTripper
+	// sandbox, when set, is what the kernel is said to confine; otherwise
+	// the runs meet a kernel that confines nothing, so that --safe refuses
+	// every command on any machine. The sandbox's own tests use the real
+	// one (sandbox.Check).
+	sandbox func() sandbox.Support
+}
+
+// noSandbox is a kernel that cannot confine, pinned for the tests.
+func noSandbox() sandbox.Support {
+	const why = "the tests say so (askEnv.sandbox)"
+	return sandbox.Support{FileSystem: why, Network: why}
 }
 
 // runAsk runs the CLI in-process.
@@ -171,6 +184,11 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 		Wd:      wd,
 		Net:     defaultNet,
+
+		sandboxCheck: noSandbox,
+	}
+	if e.sandbox != nil {
+		stdio.sandboxCheck = e.sandbox
 	}
 	if e.idle > 0 {
 		stdio.Net.StreamIdle = e.idle

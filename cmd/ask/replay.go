@@ -24,6 +24,8 @@ func replayCommand(stdio *IO) *cli.Command {
 			&cli.BoolFlag{Name: "check", Usage: "exit 1 with a diff when the requests this build makes differ from the recorded ones"},
 			&cli.BoolFlag{Name: "recorded-results", Usage: "use the recorded tool results instead of running the tools"},
 			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in"},
+			&cli.StringFlag{Name: "sandbox", Value: "off", Usage: "confine the commands the replayed calls run: off, workdir or read-only"},
+			&cli.BoolFlag{Name: "allow-network", Usage: "let sandboxed commands reach the network"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
 			&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the replay's own events to `FILE`"},
@@ -76,6 +78,11 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
+	// The sandbox is this invocation's, never the transcript's.
+	if c.IsSet("sandbox") {
+		s.Sandbox = run.Given(c.String("sandbox"), "flag --sandbox")
+	}
+	s.AllowNetwork = run.Given(c.Bool("allow-network"), "flag --allow-network")
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
 	env := runEnv(c, stdio, status)
