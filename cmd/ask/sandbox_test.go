@@ -205,7 +205,9 @@ func TestSandboxCheck(t *testing.T) {
 	if !strings.Contains(r.stdout, "file system  yes   Landlock ABI 7") || !strings.Contains(r.stdout, "network      yes   new user and network namespaces") {
 		t.Errorf("table:\n%s", r.stdout)
 	}
-	noNet := func() sandbox.Support { return sandbox.Support{LandlockABI: 7, Network: "user namespaces are not allowed here"} }
+	noNet := func() sandbox.Support {
+		return sandbox.Support{LandlockABI: 7, Network: "user namespaces are not allowed here"}
+	}
 	r = runAsk(t, askEnv{sandbox: noNet}, "sandbox", "check")
 	if r.code != exitFailure || r.stdout != `{"filesystem":true,"landlock_abi":7,"network":false,"network_problem":"user namespaces are not allowed here"}`+"\n" ||
 		strings.TrimSpace(r.stderr) != "ask: --sandbox can confine commands here only with --allow-network" {
