@@ -23,6 +23,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.0.0").
@@ -58,10 +59,16 @@ type IO struct {
 	interruptedTwice chan struct{}
 	config           *run.Config // the config file, read by useConfigFile
 	color            colorChoice
-	paint            palette // stderr colours, chosen by useConfigFile
+	// sandboxCheck says what the kernel can confine; nil asks it (tests
+	// pin an answer).
+	sandboxCheck func() sandbox.Support
+	paint        palette // stderr colours, chosen by useConfigFile
 }
 
 func main() {
+	// A child the sandbox started: it confines itself and becomes the
+	// command, before anything of ask's runs.
+	sandbox.Main()
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	os.Exit(runCLI(ctx, os.Args, systemIO()))
@@ -219,7 +226,7 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio)},
+		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return withCode(exitUsage, fmt.Errorf("%w (see ask --help)", err))

@@ -19,11 +19,13 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and scripts' expected output")
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the sandbox's children are this test binary
 	testscript.Main(m, map[string]func(){
 		"ask": func() {
 			ctx, stop := interruptible(context.Background())
@@ -141,6 +143,17 @@ type askEnv struct {
 	ttyPath string
 	// transport, when set, answers every HTTP request instead of a server.
 	transport http.RoundTripper
+	// sandbox, when set, is what the kernel is said to confine; otherwise
+	// the runs meet a kernel that confines nothing, so that --safe refuses
+	// every command on any machine. The sandbox's own tests use the real
+	// one (sandbox.Check).
+	sandbox func() sandbox.Support
+}
+
+// noSandbox is a kernel that cannot confine, pinned for the tests.
+func noSandbox() sandbox.Support {
+	const why = "the tests say so (askEnv.sandbox)"
+	return sandbox.Support{FileSystem: why, Network: why}
 }
 
 // runAsk runs the CLI in-process.
@@ -174,6 +187,11 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 		Wd:      wd,
 		Net:     defaultNet,
 		TTYPath: e.ttyPath,
+
+		sandboxCheck: noSandbox,
+	}
+	if e.sandbox != nil {
+		stdio.sandboxCheck = e.sandbox
 	}
 	if e.idle > 0 {
 		stdio.Net.StreamIdle = e.idle

@@ -150,6 +150,8 @@ func runAskTerminal(t *testing.T, srv *fakeprovider.Server, wd, stdin string, er
 		HTTP:    &http.Client{Timeout: 30 * time.Second},
 		Now:     time.Now,
 		Wd:      wd,
+
+		sandboxCheck: noSandbox, // --safe refuses commands on any machine
 	}
 	code := runCLI(context.Background(), append([]string{"ask"}, args...), stdio)
 	return askResult{stdout: out.String(), stderr: errb.String(), code: code}

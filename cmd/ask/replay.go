@@ -30,6 +30,8 @@ func replayCommand(stdio *IO) *cli.Command {
 			&cli.StringSliceFlag{Name: "deny-tool", Usage: "refuse calls matching `PATTERN`; repeatable"},
 			&cli.BoolFlag{Name: "safe", Usage: "refuse every write or command the transcript's model asks for"},
 			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in"},
+			&cli.StringFlag{Name: "sandbox", Value: "off", Usage: "confine the commands the replayed calls run: off, workdir or read-only"},
+			&cli.BoolFlag{Name: "allow-network", Usage: "let sandboxed commands reach the network"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
 			&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the replay's own events to `FILE`"},
@@ -89,6 +91,11 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
+	// The sandbox is this invocation's, never the transcript's.
+	if c.IsSet("sandbox") {
+		s.Sandbox = run.Given(c.String("sandbox"), "flag --sandbox")
+	}
+	s.AllowNetwork = run.Given(c.Bool("allow-network"), "flag --allow-network")
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
 	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Replay = recorded })

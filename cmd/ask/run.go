@@ -52,7 +52,10 @@ func runFlags(stdio *IO) []cli.Flag {
 		&cli.IntFlag{Name: "max-steps", Value: d.MaxSteps.Value, Usage: "stop after this many model requests"},
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout.Value, Usage: "stop the whole run after this long"},
 		&cli.StringFlag{Name: "mode", Value: d.Mode.Value, Usage: "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)"},
-		&cli.BoolFlag{Name: "safe", Value: d.Safe.Value, Usage: "CI profile: offer only read-only tools, refuse every write or command, exit 6 on a refusal"},
+		&cli.BoolFlag{Name: "safe", Value: d.Safe.Value, Usage: "CI profile: refuse every write, run commands only in the read-only sandbox (without asking), exit 6 on a refusal"},
+		&cli.StringFlag{Name: "sandbox", Value: d.Sandbox.Value, Usage: "confine the commands tools run: off, workdir (write only there and in a scratch directory) or read-only; no network unless --allow-network"},
+		&cli.BoolFlag{Name: "allow-network", Usage: "let sandboxed commands reach the network"},
+		&cli.BoolFlag{Name: "sandbox-mcp", Usage: "start the MCP servers inside the sandbox too"},
 		&cli.StringSliceFlag{Name: "allow-tool", Value: stringSlice(d.Allow.Value), Usage: "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable"},
 		&cli.StringSliceFlag{Name: "deny-tool", Value: stringSlice(d.Deny.Value), Usage: "refuse calls matching `PATTERN`; wins over --allow-tool; repeatable"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Value: d.Yes.Value, Usage: "approve every call that needs approval"},
@@ -206,6 +209,7 @@ func runEnv(c *cli.Context, stdio *IO, status *statusLine) run.Env {
 	env := run.Env{
 		Getenv: stdio.Getenv, Environ: stdio.Environ, HTTP: stdio.HTTP, Now: stdio.Now, Wd: stdio.Wd,
 		Version: version, IdleTimeout: stdio.Net.StreamIdle, Verbose: c.Bool("verbose") && !quiet,
+		SandboxCheck: stdio.sandboxCheck,
 	}
 	if !quiet {
 		env.Notes = status.above(stdio.Err)

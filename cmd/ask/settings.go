@@ -30,7 +30,7 @@ func flagSettings(c *cli.Context) run.Settings {
 	for name, to := range map[string]*run.Setting[string]{
 		"provider": &s.Provider, "model": &s.Model, "base-url": &s.BaseURL, "system": &s.System,
 		"mode": &s.Mode, "tools-file": &s.ToolsFile, "workdir": &s.Workdir, "tool-protocol": &s.ToolProtocol,
-		"command": &s.Command, "schema": &s.Schema,
+		"command": &s.Command, "schema": &s.Schema, "sandbox": &s.Sandbox,
 	} {
 		if src, ok := given(name); ok {
 			*to = run.Given(c.String(name), src)
@@ -38,6 +38,7 @@ func flagSettings(c *cli.Context) run.Settings {
 	}
 	for name, to := range map[string]*run.Setting[bool]{
 		"safe": &s.Safe, "yes": &s.Yes, "no-tools": &s.NoTools, "no-stream": &s.NoStream,
+		"allow-network": &s.AllowNetwork, "sandbox-mcp": &s.SandboxMCP,
 	} {
 		if src, ok := given(name); ok {
 			*to = run.Given(c.Bool(name), src)

@@ -69,6 +69,9 @@ type Policy struct {
 	Deny  []Pattern
 	// Prompter is nil when there is no terminal to ask.
 	Prompter Prompter
+	// NoSandbox is why commands cannot run in the sandbox here, told in
+	// --safe's refusals; "" when they can or no sandbox was asked for.
+	NoSandbox string
 
 	infos  map[string]tools.Info
 	tools  map[string]tools.Tool
@@ -109,13 +112,20 @@ func (p *Policy) writesControl(c providers.ToolCall) string {
 // readOnly reports whether the run may only read: --safe, ask and plan.
 func (p *Policy) readOnly() bool { return p.Safe || p.Mode == ModeAsk || p.Mode == ModePlan }
 
+// confinedUnderSafe reports whether a tool runs commands that --safe lets
+// run: in agent mode, inside a sandbox that works here, where nothing they
+// do can last.
+func (p *Policy) confinedUnderSafe(info tools.Info) bool {
+	return p.Safe && p.Mode == ModeAgent && info.Risk == tools.Exec && info.Sandboxed
+}
+
 // Declared filters the tools offered to the model: a read-only run offers
 // only tools that read, and a tool denied by name is not offered at all.
 func (p *Policy) Declared(all []tools.Tool) []tools.Tool {
 	var out []tools.Tool
 	for _, t := range all {
 		info := t.Info()
-		if p.readOnly() && info.Risk != tools.Read {
+		if p.readOnly() && info.Risk != tools.Read && !p.confinedUnderSafe(info) {
 			continue
 		}
 		if deniedOutright(p.Deny, info.Name) {
@@ -187,10 +197,14 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 		return Verdict{Allowed: true}, false
 	}
 	verb := map[tools.Risk]string{tools.Write: "writes files", tools.Exec: "runs commands"}[info.Risk]
-	if info.Risk != tools.Read && p.Safe {
+	if info.Risk != tools.Read && p.Safe && !p.confinedUnderSafe(info) {
 		// Before the deny patterns: under --safe every write or command is
 		// a refusal, and so exit 6, even one a pattern denies as well.
-		return Verdict{Reason: fmt.Sprintf("refused by --safe: %s %s", c.Name, verb), Refusal: true}, false
+		reason := fmt.Sprintf("refused by --safe: %s %s", c.Name, verb)
+		if info.Risk == tools.Exec && p.NoSandbox != "" {
+			reason += " and the sandbox " + p.NoSandbox
+		}
+		return Verdict{Reason: reason, Refusal: true}, false
 	}
 	subject := Summary(c.Arguments)
 	for _, d := range p.Deny {
@@ -203,6 +217,10 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	}
 	if p.writesControl(c) != "" {
 		return Verdict{}, true // before --yes, allow rules and "always"
+	}
+	if p.confinedUnderSafe(info) {
+		// A command confined to the read-only sandbox: nothing to approve.
+		return Verdict{Allowed: true}, false
 	}
 	for _, a := range p.Allow {
 		if a.Match(c.Name, subject) {

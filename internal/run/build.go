@@ -26,6 +26,7 @@ import (
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -61,6 +62,9 @@ type Env struct {
 	// Confirm puts a yes-or-no question to the person at the terminal;
 	// nil when there is nobody to ask, which is a no.
 	Confirm func(ctx context.Context, question string) bool
+	// SandboxCheck says what the kernel can confine; nil asks the kernel
+	// (sandbox.Check).
+	SandboxCheck func() sandbox.Support
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -161,6 +165,10 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	// Whatever variable the key came from stays with ask.
 	root.Scrub(row.KeyEnv...)
 	r.workdir, r.root = root.Dir(), root
+	r.workdir = root.Dir()
+	if root.Sandbox, err = r.sandbox(); err != nil {
+		return nil, err
+	}
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
@@ -221,6 +229,9 @@ func (s Settings) check() error {
 	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
 		return Usagef("--deny-tool: %v", err)
 	}
+	if _, err := sandbox.ParseLevel(s.Sandbox.Value); s.Sandbox.IsGiven() && err != nil {
+		return Usagef("--sandbox %v", err)
+	}
 	return nil
 }
 
@@ -272,6 +283,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	pol.NoSandbox = root.Sandbox.Problem()
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is

@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // Setting is one setting's value and where it came from: "flag --NAME",
@@ -76,6 +77,12 @@ type Settings struct {
 	MCP          Setting[[]string]
 	NoTools      Setting[bool]
 	Workdir      Setting[string]
+	// Sandbox is --sandbox: off, workdir or read-only (--safe makes off
+	// read-only). AllowNetwork keeps the network in the sandbox;
+	// SandboxMCP puts the MCP servers in it too.
+	Sandbox      Setting[string]
+	AllowNetwork Setting[bool]
+	SandboxMCP   Setting[bool]
 	// System is appended to the default system prompt (-s).
 	System Setting[string]
 	// Schema is --schema: a file, or the schema itself when it starts
@@ -110,6 +117,9 @@ func defaults() Settings {
 		MCP:          Given([]string(nil), d),
 		NoTools:      Given(false, d),
 		Workdir:      Given(".", d),
+		Sandbox:      Given(string(sandbox.Off), d),
+		AllowNetwork: Given(false, d),
+		SandboxMCP:   Given(false, d),
 		System:       Given("", d),
 		Schema:       Given("", d),
 		Command:      Given("", d),
@@ -141,6 +151,9 @@ func over(hi, lo Settings) Settings {
 	out.MCP = hi.MCP.or(lo.MCP)
 	out.NoTools = hi.NoTools.or(lo.NoTools)
 	out.Workdir = hi.Workdir.or(lo.Workdir)
+	out.Sandbox = hi.Sandbox.or(lo.Sandbox)
+	out.AllowNetwork = hi.AllowNetwork.or(lo.AllowNetwork)
+	out.SandboxMCP = hi.SandboxMCP.or(lo.SandboxMCP)
 	out.System = hi.System.or(lo.System)
 	out.Schema = hi.Schema.or(lo.Schema)
 	if out.Conversation == nil {

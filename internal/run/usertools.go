@@ -40,6 +40,9 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}
+	if r.Settings.SandboxMCP.Value {
+		opts.Sandbox = root.Sandbox
+	}
 	servers, err := mcp.Start(ctx, commands, opts)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -67,7 +67,7 @@ func TestChildrenNeverWaitOnATerminal(t *testing.T) {
 	}
 	script := `git init -q . && git -c user.email=t@x -c user.name=t commit -q --allow-empty 2>&1; ` +
 		`echo "editor=$GIT_EDITOR prompt=$GIT_TERMINAL_PROMPT pager=$PAGER git_pager=$GIT_PAGER"; test -t 0 || echo stdin-not-a-terminal`
-	res, err := runShell(context.Background(), root.Dir(), script, nil, 30*time.Second, root.ChildEnv())
+	res, err := runShell(context.Background(), root, script, nil, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,9 @@ type Info struct {
 	Parameters       json.RawMessage `json:"parameters,omitempty"`
 	Risk             Risk            `json:"risk"`
 	RequiresApproval bool            `json:"requires_approval"`
+	// Sandboxed says that every process the tool starts is confined by a
+	// sandbox that works here, so that --safe may let it run.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // Tool is anything the model may call.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // ErrOutsideRoot is wrapped by every refusal of a path that leads outside the
@@ -39,6 +41,9 @@ type Root struct {
 	scrub []string
 	// onChange hears of every file a tool changes (OnChange).
 	onChange func(Change)
+	// Sandbox confines every process the tools start (the shell tool,
+	// user tools); nil confines nothing.
+	Sandbox *sandbox.Sandbox
 }
 
 // Hide puts paths beyond the file tools' reach, whether they exist yet
@@ -109,6 +114,11 @@ func NewRoot(dir string) (*Root, error) {
 		return nil, fmt.Errorf("working directory %q is not a directory", dir)
 	}
 	return &Root{dir: real}, nil
+}
+
+// sandboxed reports whether the processes tools start here are confined.
+func (r *Root) sandboxed() bool {
+	return r != nil && r.Sandbox.Active() && r.Sandbox.Problem() == ""
 }
 
 // Dir returns the root's absolute, symlink-resolved path.

@@ -30,7 +30,7 @@ const (
 
 type shell struct{ root *Root }
 
-func (shell) Info() Info {
+func (t shell) Info() Info {
 	return Info{
 		Name:        "shell",
 		Description: "Run a command with /bin/sh -c in the working directory; returns exit code, stdout and stderr (long output keeps head and tail).",
@@ -42,6 +42,7 @@ func (shell) Info() Info {
 		// Any command at all can run: a person approves it, or --yes or an
 		// --allow-tool pattern does.
 		RequiresApproval: true,
+		Sandboxed:        t.root.sandboxed(),
 	}
 }
 
@@ -64,7 +65,7 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		timeout = min(time.Duration(args.TimeoutSeconds.v)*time.Second, shellMaxTimeout)
 	}
 	before := t.root.snapshot()
-	res, err := runShell(ctx, t.root.Dir(), args.Command, nil, timeout, t.root.ChildEnv())
+	res, err := runShell(ctx, t.root, args.Command, nil, timeout)
 	t.root.reportChanges("shell", before, t.root.snapshot())
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
@@ -112,18 +113,19 @@ func (r *shellResult) String() string {
 	return sb.String()
 }
 
-// runShell runs command in dir in its own process group, with stdin as its
-// standard input (nil: /dev/null). The group is killed at the timeout, when
-// ctx is cancelled, and once the shell itself exits (so that background jobs
-// do not outlive the call). Output is captured through pipes into bounded
-// buffers while it is produced.
-func runShell(ctx context.Context, dir, command string, stdin []byte, timeout time.Duration, env []string) (*shellResult, error) {
+// runShell runs command in the root's directory in its own process group,
+// confined by the root's sandbox, with stdin as its standard input (nil:
+// /dev/null). The group is killed at the timeout, when ctx is cancelled,
+// and once the shell itself exits (so that background jobs do not outlive
+// the call). Output is captured through pipes into bounded buffers while it
+// is produced. A command the sandbox refuses is an error, and has not run.
+func runShell(ctx context.Context, root *Root, command string, stdin []byte, timeout time.Duration) (*shellResult, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = env
+	cmd.Dir = root.Dir()
+	cmd.Env = root.ChildEnv()
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	} // else /dev/null: nothing may wait on the user's terminal
@@ -149,10 +151,18 @@ func runShell(ctx context.Context, dir, command string, stdin []byte, timeout ti
 	}
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
+	job, err := root.Sandbox.Confine(cmd)
+	if err != nil {
+		outW.Close()
+		errW.Close()
+		return nil, err
+	}
 	startErr := cmd.Start()
 	outW.Close()
 	errW.Close()
+	job.Started()
 	if startErr != nil {
+		job.Err()
 		return nil, fmt.Errorf("start /bin/sh: %w", startErr)
 	}
 
@@ -177,6 +187,9 @@ func runShell(ctx context.Context, dir, command string, stdin []byte, timeout ti
 		<-copied
 	}
 
+	if err := job.Err(); err != nil {
+		return nil, err
+	}
 	res.exitCode = cmd.ProcessState.ExitCode()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.signal = ws.Signal().String()

@@ -276,7 +276,11 @@ func schemaProblem(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
-func (t *userTool) Info() Info { return t.info }
+func (t *userTool) Info() Info {
+	info := t.info
+	info.Sandboxed = t.root.sandboxed()
+	return info
+}
 
 func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	args := bytes.TrimSpace(raw)
@@ -297,7 +301,7 @@ func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	}
 	stdin := append(append([]byte(nil), args...), '\n')
 	before := t.root.snapshot()
-	res, err := runShell(ctx, t.root.Dir(), t.command, stdin, t.timeout, t.root.ChildEnv())
+	res, err := runShell(ctx, t.root, t.command, stdin, t.timeout)
 	t.root.reportChanges(t.info.Name, before, t.root.snapshot())
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", t.info.Name, err)

@@ -30,6 +30,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 	// Reserved are names already taken by other tools.
 	Reserved []string
 	Version  string // reported to servers as the client version
+	// Sandbox, when set, confines the servers (--sandbox-mcp): their
+	// processes are started inside it.
+	Sandbox *sandbox.Sandbox
 }
 
 // Servers are the running servers of one run.
@@ -73,6 +77,7 @@ type server struct {
 	session   *sdk.ClientSession
 	stderr    *tailWriter
 	pgid      atomic.Int64 // the server's process group, once started
+	sandboxed bool         // confined by a working sandbox
 	stopWatch func() bool  // stops the context watch
 }
 
@@ -159,6 +164,11 @@ func startServer(ctx context.Context, command, name string, env, argv []string, 
 	// Its own group: the terminal's Ctrl-C reaches ask only, which stops
 	// the servers itself, and the group is what is killed at the end.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	job, err := opts.Sandbox.Confine(cmd)
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	srv.sandboxed = opts.Sandbox.Active()
 
 	startCtx, cancel := context.WithTimeoutCause(ctx, opts.StartTimeout,
 		fmt.Errorf("no answer within %s", opts.StartTimeout))
@@ -173,6 +183,15 @@ func startServer(ctx context.Context, command, name string, env, argv []string, 
 	session, err := client.Connect(startCtx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		srv.killGroup()
+	}
+	// The child has executed the server, or exited: this does not wait.
+	if refused := job.Err(); refused != nil {
+		if session != nil {
+			session.Close()
+		}
+		return nil, nil, fail("%v", refused)
+	}
+	if err != nil {
 		switch {
 		case srv.groupID() == 0:
 			return nil, nil, fail("cannot start %s: %v", argv[0], err)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // The test binary doubles as an MCP server over stdio: with
@@ -19,6 +21,7 @@ import (
 const serverModeVar = "ASK_MCP_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // a sandboxed server's child is this test binary
 	if mode := os.Getenv(serverModeVar); mode != "" {
 		os.Exit(serve(mode))
 	}
@@ -99,7 +102,12 @@ func serve(mode string) int {
 	add(&sdk.Tool{Name: "env", Description: "Environment and directory"},
 		func(map[string]any) (*sdk.CallToolResult, error) {
 			wd, _ := os.Getwd()
-			return text(fmt.Sprintf("wd=%s\nASK_MCP_EXTRA=%s\nSECRET_SEEN=%s", wd, os.Getenv("ASK_MCP_EXTRA"), os.Getenv("ASK_TEST_SECRET"))), nil
+			out := fmt.Sprintf("wd=%s\nASK_MCP_EXTRA=%s\nSECRET_SEEN=%s", wd, os.Getenv("ASK_MCP_EXTRA"), os.Getenv("ASK_TEST_SECRET"))
+			if path := os.Getenv("ASK_MCP_TEST_WRITE"); path != "" {
+				// What the sandbox allows (TestMCPInTheSandbox).
+				out += fmt.Sprintf("\nwrite: %v", os.WriteFile(path, []byte("x"), 0o644))
+			}
+			return text(out), nil
 		})
 	add(&sdk.Tool{Name: "spawn", Description: "Starts a grandchild and returns its pid and the server's"},
 		func(map[string]any) (*sdk.CallToolResult, error) {

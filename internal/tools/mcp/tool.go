@@ -46,6 +46,7 @@ func newRemoteTool(srv *server, name string, t *sdk.Tool) *remoteTool {
 	}
 	return &remoteTool{srv: srv, remote: t.Name, info: tools.Info{
 		Name: name, Description: desc, Parameters: params, Risk: risk, RequiresApproval: approval,
+		Sandboxed: srv.sandboxed,
 	}}
 }
 

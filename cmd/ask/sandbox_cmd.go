@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/sandbox"
+)
+
+// sandboxCommand is `ask sandbox check`: what --sandbox can do on this
+// machine, and why not where it cannot.
+func sandboxCommand(stdio *IO) *cli.Command {
+	return &cli.Command{
+		Name:            "sandbox",
+		Action:          subcommandAction,
+		Usage:           "what the kernel here can confine for --sandbox (file system, network)",
+		HideHelpCommand: true,
+		Subcommands: []*cli.Command{{
+			Name:  "check",
+			Usage: "say whether the file system (Landlock) and the network (namespaces) can be confined here, and why not; exit 1 if either cannot",
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"}},
+			Action: func(c *cli.Context) error {
+				check := sandbox.Check
+				if stdio.sandboxCheck != nil {
+					check = stdio.sandboxCheck
+				}
+				return sandboxCheck(c, stdio, check())
+			},
+		}},
+	}
+}
+
+// sandboxReport is `ask sandbox check --json`.
+type sandboxReport struct {
+	FileSystem        bool   `json:"filesystem"`
+	LandlockABI       int    `json:"landlock_abi"`
+	FileSystemProblem string `json:"filesystem_problem,omitempty"`
+	Network           bool   `json:"network"`
+	Namespaces        string `json:"namespaces,omitempty"`
+	NetworkProblem    string `json:"network_problem,omitempty"`
+}
+
+func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return usageErr("sandbox check takes no arguments")
+	}
+	// Confining the file system alone is what --allow-network needs.
+	fsOnly := &sandbox.Sandbox{Policy: sandbox.Policy{Level: sandbox.ReadOnly, AllowNetwork: true}, Support: s}
+	full := &sandbox.Sandbox{Policy: sandbox.Policy{Level: sandbox.ReadOnly}, Support: s}
+	r := sandboxReport{LandlockABI: s.LandlockABI, FileSystemProblem: fsOnly.Problem(), Namespaces: s.Namespaces}
+	r.FileSystem = r.FileSystemProblem == ""
+	r.Network = s.Network == "" && s.Namespaces != ""
+	if !r.Network {
+		r.NetworkProblem = s.Network
+		if r.NetworkProblem == "" {
+			r.NetworkProblem = full.Problem()
+		}
+	}
+	var err error
+	if stdio.OutTTY && !c.Bool("json") {
+		err = sandboxTable(stdio, r)
+	} else {
+		err = writeStageValue(stdio, r)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case !r.FileSystem:
+		return withCode(exitFailure, errors.New("--sandbox cannot confine commands here: every sandboxed command would be refused"))
+	case !r.Network:
+		return withCode(exitFailure, errors.New("--sandbox can confine commands here only with --allow-network"))
+	}
+	return nil
+}
+
+func sandboxTable(stdio *IO, r sandboxReport) error {
+	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONFINES\tHERE\tHOW, OR WHY NOT")
+	fs := fmt.Sprintf("Landlock ABI %d", r.LandlockABI)
+	if !r.FileSystem {
+		fs = r.FileSystemProblem
+	}
+	fmt.Fprintf(tw, "file system\t%s\t%s\n", yesNo(r.FileSystem), fs)
+	net := "new user and network namespaces"
+	if r.Namespaces == "net" {
+		net = "a new network namespace (as root, without user namespaces)"
+	}
+	if !r.Network {
+		net = r.NetworkProblem
+	}
+	fmt.Fprintf(tw, "network\t%s\t%s\n", yesNo(r.Network), net)
+	return tw.Flush()
+}

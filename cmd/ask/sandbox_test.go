@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/sandbox/sandboxtest"
+)
+
+// A CI job: `ask --safe` lets the model run the module's tests without
+// asking, inside the read-only sandbox. They pass, the build cache lands in
+// the run's scratch directory, nothing is written in the working
+// directory, and a planted SSH key stays unreadable.
+func TestSafeRunsTheTestsInTheSandbox(t *testing.T) {
+	t.Parallel()
+	sandboxtest.Require(t, sandbox.Policy{Level: sandbox.ReadOnly})
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to run tests with")
+	}
+	wd := t.TempDir()
+	for name, body := range map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"m.go":   "package m\n\nfunc Add(a, b int) int { return a + b }\n",
+		"m_test.go": `package m
+
+import (
+	"os"
+	"testing"
+)
+
+func TestAdd(t *testing.T) {
+	if Add(2, 3) != 5 {
+		t.Fatal("2+3")
+	}
+	// Nothing may be written in the working directory.
+	if err := os.WriteFile("written.txt", []byte("x"), 0o644); err == nil {
+		t.Fatal("wrote in the working directory")
+	}
+	println("GOCACHE=" + os.Getenv("GOCACHE"))
+}
+`,
+	} {
+		if err := os.WriteFile(filepath.Join(wd, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := listDir(t, wd)
+
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("test", "shell", fmt.Sprintf(`{"command":"%s test -count=1 -v . 2>&1","timeout_seconds":600}`, goBin)),
+			fakeprovider.Call("key", "shell", fmt.Sprintf(`{"command":"cat %s"}`, key)),
+			fakeprovider.Call("write", "write_file", `{"path":"x.txt","content":"x"}`),
+		}},
+		fakeprovider.Reply{Text: "the tests pass"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: wd, env: map[string]string{"HOME": home}, sandbox: sandbox.Check},
+		"--safe", "--json", "run the tests")
+	// The write is refused, and so the exit status is 6; the commands ran.
+	if r.code != exitRefused {
+		t.Fatalf("exit %d, want %d (the write refused); stderr %s\nstdout %s", r.code, exitRefused, r.stderr, r.stdout)
+	}
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]string{}
+	for _, c := range got.ToolCalls {
+		results[c.ID] = c.Content
+		if c.ID != "write" && c.Denied {
+			t.Errorf("%s was denied under --safe with a working sandbox: %s", c.ID, c.Content)
+		}
+	}
+	test := results["test"]
+	if !strings.Contains(test, "exit code: 0") || !strings.Contains(test, "--- PASS: TestAdd") {
+		t.Errorf("go test in the sandbox did not pass:\n%s", test)
+	}
+	scratch := filepath.Join(realTemp(t), "ask-sandbox-")
+	if !strings.Contains(test, "GOCACHE="+scratch) {
+		t.Errorf("GOCACHE is not in the run's scratch directory %s*:\n%s", scratch, test)
+	}
+	if c := results["key"]; strings.Contains(c, "PRIVATE KEY") || !strings.Contains(c, "Permission denied") {
+		t.Errorf("the planted key was readable, or failed otherwise:\n%s", c)
+	}
+	if len(got.Denials) != 1 || got.Denials[0].Name != "write_file" {
+		t.Errorf("denials %+v, want only write_file's", got.Denials)
+	}
+	if after := listDir(t, wd); !slices.Equal(before, after) {
+		t.Errorf("the working directory changed:\nbefore %v\nafter  %v", before, after)
+	}
+	// The scratch directory is gone with the run.
+	for _, line := range strings.Split(test, "\n") {
+		if cache, ok := strings.CutPrefix(strings.TrimSpace(line), "GOCACHE="); ok {
+			if _, err := os.Stat(filepath.Dir(filepath.Dir(cache))); err == nil {
+				t.Errorf("the scratch directory of %s outlived the run", cache)
+			}
+		}
+	}
+}
+
+// Without a kernel that confines, --safe offers no commands and refuses
+// one asked for anyway, saying why.
+func TestSafeWithoutASandboxRefusesCommands(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("s", "shell", `{"command":"touch ran"}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: wd}, "--safe", "--json", "go")
+	if r.code != exitRefused {
+		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitRefused, r.stderr)
+	}
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	const want = "refused by --safe: shell runs commands and the sandbox cannot confine the file system here: the tests say so (askEnv.sandbox)"
+	if len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, want) {
+		t.Errorf("denials %+v, want one saying %q", got.Denials, want)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "ran")); err == nil {
+		t.Error("the refused command ran")
+	}
+	if strings.Contains(strings.Join(srvToolNames(t, srv), ","), "shell") {
+		t.Error("shell was offered under --safe without a sandbox")
+	}
+}
+
+// --sandbox workdir: the command writes in the working directory but not
+// outside it; --sandbox with a kernel that cannot confine refuses the
+// command with one line, and it does not run.
+func TestSandboxFlag(t *testing.T) {
+	t.Parallel()
+	sandboxtest.Require(t, sandbox.Policy{Level: sandbox.Workdir})
+	wd, outside := t.TempDir(), t.TempDir()
+	call := func(id, command string) providers.ToolCall {
+		return fakeprovider.Call(id, "shell", fmt.Sprintf(`{"command":%q}`, command))
+	}
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			call("in", "echo x > in.txt"), call("out", "echo x > "+filepath.Join(outside, "out.txt")),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: wd, sandbox: sandbox.Check}, "--sandbox", "workdir", "--yes", "--json", "write")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "in.txt")); err != nil {
+		t.Errorf("no file written in the working directory: %v\n%s", err, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "out.txt")); err == nil {
+		t.Errorf("a file was written outside the working directory")
+	}
+
+	srv2 := fakeprovider.Start(fakeprovider.Reply{Calls: []providers.ToolCall{call("s", "touch ran")}}, fakeprovider.Reply{Text: "done"})
+	defer srv2.Close()
+	r = runAsk(t, askEnv{server: srv2, wd: wd}, "--sandbox", "read-only", "--yes", "--json", "go")
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("%v: %s", err, r.stderr)
+	}
+	const want = "shell: refused by the sandbox: cannot confine the file system here: the tests say so (askEnv.sandbox); commands never run unconfined"
+	if len(got.ToolCalls) != 1 || got.ToolCalls[0].Content != want {
+		t.Errorf("tool calls %+v, want the one-line refusal %q", got.ToolCalls, want)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "ran")); err == nil {
+		t.Error("the refused command ran")
+	}
+	if !strings.Contains(r.stderr, "ask: warning: --sandbox read-only: the sandbox cannot confine the file system here") {
+		t.Errorf("no warning on stderr: %s", r.stderr)
+	}
+	if r := runAsk(t, askEnv{server: srv2, wd: wd}, "--sandbox", "readonly", "go"); r.code != exitUsage || !strings.Contains(r.stderr, "choose off, workdir or read-only") {
+		t.Errorf("--sandbox readonly: exit %d stderr %s", r.code, r.stderr)
+	}
+}
+
+func TestSandboxCheck(t *testing.T) {
+	t.Parallel()
+	works := func() sandbox.Support { return sandbox.Support{LandlockABI: 7, Namespaces: "user+net"} }
+	r := runAsk(t, askEnv{sandbox: works}, "sandbox", "check")
+	if r.code != 0 || r.stdout != `{"filesystem":true,"landlock_abi":7,"network":true,"namespaces":"user+net"}`+"\n" {
+		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runAsk(t, askEnv{sandbox: works, tty: true}, "sandbox", "check")
+	if !strings.Contains(r.stdout, "file system  yes   Landlock ABI 7") || !strings.Contains(r.stdout, "network      yes   new user and network namespaces") {
+		t.Errorf("table:\n%s", r.stdout)
+	}
+	noNet := func() sandbox.Support {
+		return sandbox.Support{LandlockABI: 7, Network: "user namespaces are not allowed here"}
+	}
+	r = runAsk(t, askEnv{sandbox: noNet}, "sandbox", "check")
+	if r.code != exitFailure || r.stdout != `{"filesystem":true,"landlock_abi":7,"network":false,"network_problem":"user namespaces are not allowed here"}`+"\n" ||
+		strings.TrimSpace(r.stderr) != "ask: --sandbox can confine commands here only with --allow-network" {
+		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runAsk(t, askEnv{}, "sandbox", "check")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "every sandboxed command would be refused") {
+		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error {
+		names = append(names, p)
+		return nil
+	})
+	return names
+}
+
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(os.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// srvToolNames are the tools the first request offered.
+func srvToolNames(t *testing.T, srv *fakeprovider.Server) []string {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request")
+	}
+	var body struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(reqs[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range body.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	return names
+}

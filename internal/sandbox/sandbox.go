@@ -1,0 +1,222 @@
+// Package sandbox confines the processes a run starts (the shell tool, user
+// tools, MCP servers where asked) with the kernel's own mechanisms: Landlock
+// for the file system, and new user and network namespaces for the network.
+//
+// ask itself is never confined. Confine rewrites a command, before it
+// starts, to start ask's own binary with a hidden entry point (Main) in the
+// new namespaces; that child confines itself with Landlock and then
+// executes the command, which inherits the confinement. Nothing needs
+// installing.
+//
+// It fails closed: where the kernel cannot confine, Confine refuses with one
+// line saying what is missing, and a child that cannot confine itself
+// reports why and exits without running the command.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Level is how far a run's processes are confined (--sandbox).
+type Level string
+
+const (
+	Off      Level = "off"       // not confined
+	Workdir  Level = "workdir"   // write only in the working directory and the scratch directory
+	ReadOnly Level = "read-only" // write only in the scratch directory
+)
+
+// ParseLevel reads a --sandbox value.
+func ParseLevel(s string) (Level, error) {
+	switch l := Level(s); l {
+	case Off, Workdir, ReadOnly:
+		return l, nil
+	}
+	return "", fmt.Errorf("%q: choose off, workdir or read-only", s)
+}
+
+// Policy is what a confined process may do. Every path is absolute and
+// symlink-free.
+type Policy struct {
+	Level Level `json:"level"`
+	// Workdir may be read, and written at Level Workdir.
+	Workdir string `json:"workdir"`
+	// Scratch is the run's private directory, always writable: TMPDIR,
+	// XDG_CACHE_HOME, GOCACHE and GOTMPDIR point into it.
+	Scratch      string `json:"scratch"`
+	AllowNetwork bool   `json:"allow_network"`
+	// Hidden are never readable: the user's credential stores.
+	Hidden []string `json:"hidden"`
+}
+
+// CredentialStores are the files and directories under home (and the
+// XDG config directory, when it is elsewhere) that hold keys and tokens: a
+// confined process can read neither them nor anything in them. askConfig
+// is ask's own config file, which may hold API keys ("" for the default,
+// which is covered by the config directory's ask/).
+func CredentialStores(home, configHome, askConfig string) []string {
+	var out []string
+	if home != "" {
+		for _, p := range []string{
+			".ssh", ".aws", ".gnupg", ".netrc", ".docker", ".kube", ".azure",
+			".git-credentials", ".password-store", ".npmrc", ".pypirc",
+			".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings",
+			".config/gcloud", ".config/gh", ".config/ask",
+		} {
+			out = append(out, filepath.Join(home, p))
+		}
+	}
+	if filepath.IsAbs(configHome) {
+		for _, p := range []string{"gcloud", "gh", "ask"} {
+			out = append(out, filepath.Join(configHome, p))
+		}
+	}
+	if filepath.IsAbs(askConfig) {
+		out = append(out, askConfig)
+	}
+	return out
+}
+
+// Sandbox confines the commands of one run. A nil *Sandbox, or one at
+// Level Off, confines nothing.
+type Sandbox struct {
+	Policy Policy
+	// Support is what this kernel can do (Check), told once per run.
+	Support Support
+}
+
+// Active reports whether s confines the commands it is given.
+func (s *Sandbox) Active() bool { return s != nil && s.Policy.Level != Off && s.Policy.Level != "" }
+
+// Problem is why s cannot confine its commands here, "" when it can.
+func (s *Sandbox) Problem() string {
+	if !s.Active() {
+		return ""
+	}
+	return s.Support.problem(s.Policy)
+}
+
+// RefusedError is a command the sandbox would not run: the kernel cannot
+// confine it as the policy asks. It is one line.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string {
+	return "refused by the sandbox: " + e.Reason + "; commands never run unconfined"
+}
+
+// Env variables that point into the scratch directory.
+var scratchVars = []struct{ name, dir string }{
+	{"TMPDIR", "tmp"},
+	{"GOTMPDIR", "tmp"},
+	{"XDG_CACHE_HOME", "cache"},
+	{"GOCACHE", "cache/go-build"},
+}
+
+// Confine rewrites cmd, which must not have started, to run inside the
+// sandbox, and returns the Job that says after the command has run whether
+// the sandbox refused it. It returns a *RefusedError, and leaves cmd
+// unusable, when the kernel cannot confine the command. On a nil or Off
+// sandbox it does nothing and returns a nil Job, whose methods do nothing.
+func (s *Sandbox) Confine(cmd *exec.Cmd) (*Job, error) {
+	if !s.Active() {
+		return nil, nil
+	}
+	refuse := func(reason string) (*Job, error) {
+		cmd.Path, cmd.Err = "", &RefusedError{Reason: reason}
+		return nil, cmd.Err
+	}
+	if p := s.Problem(); p != "" {
+		return refuse(p)
+	}
+	if cmd.Process != nil {
+		return nil, errors.New("sandbox: the command has already started")
+	}
+	if cmd.Err != nil {
+		return nil, cmd.Err // not found: it would not start either way
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return refuse(fmt.Sprintf("cannot find ask's own program to start the sandbox: %v", err))
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if env, err = s.scratchEnv(env); err != nil {
+		return refuse(err.Error())
+	}
+	return start(cmd, self, s.Policy, s.Support, env)
+}
+
+// scratchEnv points the temporary and cache directories into the scratch
+// directory, so that build caches work where nothing else can be written.
+func (s *Sandbox) scratchEnv(env []string) ([]string, error) {
+	out := make([]string, 0, len(env)+len(scratchVars))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !isScratchVar(name) {
+			out = append(out, kv)
+		}
+	}
+	if s.Policy.Scratch == "" {
+		return nil, errors.New("the run has no scratch directory")
+	}
+	for _, v := range scratchVars {
+		dir := filepath.Join(s.Policy.Scratch, v.dir)
+		// Made each time: a command may have removed it.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("scratch directory: %v", err)
+		}
+		out = append(out, v.name+"="+dir)
+	}
+	return out, nil
+}
+
+func isScratchVar(name string) bool {
+	for _, v := range scratchVars {
+		if v.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Job is one confined command. Its child reports through a pipe, closed on
+// exec, whether it could confine itself.
+type Job struct {
+	r, w *os.File
+}
+
+// Started releases the parent's end of the report pipe. Call it once the
+// command has started (or failed to).
+func (j *Job) Started() {
+	if j != nil && j.w != nil {
+		j.w.Close()
+		j.w = nil
+	}
+}
+
+// Err reports, once the command has ended (or has been started and its
+// program may be running), whether the sandbox refused it: a
+// *RefusedError when the child could not confine itself and so did not run
+// the command. It waits only until the child has either executed the
+// command or exited.
+func (j *Job) Err() error {
+	if j == nil || j.r == nil {
+		return nil
+	}
+	j.Started()
+	msg, _ := io.ReadAll(io.LimitReader(j.r, 4<<10))
+	j.r.Close()
+	j.r = nil
+	if len(msg) == 0 {
+		return nil
+	}
+	return &RefusedError{Reason: strings.TrimSpace(string(msg))}
+}

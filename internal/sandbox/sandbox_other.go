@@ -1,0 +1,20 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// Main does nothing: only Linux has a sandbox child.
+func Main() {}
+
+func check() Support {
+	const why = "the sandbox needs Linux (Landlock and namespaces)"
+	return Support{FileSystem: why, Network: why}
+}
+
+func start(*exec.Cmd, string, Policy, Support, []string) (*Job, error) {
+	return nil, errors.New("the sandbox needs Linux")
+}
