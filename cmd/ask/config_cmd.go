@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,12 +68,11 @@ func configAction(c *cli.Context, stdio *IO) error {
 		file += " (not found)"
 	}
 	fmt.Fprintf(stdio.Out, "config file: %s\n\n", file)
-	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SETTING\tVALUE\tSOURCE")
+	var rows [][]string
 	for _, e := range settings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, showValue(e.Value), e.Source)
+		rows = append(rows, []string{e.Name, showValue(e.Value), e.Source})
 	}
-	return tw.Flush()
+	return printTable(stdio.Out, []string{"SETTING", "VALUE", "SOURCE"}, rows...)
 }
 
 // configJSON is what `ask config` prints in a pipe.

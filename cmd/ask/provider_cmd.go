@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -138,8 +137,7 @@ func providerList(c *cli.Context, stdio *IO) error {
 
 // providerTable shows the providers to a person.
 func providerTable(w io.Writer, rows []providerInfo) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPROTOCOL\tBASE URL\tKEY\tTOOLS\tSTREAMING")
+	var table [][]string
 	for _, r := range rows {
 		key := "none needed"
 		if len(r.KeyEnv) > 0 {
@@ -156,9 +154,9 @@ func providerTable(w io.Writer, rows []providerInfo) error {
 		if r.NativeTools {
 			tools = "native"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Protocol, orDash(r.BaseURL), key, tools, yesNo(r.Streaming))
+		table = append(table, []string{r.Name, r.Protocol, orDash(r.BaseURL), key, tools, yesNo(r.Streaming), orDash(r.Model)})
 	}
-	return tw.Flush()
+	return printTable(w, []string{"NAME", "PROTOCOL", "BASE URL", "KEY", "TOOLS", "STREAMING", "DEFAULT MODEL"}, table...)
 }
 
 func orDash(s string) string {
@@ -187,20 +185,9 @@ type standardTool struct {
 }
 
 func providerFormatTools(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
-	in, err := readStageInput(c, stdio)
+	tools, err := readStage(c, stdio, &[]standardTool{}, providers.ParseTools)
 	if err != nil {
 		return err
-	}
-	var shape []standardTool
-	if err := in.decode(&shape); err != nil {
-		return err
-	}
-	tools, err := providers.ParseTools(in.data)
-	if err != nil {
-		return inputErr(in, err)
 	}
 	_, proto, err := stageProtocol(c, stdio)
 	if err != nil {
@@ -217,20 +204,9 @@ func providerFormatTools(c *cli.Context, stdio *IO) error {
 }
 
 func providerFormatToolResult(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
-	in, err := readStageInput(c, stdio)
+	results, err := readStage(c, stdio, &[]providers.ToolResult{}, providers.ParseToolResultsJSON)
 	if err != nil {
 		return err
-	}
-	var shape []providers.ToolResult
-	if err := in.decode(&shape); err != nil {
-		return err
-	}
-	results, err := providers.ParseToolResultsJSON(in.data)
-	if err != nil {
-		return inputErr(in, err)
 	}
 	prov, proto, err := stageProtocol(c, stdio)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/loop"
-	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
@@ -133,7 +132,7 @@ func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*r
 		return nil, "", err
 	}
 	if c.IsSet("plan") {
-		if prompt, err = planPrompt(c.String("plan"), s.Mode.Value, stdio, prompt); err != nil {
+		if prompt, err = run.PlanPrompt(c.String("plan"), s.Mode.Value, stdio.Wd, prompt); err != nil {
 			return nil, "", err
 		}
 	}
@@ -215,26 +214,6 @@ func runEnv(c *cli.Context, stdio *IO, status *statusLine) run.Env {
 		env.Notes = status.above(stdio.Err)
 	}
 	return env
-}
-
-// planPrompt makes a saved plan the goal of an agent run: `ask --plan
-// FILE [extra instructions]`.
-func planPrompt(file, mode string, stdio *IO, extra string) (string, error) {
-	if mode != policy.ModeAgent {
-		return "", usageErr("--plan carries a plan out, which needs --mode agent (not %s)", mode)
-	}
-	plan, err := os.ReadFile(absPath(stdio.Wd, file))
-	if err != nil {
-		return "", usageErr("--plan: %v", err)
-	}
-	if strings.TrimSpace(string(plan)) == "" {
-		return "", usageErr("--plan: %s is empty", file)
-	}
-	prompt := "Carry out this plan, step by step, and report what you did:\n\n" + strings.TrimSpace(string(plan))
-	if extra != "" {
-		prompt += "\n\n" + extra
-	}
-	return prompt, nil
 }
 
 // readPrompt joins the arguments and, when stdin is not a terminal, appends

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,16 +32,6 @@ func sandboxCommand(stdio *IO) *cli.Command {
 	}
 }
 
-// sandboxReport is `ask sandbox check --json`.
-type sandboxReport struct {
-	FileSystem        bool   `json:"filesystem"`
-	LandlockABI       int    `json:"landlock_abi"`
-	FileSystemProblem string `json:"filesystem_problem,omitempty"`
-	Network           bool   `json:"network"`
-	Namespaces        string `json:"namespaces,omitempty"`
-	NetworkProblem    string `json:"network_problem,omitempty"`
-}
-
 func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 	if err := flagAfterArgs(c); err != nil {
 		return err
@@ -50,18 +39,7 @@ func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 	if c.NArg() > 0 {
 		return usageErr("sandbox check takes no arguments")
 	}
-	// Confining the file system alone is what --allow-network needs.
-	fsOnly := &sandbox.Sandbox{Policy: sandbox.Policy{Level: sandbox.ReadOnly, AllowNetwork: true}, Support: s}
-	full := &sandbox.Sandbox{Policy: sandbox.Policy{Level: sandbox.ReadOnly}, Support: s}
-	r := sandboxReport{LandlockABI: s.LandlockABI, FileSystemProblem: fsOnly.Problem(), Namespaces: s.Namespaces}
-	r.FileSystem = r.FileSystemProblem == ""
-	r.Network = s.Network == "" && s.Namespaces != ""
-	if !r.Network {
-		r.NetworkProblem = s.Network
-		if r.NetworkProblem == "" {
-			r.NetworkProblem = full.Problem()
-		}
-	}
+	r := sandbox.Describe(s)
 	var err error
 	if stdio.OutTTY && !c.Bool("json") {
 		err = sandboxTable(stdio, r)
@@ -80,14 +58,11 @@ func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 	return nil
 }
 
-func sandboxTable(stdio *IO, r sandboxReport) error {
-	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONFINES\tHERE\tHOW, OR WHY NOT")
+func sandboxTable(stdio *IO, r sandbox.Report) error {
 	fs := fmt.Sprintf("Landlock ABI %d", r.LandlockABI)
 	if !r.FileSystem {
 		fs = r.FileSystemProblem
 	}
-	fmt.Fprintf(tw, "file system\t%s\t%s\n", yesNo(r.FileSystem), fs)
 	net := "new user and network namespaces"
 	if r.Namespaces == "net" {
 		net = "a new network namespace (as root, without user namespaces)"
@@ -95,6 +70,6 @@ func sandboxTable(stdio *IO, r sandboxReport) error {
 	if !r.Network {
 		net = r.NetworkProblem
 	}
-	fmt.Fprintf(tw, "network\t%s\t%s\n", yesNo(r.Network), net)
-	return tw.Flush()
+	return printTable(stdio.Out, []string{"CONFINES", "HERE", "HOW, OR WHY NOT"},
+		[]string{"file system", yesNo(r.FileSystem), fs}, []string{"network", yesNo(r.Network), net})
 }

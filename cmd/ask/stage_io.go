@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
@@ -50,6 +51,28 @@ func readStageInput(c *cli.Context, stdio *IO) (stageInput, error) {
 		return stageInput{}, usageErr("read stdin: %v", err)
 	}
 	return stageInput{name: "stdin", data: data}, nil
+}
+
+// readStage reads a stage's input in the standardized format: the flags
+// checked, the JSON read and decoded into shape (which names the position
+// of a wrong value), then parsed.
+func readStage[T any](c *cli.Context, stdio *IO, shape any, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	if err := flagAfterArgs(c); err != nil {
+		return zero, err
+	}
+	in, err := readStageInput(c, stdio)
+	if err != nil {
+		return zero, err
+	}
+	if err := in.decode(shape); err != nil {
+		return zero, err
+	}
+	v, err := parse(in.data)
+	if err != nil {
+		return zero, inputErr(in, err)
+	}
+	return v, nil
 }
 
 // checkJSON reports whether the input is one JSON value, naming the line
@@ -217,4 +240,13 @@ func subcommandAction(c *cli.Context) error {
 		names = append(names, sub.Name)
 	}
 	return usageErr("%s: unknown command %q: choose %s", commandPath(c), c.Args().First(), strings.Join(names, ", "))
+}
+
+// printTable prints rows under a header, in columns, for a person.
+func printTable(w io.Writer, header []string, rows ...[]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, row := range append([][]string{header}, rows...) {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
 }

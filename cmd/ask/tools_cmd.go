@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -112,8 +111,7 @@ func toolsTable(w io.Writer, r *run.Run) error {
 		fmt.Fprintf(w, "no tools are offered (mode %s)\n", r.Mode)
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRISK\tAPPROVAL\tDESCRIPTION")
+	var rows [][]string
 	for _, t := range r.Declared {
 		info, _ := r.Tool(t.Name)
 		approval := "-"
@@ -121,9 +119,9 @@ func toolsTable(w io.Writer, r *run.Run) error {
 			approval = "asks"
 		}
 		desc, _, _ := strings.Cut(info.Description, "\n")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", info.Name, orDash(string(info.Risk)), approval, shorten(desc, 80))
+		rows = append(rows, []string{info.Name, orDash(string(info.Risk)), approval, shorten(desc, 80)})
 	}
-	return tw.Flush()
+	return printTable(w, []string{"NAME", "RISK", "APPROVAL", "DESCRIPTION"}, rows...)
 }
 
 func toolsShow(c *cli.Context, stdio *IO) error {
@@ -161,20 +159,9 @@ func toolsShow(c *cli.Context, stdio *IO) error {
 // approval), the allowed ones run concurrently, and the results come out
 // in call order, each call answered.
 func toolsRun(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
-	in, err := readStageInput(c, stdio)
+	calls, err := readStage(c, stdio, &[]providers.ToolCall{}, providers.ParseToolCallsJSON)
 	if err != nil {
 		return err
-	}
-	var shape []providers.ToolCall
-	if err := in.decode(&shape); err != nil {
-		return err
-	}
-	calls, err := providers.ParseToolCallsJSON(in.data)
-	if err != nil {
-		return inputErr(in, err)
 	}
 	r, err := offlineRun(c, stdio)
 	if err != nil {

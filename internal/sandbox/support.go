@@ -49,3 +49,31 @@ var checked = sync.OnceValue(check)
 // whether a new network namespace can be made (trying it once, with a child
 // that exits at once). The answer is kept for the life of the process.
 func Check() Support { return checked() }
+
+// Report is what `ask sandbox check` says of a kernel: whether each half
+// of the sandbox works here, how, or why not.
+type Report struct {
+	FileSystem        bool   `json:"filesystem"`
+	LandlockABI       int    `json:"landlock_abi"`
+	FileSystemProblem string `json:"filesystem_problem,omitempty"`
+	Network           bool   `json:"network"`
+	Namespaces        string `json:"namespaces,omitempty"`
+	NetworkProblem    string `json:"network_problem,omitempty"`
+}
+
+// Describe reports what a kernel's support means for --sandbox: the file
+// system half is what --allow-network needs, the network half the rest.
+func Describe(s Support) Report {
+	fsOnly := &Sandbox{Policy: Policy{Level: ReadOnly, AllowNetwork: true}, Support: s}
+	full := &Sandbox{Policy: Policy{Level: ReadOnly}, Support: s}
+	r := Report{LandlockABI: s.LandlockABI, FileSystemProblem: fsOnly.Problem(), Namespaces: s.Namespaces}
+	r.FileSystem = r.FileSystemProblem == ""
+	r.Network = s.Network == "" && s.Namespaces != ""
+	if !r.Network {
+		r.NetworkProblem = s.Network
+		if r.NetworkProblem == "" {
+			r.NetworkProblem = full.Problem()
+		}
+	}
+	return r
+}
