@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -193,19 +194,30 @@ func backoff(attempt int, retryAfter time.Duration) time.Duration {
 // HTTP date.
 func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
-		return time.Duration(ms * float64(time.Millisecond))
+		return clampDuration(ms, time.Millisecond)
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
+		return clampDuration(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// clampDuration is n units as a Duration, the longest Duration when that is
+// too long to represent: converting such a float wraps round to a negative
+// wait, which would read as no Retry-After at all.
+func clampDuration(n float64, unit time.Duration) time.Duration {
+	d := n * float64(unit)
+	if d >= math.MaxInt64 { // also +Inf
+		return math.MaxInt64
+	}
+	return time.Duration(d)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
