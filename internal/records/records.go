@@ -206,11 +206,12 @@ func Marshal(ev Event) ([]byte, error) {
 }
 
 // BodyJSON stores an HTTP body in an event: a single JSON document as
-// itself, anything else (an SSE or NDJSON stream, an HTML error page) as a
-// JSON string.
+// itself, anything else (an SSE or NDJSON stream, an HTML error page, a
+// document nested too deeply for the event to be written) as a JSON
+// string.
 func BodyJSON(b []byte) json.RawMessage {
 	t := bytes.TrimSpace(b)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && providers.NestingDepth(t) <= providers.MaxNesting && json.Valid(t) {
 		return append(json.RawMessage(nil), t...)
 	}
 	return providers.Quote(string(b))
