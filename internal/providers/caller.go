@@ -112,7 +112,7 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
-			return nil, c.hideKeyInError(fmt.Errorf("%s: %w", c.Provider, err))
+			return nil, fmt.Errorf("%s: the request URL: %w", c.Provider, withoutURL(err))
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "ask")
@@ -121,7 +121,7 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 		}
 		c.Protocol.Authorize(req.Header, c.Key)
 		if h.OnRequest != nil {
-			h.OnRequest(string(c.hideKey([]byte(url))), Redact(req.Header), body)
+			h.OnRequest(RedactURL(string(c.hideKey([]byte(url)))), Redact(req.Header), body)
 		}
 
 		resp, err := client.Do(req)
@@ -352,6 +352,16 @@ func isSecretHeader(name string) bool {
 		strings.Contains(n, "api-key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }
 
+// withoutURL drops the URL from an error about it: the URL may carry a
+// key or a password.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
 // ErrConnect marks a request that got no answer: the connection could not
 // be made, or broke before the response's headers arrived.
 var ErrConnect = errors.New("connection to the provider failed")
@@ -360,9 +370,5 @@ var ErrConnect = errors.New("connection to the provider failed")
 // (and users' base URLs) carry credentials in the query string, and marks
 // it as ErrConnect.
 func scrubURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return fmt.Errorf("%w: %v", ErrConnect, err)
+	return fmt.Errorf("%w: %v", ErrConnect, withoutURL(err))
 }

@@ -3,6 +3,7 @@ package providers
 import (
 	"bytes"
 	"errors"
+	"net/url"
 	"strings"
 )
 
@@ -44,3 +45,15 @@ type hiddenKeyError struct {
 
 func (e *hiddenKeyError) Error() string { return e.msg }
 func (e *hiddenKeyError) Unwrap() error { return e.err }
+
+// RedactURL masks the password of a URL's user information
+// ("http://user:xxxxx@host"), so that a base URL can be shown and recorded
+// while the request still carries it. Text that is not a URL is returned
+// as it is.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}

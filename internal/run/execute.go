@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 )
 
@@ -86,7 +87,9 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	for _, t := range r.Declared {
 		names = append(names, t.Name)
 	}
-	set := &records.Settings{Prompt: prompt, System: r.System, BaseURL: r.BaseURL, Workdir: r.workdir,
+	// A password in the base URL is masked: the transcript is not a
+	// credential store.
+	set := &records.Settings{Prompt: prompt, System: r.System, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools()}
