@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -79,6 +80,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	defer osRoot.Close()
 	s := &searcher{
 		fsys:    osRoot.FS(),
+		root:    osRoot,
 		match:   match,
 		literal: literal,
 		glob:    args.Glob,
@@ -104,6 +106,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 
 type searcher struct {
 	fsys    fs.FS
+	root    *os.Root // fsys's root, which files are opened through
 	match   func([]byte) bool
 	literal []byte // non-nil for a literal search: lets whole files be skipped fast
 	glob    string
@@ -164,8 +167,13 @@ func (s *searcher) searchFile(p string, d fs.DirEntry) {
 		s.skippedLarge++
 		return
 	}
-	f, err := s.fsys.Open(p)
+	// The walk saw a regular file, but a FIFO may have taken its place.
+	f, info, err := openNoBlock(s.root, p)
 	if err != nil {
+		return
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
 		return
 	}
 	s.content.Reset()
