@@ -85,25 +85,30 @@ func systemIO() *IO {
 	}
 }
 
-// interruptible cancels the context with loop.ErrInterrupted on the first
-// SIGINT or SIGTERM, so that the run stops cleanly and flushes its
-// transcript; a second signal exits at once.
+// interruptible cancels the context on the first SIGINT, SIGTERM or SIGHUP,
+// with the signal as its cause, so that the run stops cleanly and flushes
+// its transcript; a second signal exits at once. SIGPIPE is caught so that
+// a write to a closed stdout fails with EPIPE, which stops the run (see
+// pipeWatch), instead of killing the process mid-transcript; the signal
+// itself needs nothing more.
 func interruptible(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
 	go func() {
 		n := 0
-		for range sigs {
+		for sig := range sigs {
 			n++
 			if n == 1 {
-				cancel(loop.ErrInterrupted)
+				cancel(stopCause(sig))
 				continue
 			}
-			os.Exit(exitInterrupted)
+			os.Exit(interruptCode(stopCause(sig)))
 		}
 	}()
-	return ctx, func() { signal.Stop(sigs); cancel(nil) }
+	return ctx, func() { signal.Stop(sigs); signal.Stop(pipes); cancel(nil) }
 }
 
 // runCLI executes the CLI and maps its outcome to an exit code. It is the one
@@ -169,7 +174,7 @@ func exitCode(err error) int {
 	case errors.Is(err, loop.ErrTimeout):
 		return exitTimeout
 	case errors.Is(err, loop.ErrInterrupted), errors.Is(err, context.Canceled):
-		return exitInterrupted
+		return interruptCode(err)
 	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle),
 		errors.Is(err, providers.ErrConnect):
 		return exitProvider

@@ -397,7 +397,10 @@ func (r *runner) fail(ctx context.Context, err error) {
 	switch {
 	case errors.Is(cause, ErrTimeout) || errors.Is(err, ErrTimeout):
 		r.res.Status, r.res.Err = StatusTimeout, ErrTimeout
-	case errors.Is(cause, ErrInterrupted) || errors.Is(err, ErrInterrupted):
+	case errors.Is(cause, ErrInterrupted):
+		// The cause may say more (which signal): keep it.
+		r.res.Status, r.res.Err = StatusInterrupted, cause
+	case errors.Is(err, ErrInterrupted):
 		r.res.Status, r.res.Err = StatusInterrupted, ErrInterrupted
 	case cause != nil:
 		r.res.Status, r.res.Err = StatusInterrupted, cause
