@@ -56,7 +56,8 @@ type IO struct {
 	TTYPath          string // where approvals are read; "" disables prompting
 	Net              netTimeouts
 	interruptedTwice chan struct{}
-	config           *run.Config // the config file, read by useConfigFile
+	config           *run.Config         // the config file, read by useConfigFile
+	redactor         *providers.Redactor // hides the run's secrets in Out and Err
 	color            colorChoice
 	paint            palette // stderr colours, chosen by useConfigFile
 }
@@ -114,6 +115,8 @@ func interruptible(parent context.Context) (context.Context, func()) {
 // runCLI executes the CLI and maps its outcome to an exit code. It is the one
 // place where errors become exit codes.
 func runCLI(ctx context.Context, args []string, stdio *IO) int {
+	stdio, flush := withRedaction(stdio)
+	defer flush()
 	useConfigFile(args, stdio)
 	app := newApp(stdio)
 	err := app.RunContext(ctx, reorderArgs(app, args))
@@ -126,6 +129,21 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(err.Error()))
 	}
 	return code
+}
+
+// withRedaction returns stdio with stdout and stderr passing through one
+// redactor, to which a run adds its secrets once it knows them (buildRun):
+// a key a provider echoes back then shows in no message, answer or JSON.
+// flush writes what the redactor held back at the end.
+func withRedaction(stdio *IO) (*IO, func()) {
+	red := providers.NewRedactor()
+	out, errw := red.Writer(stdio.Out), red.Writer(stdio.Err)
+	s := *stdio
+	s.Out, s.Err, s.redactor = out, errw, red
+	return &s, func() {
+		out.Flush()
+		errw.Flush()
+	}
 }
 
 // exitError carries an exit code chosen by a command.

@@ -155,6 +155,7 @@ func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, off
 		closeTTY()
 		return nil, err
 	}
+	stdio.redactor.Add(r.Secrets()...)
 	r.OnClose(closeTTY)
 	return r, nil
 }

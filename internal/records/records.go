@@ -136,6 +136,18 @@ type Recorder struct {
 	observers []func(Event)
 	now       func() time.Time
 	err       error
+	redactor  *providers.Redactor
+}
+
+// Redact makes every line the recorder writes pass through red first, so
+// that a secret a provider echoes (in a body, the model's text, a tool's
+// arguments) reaches no sink, in whatever form the line spells it.
+// Observers still see events as they are; what they write is theirs to
+// redact.
+func (r *Recorder) Redact(red *providers.Redactor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.redactor = red
 }
 
 // Observe calls fn with every event after it is written. Observers run under
@@ -172,7 +184,7 @@ func (r *Recorder) Emit(ev Event) {
 		r.err = err
 		return
 	}
-	line = append(line, '\n')
+	line = append(r.redactor.Redact(line), '\n')
 	for _, s := range r.sinks {
 		if _, err := s.Write(line); err != nil && r.err == nil {
 			r.err = err

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"io"
+	"net/url"
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
@@ -53,6 +54,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		}
 	}()
 	rec := records.NewRecorder(append(out.Sinks, last.writer())...)
+	rec.Redact(providers.NewRedactor(r.Secrets()...))
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
@@ -77,6 +79,25 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
 		ExitCode: code, History: res.History})
 	return &Result{Result: res, ExitCode: code, WriteErr: rec.Err()}
+}
+
+// Secrets are what the run must never show or record: its key, and a
+// password in its base URL. Its own records are redacted of them; the CLI
+// redacts what it writes itself.
+func (r *Run) Secrets() []string {
+	var out []string
+	if r.caller != nil && r.caller.Key != "" {
+		out = append(out, r.caller.Key)
+	}
+	if k := r.Settings.Key.Value.Reveal(); k != "" {
+		out = append(out, k)
+	}
+	if u, err := url.Parse(r.BaseURL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw)
+		}
+	}
+	return out
 }
 
 // recorded is what run.started says the run was asked to do: enough for
