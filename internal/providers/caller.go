@@ -71,7 +71,8 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	var turn *Turn
 	body2 := newIdleReader(cutReader{resp.Body}, c.IdleTimeout)
 	defer body2.stop()
-	br := bufio.NewReader(body2)
+	// The cap also bounds raw, the copy kept for the response event.
+	br := bufio.NewReader(&capReader{r: body2, left: MaxResponseBytes})
 	// A provider may answer a stream request with one JSON document (an
 	// error, or a server that ignores "stream"); only SSE can tell by the
 	// first byte.
@@ -85,8 +86,11 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 			}
 		}
 	}
+	if err == nil {
+		err = checkArguments(turn)
+	}
 	if h.OnResponse != nil {
-		h.OnResponse(resp.StatusCode, Redact(resp.Header), c.hideKey(raw.Bytes()))
+		h.OnResponse(resp.StatusCode, Redact(resp.Header), c.hideKey(recordedBody(raw.Bytes(), err)))
 	}
 	if err != nil {
 		var apiErr *APIError
@@ -99,6 +103,81 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 		return nil, c.hideKeyInError(fmt.Errorf("%s: read response: %w", c.Provider, err))
 	}
 	return turn, nil
+}
+
+// Caps on what one reply may hold (man/ask.1, LIMITS): a reply over them
+// is refused as malformed, so that a provider cannot make ask hold or
+// record without bound.
+const (
+	// MaxResponseBytes caps one response body, streamed or not.
+	MaxResponseBytes = 32 << 20
+	// MaxArgumentBytes caps the arguments of one tool call.
+	MaxArgumentBytes = 4 << 20
+)
+
+// ErrResponseTooLarge marks a response body longer than MaxResponseBytes.
+var ErrResponseTooLarge = fmt.Errorf("%w: the reply is larger than %d MiB, the most ask reads of one reply",
+	ErrMalformed, MaxResponseBytes>>20)
+
+// capReader fails with ErrResponseTooLarge once more than left bytes have
+// been read.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, ErrResponseTooLarge
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1] // one byte over the cap is enough to know
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n - 1, ErrResponseTooLarge
+	}
+	return n, err
+}
+
+// keptOfRefused is how much of a reply refused for its size the response
+// event keeps: enough to see what it was, without copying the whole of it
+// again and again on its way into the transcript.
+const keptOfRefused = 64 << 10
+
+// recordedBody is what the response event records of body: all of it,
+// unless the reply was refused for its size.
+func recordedBody(body []byte, err error) []byte {
+	refused := errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrArgumentsTooLarge)
+	if !refused || len(body) <= keptOfRefused {
+		return body
+	}
+	return fmt.Appendf(body[:keptOfRefused:keptOfRefused], "\n[ask: the rest was not kept: the reply was over a cap (%v)]\n", err)
+}
+
+// ErrArgumentsTooLarge marks a reply with a call whose arguments are over
+// MaxArgumentBytes.
+var ErrArgumentsTooLarge = fmt.Errorf("%w: tool call arguments over %d MiB", ErrMalformed, MaxArgumentBytes>>20)
+
+// checkArguments refuses a turn with a call whose arguments are over
+// MaxArgumentBytes.
+func checkArguments(turn *Turn) error {
+	for _, call := range turn.Calls {
+		if len(call.Arguments) > MaxArgumentBytes {
+			return &tooLarge{fmt.Sprintf("%v: the arguments of the %s call are larger than %d MiB, the most ask takes for one call",
+				ErrMalformed, call.Name, MaxArgumentBytes>>20)}
+		}
+	}
+	return nil
+}
+
+// tooLarge is an ErrArgumentsTooLarge that names the call.
+type tooLarge struct{ msg string }
+
+func (e *tooLarge) Error() string { return e.msg }
+func (e *tooLarge) Is(target error) bool {
+	return target == ErrArgumentsTooLarge || target == ErrMalformed
 }
 
 // Post sends body to url with the provider's credentials, retrying
