@@ -57,7 +57,8 @@ type IO struct {
 	TTYPath          string // where approvals are read; "" disables prompting
 	Net              netTimeouts
 	interruptedTwice chan struct{}
-	config           *run.Config // the config file, read by useConfigFile
+	config           *run.Config         // the config file, read by useConfigFile
+	redactor         *providers.Redactor // hides the run's secrets in Out and Err
 	color            colorChoice
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
@@ -92,30 +93,37 @@ func systemIO() *IO {
 	}
 }
 
-// interruptible cancels the context with loop.ErrInterrupted on the first
-// SIGINT or SIGTERM, so that the run stops cleanly and flushes its
-// transcript; a second signal exits at once.
+// interruptible cancels the context on the first SIGINT, SIGTERM or SIGHUP,
+// with the signal as its cause, so that the run stops cleanly and flushes
+// its transcript; a second signal exits at once. SIGPIPE is caught so that
+// a write to a closed stdout fails with EPIPE, which stops the run (see
+// pipeWatch), instead of killing the process mid-transcript; the signal
+// itself needs nothing more.
 func interruptible(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
 	go func() {
 		n := 0
-		for range sigs {
+		for sig := range sigs {
 			n++
 			if n == 1 {
-				cancel(loop.ErrInterrupted)
+				cancel(stopCause(sig))
 				continue
 			}
-			os.Exit(exitInterrupted)
+			os.Exit(interruptCode(stopCause(sig)))
 		}
 	}()
-	return ctx, func() { signal.Stop(sigs); cancel(nil) }
+	return ctx, func() { signal.Stop(sigs); signal.Stop(pipes); cancel(nil) }
 }
 
 // runCLI executes the CLI and maps its outcome to an exit code. It is the one
 // place where errors become exit codes.
 func runCLI(ctx context.Context, args []string, stdio *IO) int {
+	stdio, flush := withRedaction(stdio)
+	defer flush()
 	useConfigFile(args, stdio)
 	app := newApp(stdio)
 	err := app.RunContext(ctx, reorderArgs(app, args))
@@ -128,6 +136,21 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(err.Error()))
 	}
 	return code
+}
+
+// withRedaction returns stdio with stdout and stderr passing through one
+// redactor, to which a run adds its secrets once it knows them (buildRun):
+// a key a provider echoes back then shows in no message, answer or JSON.
+// flush writes what the redactor held back at the end.
+func withRedaction(stdio *IO) (*IO, func()) {
+	red := providers.NewRedactor()
+	out, errw := red.Writer(stdio.Out), red.Writer(stdio.Err)
+	s := *stdio
+	s.Out, s.Err, s.redactor = out, errw, red
+	return &s, func() {
+		out.Flush()
+		errw.Flush()
+	}
 }
 
 // exitError carries an exit code chosen by a command.
@@ -176,7 +199,7 @@ func exitCode(err error) int {
 	case errors.Is(err, loop.ErrTimeout):
 		return exitTimeout
 	case errors.Is(err, loop.ErrInterrupted), errors.Is(err, context.Canceled):
-		return exitInterrupted
+		return interruptCode(err)
 	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle),
 		errors.Is(err, providers.ErrConnect):
 		return exitProvider

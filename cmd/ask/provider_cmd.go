@@ -122,7 +122,7 @@ func providerList(c *cli.Context, stdio *IO) error {
 		row := providerInfo{Name: p.Name, Protocol: p.Protocol, KeyEnv: append([]string{}, p.KeyEnv...),
 			KeyRequired: p.NeedsKey(), NativeTools: p.NativeTools, Streaming: p.Streaming, Model: p.DefaultModel}
 		if p.BaseURL != "" {
-			row.BaseURL = p.ResolveBaseURL("", stdio.Getenv)
+			row.BaseURL = providers.RedactURL(p.ResolveBaseURL("", stdio.Getenv))
 		}
 		for _, v := range p.KeyEnv {
 			row.KeySet = row.KeySet || strings.TrimSpace(stdio.Getenv(v)) != ""

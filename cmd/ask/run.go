@@ -168,6 +168,7 @@ func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, adj
 		closeTTY()
 		return nil, err
 	}
+	stdio.redactor.Add(r.Secrets()...)
 	r.OnClose(closeTTY)
 	return r, nil
 }
@@ -276,6 +277,9 @@ type finalJSON struct {
 // execute runs r and shows what came of it: the answer (or --json, or the
 // events) on stdout, progress and the fault on stderr.
 func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *statusLine, p presentation) error {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	stdout := pipeWatch{w: stdio.Out, stop: stop} // what the run writes as it goes
 	out := run.Output{
 		Observe:    func(ev records.Event) { note(stdio, status, p, ev) },
 		OnProgress: status.progress,
@@ -290,7 +294,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		out.Sinks = append(out.Sinks, f)
 	}
 	if p.events {
-		out.Sinks = append(out.Sinks, stdio.Out)
+		out.Sinks = append(out.Sinks, stdout)
 	}
 	if p.sink != nil {
 		out.Sinks = append(out.Sinks, p.sink)
@@ -304,7 +308,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		out.OnText = func(text string) {
 			status.clear()
 			streamed = true
-			io.WriteString(stdio.Out, text)
+			io.WriteString(stdout, text)
 			status.wrote(text)
 		}
 	}
@@ -392,6 +396,10 @@ func statusOutcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, 
 	case loop.StatusTimeout:
 		return exitTimeout, fmt.Sprintf("stopped: --timeout %s reached", timeout)
 	case loop.StatusInterrupted:
+		var sig stopSignal
+		if errors.As(res.Err, &sig) {
+			return sig.code(), sig.Error()
+		}
 		return exitInterrupted, "interrupted"
 	case loop.StatusDenied:
 		return exitRefused, refusalMessage(res)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -21,7 +22,8 @@ type Outcome struct {
 // CallHooks let the user of RunCalls watch the calls of one step. Every
 // hook may be nil. OnUnreadable and OnDenied are called in call order, on
 // the goroutine that called RunCalls; OnStart and OnFinish on the goroutine
-// running the call, so several may run at once.
+// running the call (or, for a call abandoned after cancellation, on
+// RunCalls' own), one at a time.
 type CallHooks struct {
 	OnUnreadable func(c providers.ToolCall)
 	OnDenied     func(c providers.ToolCall, v policy.Verdict)
@@ -29,16 +31,39 @@ type CallHooks struct {
 	OnFinish     func(c providers.ToolCall, r providers.ToolResult, took time.Duration)
 }
 
+// DefaultToolGrace is how long RunCalls waits, once its context has
+// ended, for calls still running: a tool that ignores cancellation (a read
+// blocked in the kernel, a stuck server) is then answered without it, so
+// that --timeout and Ctrl-C still end the run. It is longer than the
+// built-in tools take to stop (the shell waits up to 2 s for the pipes a
+// daemon holds).
+const DefaultToolGrace = 3 * time.Second
+
 // RunCalls runs the calls of one step as the loop does, for the loop and
 // for `ask tools run`: the gate decides all the readable calls first (a nil
 // gate allows them), the allowed ones run concurrently, at most
 // toolsInParallel at a time, and every call is answered, in call order. A
 // denied call is answered with "denied: " and the gate's reason, an
-// unreadable one with why it could not be read.
+// unreadable one with why it could not be read, and one still running
+// DefaultToolGrace after ctx ends with an error saying so.
 func RunCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.ToolCall, h CallHooks) []Outcome {
+	return runCalls(ctx, gate, box, calls, h, DefaultToolGrace)
+}
+
+func runCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.ToolCall, h CallHooks, grace time.Duration) []Outcome {
 	calls = refuseAmbiguous(box, calls)
 	verdicts := check(ctx, gate, calls)
 	out := make([]Outcome, len(calls))
+	// mu guards the outcomes and the hooks of running calls against their
+	// abandonment: once abandoned, a call that returns late changes
+	// nothing and reports nothing, since the run may have finished.
+	var (
+		mu        sync.Mutex
+		abandoned bool
+		finished  = make([]bool, len(calls))
+		started   = make([]time.Time, len(calls))
+		running   []int
+	)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, toolsInParallel)
 	for i, c := range calls {
@@ -59,23 +84,56 @@ func RunCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.Too
 			}
 			continue
 		}
+		running = append(running, i)
 		wg.Add(1)
 		go func(i int, c providers.ToolCall) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			mu.Lock()
+			if abandoned {
+				mu.Unlock()
+				return
+			}
+			started[i] = time.Now()
 			if h.OnStart != nil {
 				h.OnStart(c)
 			}
-			start := time.Now()
+			mu.Unlock()
 			content, isErr := box.Call(ctx, c.Name, c.Arguments)
+			mu.Lock()
+			defer mu.Unlock()
+			if abandoned {
+				return
+			}
 			out[i].Result.Content, out[i].Result.IsError = content, isErr
+			finished[i] = true
 			if h.OnFinish != nil {
-				h.OnFinish(c, out[i].Result, time.Since(start))
+				h.OnFinish(c, out[i].Result, time.Since(started[i]))
 			}
 		}(i, c)
 	}
-	wg.Wait()
+	if waitOrAbandon(ctx, &wg, grace) {
+		return out
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	abandoned = true
+	for _, i := range running {
+		if finished[i] {
+			continue
+		}
+		res := &out[i].Result
+		res.Content = fmt.Sprintf("stopped: the run was cancelled (%v) and the tool did not stop within %s, so it has no result", context.Cause(ctx), grace)
+		res.IsError = true
+		var took time.Duration
+		if !started[i].IsZero() {
+			took = time.Since(started[i])
+		}
+		if h.OnFinish != nil {
+			h.OnFinish(calls[i], *res, took)
+		}
+	}
 	return out
 }
 
@@ -103,6 +161,30 @@ func refuseAmbiguous(box Toolbox, calls []providers.ToolCall) []providers.ToolCa
 		}
 	}
 	return out
+}
+
+// waitOrAbandon waits for the calls of wg, or, once ctx has ended, for at
+// most grace more. It reports whether they all returned; if not, the
+// goroutine waiting on wg stays until they do (a CLI exits soon after).
+func waitOrAbandon(ctx context.Context, wg *sync.WaitGroup, grace time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // check asks the gate about the calls that can run; unreadable calls are

@@ -88,6 +88,11 @@ type Config struct {
 	// errors, up to schemaRetries times and within MaxSteps.
 	Schema json.RawMessage
 
+	// ToolGrace is how long calls still running when ctx ends are waited
+	// for before they are answered without their tool; 0 means
+	// DefaultToolGrace.
+	ToolGrace time.Duration
+
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
 	OnText func(string)
@@ -283,7 +288,11 @@ func (r *runner) repeated(calls []providers.ToolCall) bool {
 }
 
 func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {
-	outcomes := RunCalls(ctx, r.cfg.Gate, r.cfg.Toolbox, calls, CallHooks{
+	grace := r.cfg.ToolGrace
+	if grace <= 0 {
+		grace = DefaultToolGrace
+	}
+	outcomes := runCalls(ctx, r.cfg.Gate, r.cfg.Toolbox, calls, CallHooks{
 		OnUnreadable: func(c providers.ToolCall) {
 			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name, Content: c.Unreadable, IsError: true})
 		},
@@ -301,7 +310,7 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 			r.emit(records.Event{Type: records.TypeToolFinished, Step: step, ID: c.ID, Name: c.Name,
 				Content: res.Content, IsError: res.IsError, DurationMS: took.Milliseconds()})
 		},
-	})
+	}, grace)
 	results := make([]providers.ToolResult, len(calls))
 	for i, c := range calls {
 		results[i] = outcomes[i].Result
@@ -388,7 +397,10 @@ func (r *runner) fail(ctx context.Context, err error) {
 	switch {
 	case errors.Is(cause, ErrTimeout) || errors.Is(err, ErrTimeout):
 		r.res.Status, r.res.Err = StatusTimeout, ErrTimeout
-	case errors.Is(cause, ErrInterrupted) || errors.Is(err, ErrInterrupted):
+	case errors.Is(cause, ErrInterrupted):
+		// The cause may say more (which signal): keep it.
+		r.res.Status, r.res.Err = StatusInterrupted, cause
+	case errors.Is(err, ErrInterrupted):
 		r.res.Status, r.res.Err = StatusInterrupted, ErrInterrupted
 	case cause != nil:
 		r.res.Status, r.res.Err = StatusInterrupted, cause

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -70,7 +71,8 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	var turn *Turn
 	body2 := newIdleReader(cutReader{resp.Body}, c.IdleTimeout)
 	defer body2.stop()
-	br := bufio.NewReader(body2)
+	// The cap also bounds raw, the copy kept for the response event.
+	br := bufio.NewReader(&capReader{r: body2, left: MaxResponseBytes})
 	// A provider may answer a stream request with one JSON document (an
 	// error, or a server that ignores "stream"); only SSE can tell by the
 	// first byte.
@@ -84,8 +86,11 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 			}
 		}
 	}
+	if err == nil {
+		err = checkArguments(turn)
+	}
 	if h.OnResponse != nil {
-		h.OnResponse(resp.StatusCode, Redact(resp.Header), c.hideKey(raw.Bytes()))
+		h.OnResponse(resp.StatusCode, Redact(resp.Header), c.hideKey(recordedBody(raw.Bytes(), err)))
 	}
 	if err != nil {
 		var apiErr *APIError
@@ -100,6 +105,81 @@ func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	return turn, nil
 }
 
+// Caps on what one reply may hold (man/ask.1, LIMITS): a reply over them
+// is refused as malformed, so that a provider cannot make ask hold or
+// record without bound.
+const (
+	// MaxResponseBytes caps one response body, streamed or not.
+	MaxResponseBytes = 32 << 20
+	// MaxArgumentBytes caps the arguments of one tool call.
+	MaxArgumentBytes = 4 << 20
+)
+
+// ErrResponseTooLarge marks a response body longer than MaxResponseBytes.
+var ErrResponseTooLarge = fmt.Errorf("%w: the reply is larger than %d MiB, the most ask reads of one reply",
+	ErrMalformed, MaxResponseBytes>>20)
+
+// capReader fails with ErrResponseTooLarge once more than left bytes have
+// been read.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, ErrResponseTooLarge
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1] // one byte over the cap is enough to know
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n - 1, ErrResponseTooLarge
+	}
+	return n, err
+}
+
+// keptOfRefused is how much of a reply refused for its size the response
+// event keeps: enough to see what it was, without copying the whole of it
+// again and again on its way into the transcript.
+const keptOfRefused = 64 << 10
+
+// recordedBody is what the response event records of body: all of it,
+// unless the reply was refused for its size.
+func recordedBody(body []byte, err error) []byte {
+	refused := errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrArgumentsTooLarge)
+	if !refused || len(body) <= keptOfRefused {
+		return body
+	}
+	return fmt.Appendf(body[:keptOfRefused:keptOfRefused], "\n[ask: the rest was not kept: the reply was over a cap (%v)]\n", err)
+}
+
+// ErrArgumentsTooLarge marks a reply with a call whose arguments are over
+// MaxArgumentBytes.
+var ErrArgumentsTooLarge = fmt.Errorf("%w: tool call arguments over %d MiB", ErrMalformed, MaxArgumentBytes>>20)
+
+// checkArguments refuses a turn with a call whose arguments are over
+// MaxArgumentBytes.
+func checkArguments(turn *Turn) error {
+	for _, call := range turn.Calls {
+		if len(call.Arguments) > MaxArgumentBytes {
+			return &tooLarge{fmt.Sprintf("%v: the arguments of the %s call are larger than %d MiB, the most ask takes for one call",
+				ErrMalformed, call.Name, MaxArgumentBytes>>20)}
+		}
+	}
+	return nil
+}
+
+// tooLarge is an ErrArgumentsTooLarge that names the call.
+type tooLarge struct{ msg string }
+
+func (e *tooLarge) Error() string { return e.msg }
+func (e *tooLarge) Is(target error) bool {
+	return target == ErrArgumentsTooLarge || target == ErrMalformed
+}
+
 // Post sends body to url with the provider's credentials, retrying
 // connection errors and retryable statuses. A non-2xx answer after the last
 // attempt becomes an *APIError. The caller closes the response body.
@@ -111,7 +191,7 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
-			return nil, c.hideKeyInError(fmt.Errorf("%s: %w", c.Provider, err))
+			return nil, fmt.Errorf("%s: the request URL: %w", c.Provider, withoutURL(err))
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "ask")
@@ -120,7 +200,7 @@ func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*h
 		}
 		c.Protocol.Authorize(req.Header, c.Key)
 		if h.OnRequest != nil {
-			h.OnRequest(string(c.hideKey([]byte(url))), Redact(req.Header), body)
+			h.OnRequest(RedactURL(string(c.hideKey([]byte(url)))), Redact(req.Header), body)
 		}
 
 		resp, err := client.Do(req)
@@ -193,19 +273,30 @@ func backoff(attempt int, retryAfter time.Duration) time.Duration {
 // HTTP date.
 func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
-		return time.Duration(ms * float64(time.Millisecond))
+		return clampDuration(ms, time.Millisecond)
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
+		return clampDuration(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// clampDuration is n units as a Duration, the longest Duration when that is
+// too long to represent: converting such a float wraps round to a negative
+// wait, which would read as no Retry-After at all.
+func clampDuration(n float64, unit time.Duration) time.Duration {
+	d := n * float64(unit)
+	if d >= math.MaxInt64 { // also +Inf
+		return math.MaxInt64
+	}
+	return time.Duration(d)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -340,6 +431,16 @@ func isSecretHeader(name string) bool {
 		strings.Contains(n, "api-key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }
 
+// withoutURL drops the URL from an error about it: the URL may carry a
+// key or a password.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
 // ErrConnect marks a request that got no answer: the connection could not
 // be made, or broke before the response's headers arrived.
 var ErrConnect = errors.New("connection to the provider failed")
@@ -348,9 +449,5 @@ var ErrConnect = errors.New("connection to the provider failed")
 // (and users' base URLs) carry credentials in the query string, and marks
 // it as ErrConnect.
 func scrubURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return fmt.Errorf("%w: %v", ErrConnect, err)
+	return fmt.Errorf("%w: %v", ErrConnect, withoutURL(err))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -110,6 +111,10 @@ func TestRetries(t *testing.T) {
 		{"400 is never retried", []http.HandlerFunc{status(400, nil, `{"error":{"message":"bad"}}`), ok("no")}, 2, "HTTP 400", 1, nil},
 		{"x-should-retry false", []http.HandlerFunc{status(503, map[string]string{"X-Should-Retry": "false"}, ""), ok("no")}, 2, "HTTP 503", 1, nil},
 		{"a wait over a minute fails at once", []http.HandlerFunc{status(429, map[string]string{"Retry-After": "3600"}, ""), ok("no")}, 2, "HTTP 429", 1, nil},
+		{"a wait too long to represent fails at once", []http.HandlerFunc{status(429, map[string]string{"Retry-After": "10000000000"}, ""), ok("no")}, 2, "HTTP 429", 1, nil},
+		{"a wait of 1e308 seconds fails at once", []http.HandlerFunc{status(503, map[string]string{"Retry-After": "1e308"}, ""), ok("no")}, 2, "HTTP 503", 1, nil},
+		{"an infinite wait fails at once", []http.HandlerFunc{status(503, map[string]string{"Retry-After": "Inf"}, ""), ok("no")}, 2, "HTTP 503", 1, nil},
+		{"a huge Retry-After-Ms fails at once", []http.HandlerFunc{status(429, map[string]string{"Retry-After-Ms": "1e300"}, ""), ok("no")}, 2, "HTTP 429", 1, nil},
 		{"zero retries", []http.HandlerFunc{status(502, nil, ""), ok("no")}, 0, "HTTP 502", 1, nil},
 		{"408 is retried", []http.HandlerFunc{status(408, nil, ""), ok("hi")}, 2, "", 2, []time.Duration{-1}},
 		{"409 is retried", []http.HandlerFunc{status(409, nil, `{"error":{"message":"conflict"}}`), ok("hi")}, 2, "", 2, []time.Duration{-1}},
@@ -298,6 +303,15 @@ func TestParseRetryAfter(t *testing.T) {
 		{map[string]string{"Retry-After-Ms": "0.5"}, 500 * time.Microsecond},
 		{map[string]string{"Retry-After-Ms": "x", "Retry-After": "2"}, 2 * time.Second},
 		{map[string]string{"Retry-After-Ms": "100", "Retry-After": "2"}, 100 * time.Millisecond},
+		// Waits too long for a Duration are clamped, never wrapped round
+		// into a negative that reads as "absent".
+		{map[string]string{"Retry-After": "10000000000"}, math.MaxInt64},
+		{map[string]string{"Retry-After": "1e308"}, math.MaxInt64},
+		{map[string]string{"Retry-After": "+Inf"}, math.MaxInt64},
+		{map[string]string{"Retry-After": "NaN"}, 0},
+		{map[string]string{"Retry-After-Ms": "1e300"}, math.MaxInt64},
+		{map[string]string{"Retry-After-Ms": "9223372036854775807"}, math.MaxInt64},
+		{map[string]string{"Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"}, math.MaxInt64},
 	}
 	for _, tt := range tests {
 		h := http.Header{}

@@ -88,8 +88,9 @@ func ReadNDJSON(r io.Reader, fn func(Event) error) error {
 	}
 }
 
-// ErrEventTooLarge marks a stream line longer than maxEventSize.
-var ErrEventTooLarge = fmt.Errorf("a line of the stream is longer than %d MB", maxEventSize>>20)
+// ErrEventTooLarge marks a stream line longer than maxEventSize: a reply
+// ask will not read, so a malformed one.
+var ErrEventTooLarge = fmt.Errorf("%w: a line of the stream is longer than %d MB", ErrMalformed, maxEventSize>>20)
 
 // lineReader splits a stream into lines, looking at each byte once however
 // the stream arrives: bufio.Scanner searches a pending line again from its
@@ -175,6 +176,9 @@ func readStream(r io.Reader, f Framing, s Stream, onDelta func(string)) (*Turn, 
 		read = ReadNDJSON
 	}
 	err := read(r, func(ev Event) error {
+		if err := CheckNesting(ev.Data); err != nil {
+			return err
+		}
 		delta, err := s.Add(ev)
 		if err != nil {
 			return err
@@ -218,7 +222,55 @@ func ParseBody(p Protocol, body []byte) (turn *Turn, err error) {
 	if IsStreamBody(body, p.Framing()) {
 		return readProtocolStream(p, bytes.NewReader(body), nil)
 	}
+	if err := CheckNesting(body); err != nil {
+		return nil, err
+	}
 	return ParseResponse(p, body)
+}
+
+// MaxNesting is the deepest a provider's JSON may nest. A reply is echoed
+// into the history and recorded, and encoding/json refuses to write what
+// nests past 10000 levels: a deeper reply would end the run with a
+// transcript that cannot be written.
+const MaxNesting = 1000
+
+// CheckNesting returns an error wrapping ErrMalformed when the JSON text b
+// nests arrays and objects deeper than MaxNesting. It looks only at
+// brackets outside strings, so it is cheap, and it says nothing of
+// whether b is valid.
+func CheckNesting(b []byte) error {
+	if NestingDepth(b) > MaxNesting {
+		return Malformed("the reply nests deeper than %d levels", MaxNesting)
+	}
+	return nil
+}
+
+// NestingDepth is the deepest that the arrays and objects of the JSON text
+// b nest.
+func NestingDepth(b []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // ParseResponse is p.ParseResponse, with a panic in the parser made an

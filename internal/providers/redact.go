@@ -2,8 +2,14 @@ package providers
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // minHiddenKey is the shortest key hidden in bodies and messages: replacing
@@ -44,3 +50,174 @@ type hiddenKeyError struct {
 
 func (e *hiddenKeyError) Error() string { return e.msg }
 func (e *hiddenKeyError) Unwrap() error { return e.err }
+
+// RedactURL masks the password of a URL's user information
+// ("http://user:xxxxx@host"), so that a base URL can be shown and recorded
+// while the request still carries it. Text that is not a URL is returned
+// as it is.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// Redactor replaces a run's secrets (its key, a password) wherever they
+// appear in what the run writes, however a provider echoes them back: as
+// they are, JSON-escaped, every character \uXXXX-escaped, and each of
+// these escaped once and twice more, as they become when a JSON string
+// holding them is recorded inside an event (a stream body, a tool's
+// arguments). It is safe for concurrent use.
+type Redactor struct {
+	mu    sync.RWMutex
+	forms [][]byte // every spelling of every secret, longest first
+}
+
+// NewRedactor returns a redactor of secrets; those shorter than
+// minHiddenKey are left alone.
+func NewRedactor(secrets ...string) *Redactor {
+	r := &Redactor{}
+	r.Add(secrets...)
+	return r
+}
+
+// Add makes r hide secrets too.
+func (r *Redactor) Add(secrets ...string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	for _, f := range r.forms {
+		seen[string(f)] = true
+	}
+	for _, s := range secrets {
+		if len(s) < minHiddenKey {
+			continue
+		}
+		for _, f := range spellings(s) {
+			if !seen[f] {
+				seen[f] = true
+				r.forms = append(r.forms, []byte(f))
+			}
+		}
+	}
+	slices.SortStableFunc(r.forms, func(a, b []byte) int { return len(b) - len(a) })
+}
+
+// spellings are the forms in which s may appear in text ask writes: s
+// itself, JSON-escaped (with and without HTML escaping, with "/" as "\/"),
+// each character as \u00xx (either case), and each of these JSON-escaped
+// once and twice more.
+func spellings(s string) []string {
+	var lower, upper strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&lower, `\u%04x`, s[i])
+		fmt.Fprintf(&upper, `\u%04X`, s[i])
+	}
+	escaped, html := jsonEscape(s, false), jsonEscape(s, true)
+	slash := func(e string) string { return strings.ReplaceAll(e, "/", `\/`) }
+	base := []string{s, escaped, html, slash(escaped), slash(html), lower.String(), upper.String()}
+	var out []string
+	for _, f := range base {
+		for range 3 {
+			out = append(out, f)
+			f = jsonEscape(f, false)
+		}
+	}
+	return out
+}
+
+// jsonEscape is s as encoding/json writes it inside a string's quotes.
+func jsonEscape(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	enc.Encode(s) // a string always encodes
+	q := strings.TrimSuffix(b.String(), "\n")
+	return q[1 : len(q)-1]
+}
+
+// Redact returns b with every spelling of a secret replaced by
+// "[redacted]", which needs no escaping, so JSON stays valid. It returns b
+// itself when there is nothing to hide.
+func (r *Redactor) Redact(b []byte) []byte {
+	if r == nil {
+		return b
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, f := range r.forms {
+		if bytes.Contains(b, f) {
+			b = bytes.ReplaceAll(b, f, []byte(redacted))
+		}
+	}
+	return b
+}
+
+// pending is how many bytes at the end of b could begin a secret whose
+// rest is still to come.
+func (r *Redactor) pending(b []byte) int {
+	if r == nil {
+		return 0
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	longest := 0
+	for _, f := range r.forms {
+		for n := min(len(f)-1, len(b)); n > longest; n-- {
+			if bytes.HasSuffix(b, f[:n]) {
+				longest = n
+				break
+			}
+		}
+	}
+	return longest
+}
+
+// RedactWriter redacts what is written through it. A write that ends with
+// the beginning of a secret is held back until the next write shows
+// whether the secret follows, so that a secret split across writes (text
+// streamed in pieces) is hidden too; Flush writes what is held.
+type RedactWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	r    *Redactor
+	held []byte
+}
+
+// Writer returns a writer that redacts what it passes on to w.
+func (r *Redactor) Writer(w io.Writer) *RedactWriter {
+	return &RedactWriter{w: w, r: r}
+}
+
+func (rw *RedactWriter) Write(p []byte) (int, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	b := append(rw.held, p...)
+	keep := rw.r.pending(b)
+	out := rw.r.Redact(b[:len(b)-keep])
+	rw.held = append([]byte(nil), b[len(b)-keep:]...)
+	if len(out) == 0 {
+		return len(p), nil
+	}
+	if _, err := rw.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what is held back.
+func (rw *RedactWriter) Flush() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if len(rw.held) == 0 {
+		return nil
+	}
+	out := rw.r.Redact(rw.held)
+	rw.held = nil
+	_, err := rw.w.Write(out)
+	return err
+}

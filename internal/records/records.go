@@ -153,6 +153,18 @@ type Recorder struct {
 	observers []func(Event)
 	now       func() time.Time
 	err       error
+	redactor  *providers.Redactor
+}
+
+// Redact makes every line the recorder writes pass through red first, so
+// that a secret a provider echoes (in a body, the model's text, a tool's
+// arguments) reaches no sink, in whatever form the line spells it.
+// Observers still see events as they are; what they write is theirs to
+// redact.
+func (r *Recorder) Redact(red *providers.Redactor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.redactor = red
 }
 
 // Observe calls fn with every event after it is written. Observers run under
@@ -189,7 +201,7 @@ func (r *Recorder) Emit(ev Event) {
 		r.err = err
 		return
 	}
-	line = append(line, '\n')
+	line = append(r.redactor.Redact(line), '\n')
 	for _, s := range r.sinks {
 		if _, err := s.Write(line); err != nil && r.err == nil {
 			r.err = err
@@ -223,11 +235,12 @@ func Marshal(ev Event) ([]byte, error) {
 }
 
 // BodyJSON stores an HTTP body in an event: a single JSON document as
-// itself, anything else (an SSE or NDJSON stream, an HTML error page) as a
-// JSON string.
+// itself, anything else (an SSE or NDJSON stream, an HTML error page, a
+// document nested too deeply for the event to be written) as a JSON
+// string.
 func BodyJSON(b []byte) json.RawMessage {
 	t := bytes.TrimSpace(b)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && providers.NestingDepth(t) <= providers.MaxNesting && json.Valid(t) {
 		return append(json.RawMessage(nil), t...)
 	}
 	return providers.Quote(string(b))

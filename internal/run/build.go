@@ -10,9 +10,11 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -223,6 +225,9 @@ func (s Settings) check() error {
 	default:
 		return Usagef("--tool-protocol %q: choose auto, native, json or markdown", s.ToolProtocol.Value)
 	}
+	if err := checkBaseURL(s.BaseURL); err != nil {
+		return err
+	}
 	if _, err := policy.ParsePatterns(s.Allow.Value); err != nil {
 		return Usagef("--allow-tool: %v", err)
 	}
@@ -233,6 +238,32 @@ func (s Settings) check() error {
 		return Usagef("--sandbox %v", err)
 	}
 	return nil
+}
+
+// checkBaseURL refuses a base URL that no request could be sent to, before
+// one is tried. The URL itself is left out of the message: it may hold a
+// password.
+func checkBaseURL(base Setting[string]) error {
+	if base.Value == "" {
+		return nil // a local program has none
+	}
+	u, err := url.Parse(base.Value)
+	why := ""
+	switch {
+	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL
+		}
+		why = err.Error()
+	case u.Scheme != "http" && u.Scheme != "https":
+		why = fmt.Sprintf("the scheme is %q, not http or https", u.Scheme)
+	case u.Host == "":
+		why = "it names no host"
+	default:
+		return nil
+	}
+	return Usagef("the base URL (%s) is not usable: %s; give one such as https://api.example.com/v1", base.Source, why)
 }
 
 // key is the provider's key, or an error naming the variable to set. A

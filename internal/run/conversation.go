@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
@@ -255,11 +256,37 @@ func openLastRun(path string) (*lastRun, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, ".last-*.jsonl")
+	removeStaleCopies(dir, time.Now())
+	f, err := os.CreateTemp(dir, lastTempPattern)
 	if err != nil {
 		return nil, err
 	}
 	return &lastRun{f: f, path: path, written: sha256.New()}, nil
+}
+
+// lastTempPattern names the private copies of runs under way.
+const lastTempPattern = ".last-*.jsonl"
+
+// staleAfter is how long a copy may go unwritten before it is taken for
+// the leftover of a run that was killed (SIGKILL, a second Ctrl-C, a
+// crash). A run under way writes at least every step, and --timeout
+// defaults to minutes.
+const staleAfter = time.Hour
+
+// removeStaleCopies deletes the copies in dir that no run has written for
+// staleAfter, so that killed runs do not pile them up; the copies of runs
+// still going are newer and stay. It is best effort: a copy it cannot
+// remove stops nothing.
+func removeStaleCopies(dir string, now time.Time) {
+	names, err := filepath.Glob(filepath.Join(dir, lastTempPattern))
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		if info, err := os.Lstat(name); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > staleAfter {
+			os.Remove(name)
+		}
+	}
 }
 
 // writer is the recorder's sink, nil when there is no copy.

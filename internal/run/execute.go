@@ -3,11 +3,13 @@ package run
 import (
 	"context"
 	"io"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -58,6 +60,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		}
 	}()
 	rec := records.NewRecorder(append(out.Sinks, last.writer())...)
+	rec.Redact(providers.NewRedactor(r.Secrets()...))
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
@@ -120,6 +123,25 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 	}
 }
 
+// Secrets are what the run must never show or record: its key, and a
+// password in its base URL. Its own records are redacted of them; the CLI
+// redacts what it writes itself.
+func (r *Run) Secrets() []string {
+	var out []string
+	if r.caller != nil && r.caller.Key != "" {
+		out = append(out, r.caller.Key)
+	}
+	if k := r.Settings.Key.Value.Reveal(); k != "" {
+		out = append(out, k)
+	}
+	if u, err := url.Parse(r.BaseURL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw)
+		}
+	}
+	return out
+}
+
 // recorded is what run.started says the run was asked to do: enough for
 // replay to rebuild it and for --continue to carry it on.
 func (r *Run) recorded(prompt string) *records.Settings {
@@ -128,7 +150,9 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	for _, t := range r.Declared {
 		names = append(names, t.Name)
 	}
-	set := &records.Settings{Prompt: prompt, System: r.System, BaseURL: r.BaseURL, Workdir: r.workdir,
+	// A password in the base URL is masked: the transcript is not a
+	// credential store.
+	set := &records.Settings{Prompt: prompt, System: r.System, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools()}

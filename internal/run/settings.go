@@ -8,6 +8,7 @@ import (
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 )
@@ -342,7 +343,7 @@ func (s Settings) Entries() []Entry {
 		{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source},
 		{"provider", s.Provider.Value, s.Provider.Source},
 		model,
-		{"base-url", nilIfEmpty(s.BaseURL.Value), s.BaseURL.Source},
+		{"base-url", nilIfEmpty(providers.RedactURL(s.BaseURL.Value)), s.BaseURL.Source},
 		{"key", key, s.Key.Source},
 		{"mode", s.Mode.Value, s.Mode.Source},
 		{"safe", s.Safe.Value, s.Safe.Source},

@@ -65,22 +65,17 @@ func (t readFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 		return "", fmt.Errorf("read_file: %w", err)
 	}
 	defer osRoot.Close()
-	// Stat before opening: opening a FIFO would block.
-	info, err := osRoot.Stat(rel)
+	f, info, err := openNoBlock(osRoot, rel)
 	if err != nil {
 		return "", fmt.Errorf("read_file: %q: %w", args.Path, unwrapPathError(err))
 	}
+	defer f.Close()
 	if info.IsDir() {
 		return "", fmt.Errorf("read_file: %q is a directory; use list_directory to see its entries", args.Path)
 	}
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("read_file: %q is not a regular file (%s)", args.Path, info.Mode().Type())
 	}
-	f, err := osRoot.Open(rel)
-	if err != nil {
-		return "", fmt.Errorf("read_file: %q: %w", args.Path, unwrapPathError(err))
-	}
-	defer f.Close()
 
 	br := bufio.NewReaderSize(f, 64*1024)
 	head, err := br.Peek(binarySniffLen)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -80,6 +81,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	s := &searcher{
 		hidden:  func(p string) bool { return t.root.isHidden(filepath.Join(t.root.dir, p)) },
 		fsys:    osRoot.FS(),
+		root:    osRoot,
 		match:   match,
 		literal: literal,
 		glob:    args.Glob,
@@ -106,6 +108,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 type searcher struct {
 	hidden  func(rel string) bool // ask's own files, never searched
 	fsys    fs.FS
+	root    *os.Root // fsys's root, which files are opened through
 	match   func([]byte) bool
 	literal []byte // non-nil for a literal search: lets whole files be skipped fast
 	glob    string
@@ -172,8 +175,13 @@ func (s *searcher) searchFile(p string, d fs.DirEntry) {
 		s.skippedLarge++
 		return
 	}
-	f, err := s.fsys.Open(p)
+	// The walk saw a regular file, but a FIFO may have taken its place.
+	f, info, err := openNoBlock(s.root, p)
 	if err != nil {
+		return
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
 		return
 	}
 	s.content.Reset()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -57,10 +58,11 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 		return "", fmt.Errorf("edit_file: %w", err)
 	}
 	defer osRoot.Close()
-	info, err := osRoot.Stat(rel)
+	f, info, err := openNoBlock(osRoot, rel)
 	if err != nil {
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, unwrapPathError(err))
 	}
+	defer f.Close()
 	switch {
 	case info.IsDir():
 		return "", fmt.Errorf("edit_file: %q is a directory", args.Path)
@@ -69,9 +71,12 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	case info.Size() > editMaxFileSize:
 		return "", fmt.Errorf("edit_file: %q is larger than 16 MB; edit it with shell tools", args.Path)
 	}
-	content, err := osRoot.ReadFile(rel)
+	content, err := io.ReadAll(io.LimitReader(f, editMaxFileSize+1))
 	if err != nil {
-		return "", fmt.Errorf("edit_file: %q: %w", args.Path, unwrapPathError(err))
+		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
+	}
+	if len(content) > editMaxFileSize { // it grew since fstat
+		return "", fmt.Errorf("edit_file: %q is larger than 16 MB; edit it with shell tools", args.Path)
 	}
 
 	at := bytes.Index(content, oldText)

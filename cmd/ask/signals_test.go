@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// SIGTERM and SIGHUP stop a run as Ctrl-C does, cleanly, each with its own
+// exit code: the transcript ends with run.finished and no private copy of
+// the last run is left behind.
+func TestTerminateAndHangUpStopCleanly(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sig      syscall.Signal
+		wantCode int
+		wantErr  string
+	}{
+		{syscall.SIGTERM, 143, "ask: interrupted by SIGTERM"},
+		{syscall.SIGHUP, 129, "ask: interrupted by SIGHUP"},
+	} {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			cmd, _, transcript, _, stderr := startAsk(t, "echo $$ > started.pid; exec sleep 30")
+			if err := cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(t, cmd, 10*time.Second); code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.wantCode, stderr)
+			}
+			// The pid file the command wrote is said first, as a change.
+			if got := strings.TrimSpace(stderr.String()); got != "ask: created started.pid (by shell)\n"+tt.wantErr {
+				t.Errorf("stderr %q, want %q", got, tt.wantErr)
+			}
+			evs := readTranscript(t, transcript)
+			last := evs[len(evs)-1]
+			if last.Type != records.TypeRunFinished || last.Status != "interrupted" || last.ExitCode != tt.wantCode {
+				t.Errorf("transcript ends with %v, want run.finished interrupted %d", summarize(evs[len(evs)-1:]), tt.wantCode)
+			}
+			checkStateDir(t, cmd)
+		})
+	}
+}
+
+// checkStateDir wants the last run kept whole and no private copy left.
+func checkStateDir(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	var state string
+	for _, kv := range cmd.Env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(state, "ask", ".last-*.jsonl"))
+	if len(left) > 0 {
+		t.Errorf("private copies left behind: %v", left)
+	}
+	evs := readTranscript(t, filepath.Join(state, "ask", "last.jsonl"))
+	if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished {
+		t.Errorf("the last run's copy ends with %s", last.Type)
+	}
+}
+
+// A reader that goes away (`ask --events | head -1`) stops the run as an
+// interruption, exit 141 as for SIGPIPE, with the transcript whole: the
+// process is not killed by SIGPIPE mid-write.
+func TestClosedStdoutStopsTheRun(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("ask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "list_directory", `{"path":"."}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	state := t.TempDir()
+	transcript := filepath.Join(t.TempDir(), "run.jsonl")
+	cmd := exec.Command(bin, "--events", "--workdir", t.TempDir(), "--transcript", transcript, "list the files")
+	cmd.Env = append(os.Environ(), "ASK_PROVIDER=openai", "ASK_BASE_URL="+srv.URL, "OPENAI_API_KEY=fake-test-not-a-real-key-0000",
+		"HOME="+state, "XDG_STATE_HOME="+state)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // nobody reads stdout
+	cmd.Stdout = w
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	code := waitExit(t, cmd, 10*time.Second)
+	if code != 141 {
+		t.Errorf("exit %d (%v), want 141; stderr:\n%s", code, cmd.ProcessState, stderr.String())
+	}
+	if got := strings.TrimSpace(stderr.String()); got != "ask: interrupted: stdout was closed" {
+		t.Errorf("stderr %q", got)
+	}
+	evs := readTranscript(t, transcript)
+	if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished || last.Status != "interrupted" || last.ExitCode != 141 {
+		t.Errorf("transcript ends with %v, want run.finished interrupted 141", summarize(evs[len(evs)-1:]))
+	}
+	if n := len(srv.Requests()); n > 1 {
+		t.Errorf("the run went on for nobody: %d requests", n)
+	}
+	checkStateDir(t, cmd)
+}

@@ -1,0 +1,57 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestRedactorHidesEverySpelling(t *testing.T) {
+	const key = `fake-test-KEY"with/quote<&>`
+	red := NewRedactor(key, "short")
+	var u strings.Builder
+	for i := 0; i < len(key); i++ {
+		fmt.Fprintf(&u, `\u%04X`, key[i])
+	}
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	forms := map[string]string{
+		"raw":                   key,
+		"JSON-escaped":          quote(key), // HTML-escaped too, as json.Marshal does
+		"slash-escaped":         strings.ReplaceAll(quote(key), "/", `\/`),
+		"u-escaped":             u.String(),
+		"JSON-escaped in JSON":  quote(quote(key)),
+		"u-escaped in JSON":     quote(u.String()),
+		"u-escaped in JSON x2":  quote(quote(u.String())),
+		"escaped in JSON twice": quote(quote(quote(key))),
+	}
+	for name, form := range forms {
+		line := `{"before":"x","text":"` + form + `","after":"short"}`
+		got := string(red.Redact([]byte(line)))
+		if strings.Contains(got, "KEY") || strings.Contains(strings.ToLower(got), `u004b`) {
+			t.Errorf("%s: %s", name, got)
+		}
+		if !strings.Contains(got, "[redacted]") || !strings.Contains(got, `"short"`) {
+			t.Errorf("%s: %s, want the key replaced and the short secret left", name, got)
+		}
+	}
+	if in := []byte("nothing here"); &red.Redact(in)[0] != &in[0] {
+		t.Error("Redact copied text with nothing to hide")
+	}
+}
+
+// A secret split across writes, as streamed text is, is still hidden.
+func TestRedactWriterJoinsWrites(t *testing.T) {
+	const key = "fake-test-key-0123456789"
+	var out bytes.Buffer
+	w := NewRedactor(key).Writer(&out)
+	text := "the key is " + key + ", and fake- is not one"
+	for i := 0; i < len(text); i += 5 {
+		w.Write([]byte(text[i:min(i+5, len(text))]))
+	}
+	w.Flush()
+	if got, want := out.String(), "the key is [redacted], and fake- is not one"; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
