@@ -18,6 +18,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 func init() {
@@ -191,7 +192,7 @@ func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
 	conv := s.Conversation
 	flags := strings.Join(conv.Held().Flags(), " ")
 	if t, closeTTY := openTerminal(stdio.TTYPath); t != nil {
-		yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, terminalSafe(flags)))
+		yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, termtext.Safe(flags)))
 		closeTTY()
 		if yes {
 			s.CarryHeld()
@@ -199,7 +200,7 @@ func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
 		}
 	}
 	if !quiet {
-		fmt.Fprintf(stdio.Err, "ask: %s: going on without what the earlier run had beyond ask; to use it, give %s\n", conv.Source, terminalSafe(flags))
+		fmt.Fprintf(stdio.Err, "ask: %s: going on without what the earlier run had beyond ask; to use it, give %s\n", conv.Source, termtext.Safe(flags))
 	}
 }
 
@@ -436,36 +437,12 @@ func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
 	case records.TypeToolDenied:
 		line = fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
 	case records.TypeFileChanged:
-		line = describeChange(ev.Change)
+		line = termtext.Safe(ev.Change.String())
 	}
 	if line != "" {
 		status.clear()
 		fmt.Fprintf(stdio.Err, "ask: %s\n", line)
 	}
-}
-
-// describeChange says what happened to a file, in a few words:
-// "edited notes.txt (+1 -1)", "wrote Makefile (new, 12 lines)",
-// "created out.o (by shell)".
-func describeChange(c *records.Change) string {
-	path := terminalSafe(c.Path)
-	switch {
-	case c.LinesAdded == nil:
-		return fmt.Sprintf("%s %s (by %s)", c.Action, path, c.Tool)
-	case c.Action == "created":
-		return fmt.Sprintf("wrote %s (new, %s)", path, plural(*c.LinesAdded, "line"))
-	case c.Action == "overwrote":
-		return fmt.Sprintf("wrote %s (+%d -%d)", path, *c.LinesAdded, *c.LinesRemoved)
-	}
-	return fmt.Sprintf("%s %s (+%d -%d)", c.Action, path, *c.LinesAdded, *c.LinesRemoved)
-}
-
-// plural is "1 line", "2 lines".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // writeJSON prints v as indented JSON on a terminal and compact JSON in a

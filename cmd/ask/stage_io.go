@@ -94,42 +94,21 @@ func (in stageInput) decode(v any) error {
 }
 
 // checkEntries checks the entries of a standardized array (DESIGN §2) for
-// what the next stage needs, naming the first faulty entry (counted from
-// 0, as jq does), its line and column.
+// what the next stage needs, naming the first faulty entry, its line and
+// column.
 func (in stageInput) checkEntries(v any) error {
-	var check func(e gjson.Result) (at gjson.Result, fault string)
+	kind := providers.StandardTools
 	switch v.(type) {
 	case *[]providers.ToolCall:
-		check = func(e gjson.Result) (gjson.Result, string) {
-			if e.Get("name").String() == "" {
-				return e, `"name" is missing or empty: each call needs {"id", "name", "arguments"}`
-			}
-			return e, ""
-		}
+		kind = providers.StandardCalls
 	case *[]providers.ToolResult:
-		check = func(e gjson.Result) (gjson.Result, string) {
-			if e.Get("id").String() == "" {
-				return e, `"id" is missing or empty: each result needs the id of the call it answers`
-			}
-			return e, ""
-		}
+		kind = providers.StandardResults
 	case *[]standardTool:
-		check = func(e gjson.Result) (gjson.Result, string) {
-			if t := e.Get("type"); t.String() != "" && t.String() != "function" {
-				return t, fmt.Sprintf(`"type" is %s, expected "function"`, t.Raw)
-			}
-			if e.Get("function.name").String() == "" {
-				return e, `"function.name" is missing or empty: each tool needs {"type": "function", "function": {"name", "description", "parameters"}}`
-			}
-			return e, ""
-		}
 	default:
 		return nil
 	}
-	for i, e := range gjson.ParseBytes(in.data).Array() {
-		if at, fault := check(e); fault != "" {
-			return jsonpos.At(in.name, in.data, at.Index, "entry %d: %s", i, fault)
-		}
+	if i, at, fault := providers.FirstFault(kind, in.data); fault != "" {
+		return jsonpos.At(in.name, in.data, at, "entry %d: %s", i, fault)
 	}
 	return nil
 }

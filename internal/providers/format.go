@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // Tool is one entry of the standardized tools array:
@@ -173,4 +175,36 @@ func GeneratedID(reply []byte, index int) string {
 	h := fnv.New64a()
 	h.Write(reply)
 	return "call_" + strconv.FormatUint(h.Sum64()&0xffffffffff, 36) + "_" + strconv.Itoa(index)
+}
+
+// Standard names one of the standardized arrays of DESIGN §2.
+type Standard int
+
+const (
+	StandardTools Standard = iota
+	StandardCalls
+	StandardResults
+)
+
+// FirstFault finds the first entry of a standardized array that lacks
+// what the next stage needs: its index (from 0, as jq counts), the offset
+// of the value at fault, and what is wrong; fault is "" when every entry
+// is whole.
+func FirstFault(kind Standard, data []byte) (entry, offset int, fault string) {
+	for i, e := range gjson.ParseBytes(data).Array() {
+		switch {
+		case kind == StandardCalls && e.Get("name").String() == "":
+			return i, e.Index, `"name" is missing or empty: each call needs {"id", "name", "arguments"}`
+		case kind == StandardResults && e.Get("id").String() == "":
+			return i, e.Index, `"id" is missing or empty: each result needs the id of the call it answers`
+		case kind == StandardTools:
+			if t := e.Get("type"); t.String() != "" && t.String() != "function" {
+				return i, t.Index, fmt.Sprintf(`"type" is %s, expected "function"`, t.Raw)
+			}
+			if e.Get("function.name").String() == "" {
+				return i, e.Index, `"function.name" is missing or empty: each tool needs {"type": "function", "function": {"name", "description", "parameters"}}`
+			}
+		}
+	}
+	return 0, 0, ""
 }

@@ -6,6 +6,7 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"sort"
@@ -135,6 +136,23 @@ type Change struct {
 	// LinesAdded and LinesRemoved are nil when not known.
 	LinesAdded   *int `json:"lines_added,omitempty"`
 	LinesRemoved *int `json:"lines_removed,omitempty"`
+}
+
+// String says what happened to the file, in a few words: "edited
+// notes.txt (+1 -1)", "wrote Makefile (new, 12 lines)", "created out.o (by
+// shell)". The path is as recorded: quote it for a terminal.
+func (c Change) String() string {
+	switch {
+	case c.LinesAdded == nil || c.LinesRemoved == nil:
+		return fmt.Sprintf("%s %s (by %s)", c.Action, c.Path, c.Tool)
+	case c.Action == "created" && *c.LinesAdded == 1:
+		return fmt.Sprintf("wrote %s (new, 1 line)", c.Path)
+	case c.Action == "created":
+		return fmt.Sprintf("wrote %s (new, %d lines)", c.Path, *c.LinesAdded)
+	case c.Action == "overwrote":
+		return fmt.Sprintf("wrote %s (+%d -%d)", c.Path, *c.LinesAdded, *c.LinesRemoved)
+	}
+	return fmt.Sprintf("%s %s (+%d -%d)", c.Action, c.Path, *c.LinesAdded, *c.LinesRemoved)
 }
 
 // Denial is a call the policy refused.

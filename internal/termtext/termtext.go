@@ -1,0 +1,55 @@
+// Package termtext makes text that a model, a provider or a file wrote
+// safe to show on a terminal: what it shows is what the text says, whole.
+package termtext
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Safe shows text a model wrote, whole, in a form that cannot
+// redraw the terminal or hide part of itself: control characters
+// (escape sequences, carriage returns), format characters (bidi
+// overrides, zero-width ones), line separators and bytes that are not
+// UTF-8 are written as escapes, and a long run of spaces, which could push
+// the rest out of sight, as its count. Nothing is cut: the terminal wraps
+// a long command.
+func Safe(s string) string {
+	var b strings.Builder
+	spaces := 0
+	flush := func() {
+		if spaces > 8 {
+			fmt.Fprintf(&b, "⟨%d spaces⟩", spaces)
+		} else {
+			b.WriteString(strings.Repeat(" ", spaces))
+		}
+		spaces = 0
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == ' ' {
+			spaces++
+			continue
+		}
+		flush()
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i-1])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	flush()
+	return b.String()
+}

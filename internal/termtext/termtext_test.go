@@ -1,0 +1,27 @@
+package termtext
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSafe(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"git status", "git status"},
+		{"a" + strings.Repeat(" ", 200) + "b", "a⟨200 spaces⟩b"},
+		{"a        b", "a        b"}, // eight spaces are shown as spaces
+		{"x\r\x1b[2Ky", `x\r\u001b[2Ky`},
+		{"line\nnext\ttab", `line\nnext\ttab`},
+		{"\u202egnp.exe", `\u202egnp.exe`},
+		{"sep\u2028x", `sep\u2028x`},
+		{"bad\xffbyte", `bad\xffbyte`},
+		{"zero\u200bwidth", `zero\u200bwidth`},
+		{"naïve café", "naïve café"},
+	}
+	for _, tt := range tests {
+		if got := Safe(tt.in); got != tt.want {
+			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
