@@ -45,21 +45,20 @@ const (
 // IO is the process's streams and environment, passed down so that tests can
 // run the whole CLI in-process.
 type IO struct {
-	In               io.Reader
-	Out, Err         io.Writer
-	InTTY, OutTTY    bool
-	ErrTTY           bool
-	Getenv           func(string) string
-	Environ          func() []string
-	HTTP             *http.Client
-	Now              func() time.Time
-	Wd               string
-	TTYPath          string // where approvals are read; "" disables prompting
-	Net              netTimeouts
-	interruptedTwice chan struct{}
-	config           *run.Config         // the config file, read by useConfigFile
-	redactor         *providers.Redactor // hides the run's secrets in Out and Err
-	color            colorChoice
+	In            io.Reader
+	Out, Err      io.Writer
+	InTTY, OutTTY bool
+	ErrTTY        bool
+	Getenv        func(string) string
+	Environ       func() []string
+	HTTP          *http.Client
+	Now           func() time.Time
+	Wd            string
+	TTYPath       string // where approvals are read; "" disables prompting
+	Net           netTimeouts
+	config        *run.Config         // the config file, read by useConfigFile
+	redactor      *providers.Redactor // hides the run's secrets in Out and Err
+	color         colorChoice
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support

@@ -62,8 +62,8 @@ type panickingModel struct{}
 
 func (panickingModel) CurrentProtocol() providers.Protocol { return openai.New() }
 func (panickingModel) Call(context.Context, providers.Request, providers.Hooks) (*providers.Turn, error) {
-	var m map[string]int
-	m["step"]++ // assignment to entry in nil map
+	var steps []int
+	_ = steps[1] // index out of range, as the text protocol's slice bug was
 	return nil, nil
 }
 
