@@ -172,7 +172,7 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 	defer cancel()
 
 	var refused []string
-	outcomes := loop.RunCalls(ctx, r.Gate(), r.Toolbox(), calls, loop.CallHooks{
+	outcomes := r.RunCalls(ctx, calls, loop.CallHooks{
 		OnDenied: func(call providers.ToolCall, v policy.Verdict) {
 			if v.Refusal {
 				refused = append(refused, call.Name)

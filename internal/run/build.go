@@ -423,10 +423,11 @@ func (r *Run) history() []json.RawMessage {
 	return nil
 }
 
-// Gate decides calls as the run would; Toolbox runs them. `ask tools run`
-// uses both to run calls by hand under the run's policy.
-func (r *Run) Gate() loop.Gate       { return r.gate }
-func (r *Run) Toolbox() loop.Toolbox { return r.toolbox }
+// RunCalls runs calls by hand as one step of the run would (`ask tools
+// run`): under its policy and approvals, with its tools.
+func (r *Run) RunCalls(ctx context.Context, calls []providers.ToolCall, h loop.CallHooks) []loop.Outcome {
+	return loop.RunCalls(ctx, r.gate, r.toolbox, calls, h)
+}
 
 // OnClose adds fn to what Close does.
 func (r *Run) OnClose(fn func()) { r.closers = append(r.closers, fn) }
