@@ -182,4 +182,3 @@ func (t *terminalPrompter) ask(ctx context.Context, question string, offerOneByO
 func describe(c policy.Pending) string {
 	return fmt.Sprintf("%s (%s) %s", termtext.Safe(c.Name), c.Risk, termtext.Safe(c.Summary))
 }
-
