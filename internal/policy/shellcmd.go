@@ -237,7 +237,7 @@ func (w *walker) command(assigns, args []word, depth int, guess bool) {
 	case "eval":
 		w.static = false
 		if values, ok := literals(rest); ok {
-			w.script(strings.Join(values, " "), depth+1, true) //nolint:errcheck // judged as far as it parses
+			_ = w.script(strings.Join(values, " "), depth+1, true) // judged as far as it parses
 		}
 		w.suffixes(args)
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash":
@@ -512,7 +512,7 @@ func quote(s string) string {
 
 func printed(n syntax.Node) string {
 	var b strings.Builder
-	syntax.NewPrinter(syntax.Minify(true)).Print(&b, n) //nolint:errcheck // a strings.Builder does not fail
+	_ = syntax.NewPrinter(syntax.Minify(true)).Print(&b, n) // a strings.Builder does not fail
 	return strings.Join(strings.Fields(b.String()), " ")
 }
 
