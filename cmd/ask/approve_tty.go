@@ -15,7 +15,9 @@ import (
 )
 
 // terminalPrompter is the policy's approval prompter on a terminal: y (this
-// call), n, or a (always, for this tool in this run). The calls of one step
+// call), n, or a (always, for the rest of the run, what the question names:
+// for a shell line its programs and subcommands, such as "go test"; not
+// offered for a line that cannot be judged). The calls of one step
 // are asked together; "y" or "a" answers all of them, or "o" asks about
 // them one by one. It is terminal I/O, so it lives here and the policy
 // knows it only as a policy.Prompter.
@@ -103,14 +105,24 @@ func (t *terminalPrompter) Approve(ctx context.Context, calls []policy.Pending) 
 	t.init()
 	t.reading.Do(func() { go t.read() })
 	if len(calls) == 1 {
-		a, err := t.ask(ctx, fmt.Sprintf("ask: allow %s? [y]es [n]o [a]lways: ", describe(calls[0])), false)
+		a, err := t.ask(ctx, question(calls[0]), offers{always: calls[0].Always != ""})
 		return []policy.Answer{a}, err
 	}
 	fmt.Fprintf(t.Out, "ask: the model wants to run %d calls:\n", len(calls))
+	anyAlways := false
 	for i, c := range calls {
-		fmt.Fprintf(t.Out, "  %d. %s\n", i+1, describe(c))
+		line := fmt.Sprintf("  %d. %s", i+1, describe(c))
+		if c.Always != "" {
+			line += " (always: " + termtext.Safe(c.Always) + ")"
+			anyAlways = true
+		}
+		fmt.Fprintln(t.Out, line)
 	}
-	a, err := t.ask(ctx, "ask: allow them all? [y]es [n]o [a]lways [o]ne by one: ", true)
+	all := "ask: allow them all? [y]es [n]o [a]lways [o]ne by one: "
+	if !anyAlways {
+		all = "ask: allow them all? [y]es [n]o [o]ne by one: "
+	}
+	a, err := t.ask(ctx, all, offers{always: anyAlways, oneByOne: true})
 	answers := make([]policy.Answer, len(calls))
 	if err != nil || a != oneByOne {
 		for i := range answers {
@@ -119,12 +131,24 @@ func (t *terminalPrompter) Approve(ctx context.Context, calls []policy.Pending) 
 		return answers, err
 	}
 	for i, c := range calls {
-		if answers[i], err = t.ask(ctx, fmt.Sprintf("ask: allow %s? [y]es [n]o [a]lways: ", describe(c)), false); err != nil {
+		if answers[i], err = t.ask(ctx, question(c), offers{always: c.Always != ""}); err != nil {
 			return answers, err
 		}
 	}
 	return answers, nil
 }
+
+// question asks about one call, offering "always" for what it would
+// approve.
+func question(c policy.Pending) string {
+	if c.Always == "" {
+		return fmt.Sprintf("ask: allow %s? [y]es [n]o: ", describe(c))
+	}
+	return fmt.Sprintf("ask: allow %s? [y]es [n]o [a]lways %s: ", describe(c), termtext.Safe(c.Always))
+}
+
+// offers are the answers a question takes besides y and n.
+type offers struct{ always, oneByOne bool }
 
 // Confirm puts a yes-or-no question; anything but a yes, an error
 // included, is a no.
@@ -134,21 +158,17 @@ func (t *terminalPrompter) Confirm(ctx context.Context, question string) (bool, 
 	}
 	t.init()
 	t.reading.Do(func() { go t.read() })
-	for {
-		a, err := t.ask(ctx, question, false)
-		if err != nil || a != policy.Always {
-			return a == policy.Yes, err
-		}
-	}
+	a, err := t.ask(ctx, question, offers{})
+	return a == policy.Yes, err
 }
 
 // oneByOne is the answer "o" at the question about several calls; it never
 // leaves Approve.
 const oneByOne policy.Answer = -1
 
-// ask puts one question until it gets an answer it offers: "o" is taken
-// only where [o]ne by one is offered. On an error the answer is No.
-func (t *terminalPrompter) ask(ctx context.Context, question string, offerOneByOne bool) (policy.Answer, error) {
+// ask puts one question until it gets an answer it offers: "a" and "o"
+// are taken only where offered. On an error the answer is No.
+func (t *terminalPrompter) ask(ctx context.Context, question string, offer offers) (policy.Answer, error) {
 	for {
 		fmt.Fprint(t.Out, question)
 		var line string
@@ -168,11 +188,13 @@ func (t *terminalPrompter) ask(ctx context.Context, question string, offerOneByO
 		case "y", "yes":
 			return policy.Yes, nil
 		case "a", "always":
-			return policy.Always, nil
+			if offer.always {
+				return policy.Always, nil
+			}
 		case "n", "no":
 			return policy.No, nil
 		case "o":
-			if offerOneByOne {
+			if offer.oneByOne {
 				return oneByOne, nil
 			}
 		}

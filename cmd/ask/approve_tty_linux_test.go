@@ -91,7 +91,7 @@ func TestOpenTerminalOnAPseudoTerminal(t *testing.T) {
 	}
 
 	done := ask(context.Background())
-	readUntil(t, m, "allow shell (exec) cmd 0? [y]es [n]o [a]lways: ")
+	readUntil(t, m, "allow shell (exec) cmd 0? [y]es [n]o [a]lways cmd: ")
 	if _, err := m.WriteString("a\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestOpenTerminalOnAPseudoTerminal(t *testing.T) {
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done = ask(ctx)
-	readUntil(t, m, "[a]lways: ")
+	readUntil(t, m, "[a]lways cmd: ")
 	cancel(loop.ErrInterrupted)
 	if r := <-done; !errors.Is(r.err, loop.ErrInterrupted) {
 		t.Fatalf("Ctrl-C during the question: %v, %v", r.answers, r.err)
@@ -128,7 +128,7 @@ func TestHostileCommandAtTheTerminal(t *testing.T) {
 	dir := t.TempDir()
 	screen := make(chan string, 1)
 	go func() {
-		s := readUntil(t, m, "[a]lways: ")
+		s := readUntil(t, m, "[n]o")
 		m.WriteString("n\n")
 		screen <- s
 	}()
@@ -162,7 +162,7 @@ func TestApprovalWithStderrRedirected(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	go func() {
-		readUntil(t, m, "[a]lways: ")
+		readUntil(t, m, "[n]o")
 		m.WriteString("y\n")
 	}()
 	r := runAskTerminal(t, srv, dir, "", false, tty, "go") // errTTY false: stderr is a file

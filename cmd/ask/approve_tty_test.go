@@ -32,7 +32,7 @@ var gatedTools = []tools.Tool{
 func pending(n int) []policy.Pending {
 	calls := make([]policy.Pending, n)
 	for i := range calls {
-		calls[i] = policy.Pending{Name: "shell", Summary: fmt.Sprintf("cmd %d", i), Risk: tools.Exec}
+		calls[i] = policy.Pending{Name: "shell", Summary: fmt.Sprintf("cmd %d", i), Risk: tools.Exec, Always: "cmd"}
 	}
 	return calls
 }
@@ -147,7 +147,7 @@ func TestTerminalPrompterCancel(t *testing.T) {
 		if !errors.Is(err, cause) || len(got) != 1 || got[0] != policy.No {
 			t.Fatalf("cancelled with %v: %v, %v; want policy.No and an error that is the cause", cause, got, err)
 		}
-		if !strings.HasSuffix(out.b.String(), "[a]lways: \n") {
+		if !strings.HasSuffix(out.b.String(), "[a]lways cmd: \n") {
 			t.Errorf("the unanswered question's line was not ended: %q", out.b.String())
 		}
 	}
@@ -245,5 +245,26 @@ func TestPromptShowsTheCommandAsItIs(t *testing.T) {
 		if strings.Count(shown, "\n") > 0 {
 			t.Errorf("%q: the question spans lines: %q", cmd, shown)
 		}
+	}
+}
+
+// "Always" is offered with what it approves, and not at all for a line
+// that cannot be judged: an "a" typed there is asked again.
+func TestAlwaysNamesWhatItApproves(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	p := &terminalPrompter{In: strings.NewReader("a\n"), Out: &out}
+	got, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "go test ./...", Risk: tools.Exec, Always: "go test"}})
+	p.Close()
+	if err != nil || got[0] != policy.Always || !strings.Contains(out.String(), "[a]lways go test: ") {
+		t.Errorf("%v %v, question %q", got, err, out.String())
+	}
+
+	out.Reset()
+	p = &terminalPrompter{In: strings.NewReader("a\ny\n"), Out: &out}
+	got, err = p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "eval $x", Risk: tools.Exec}})
+	p.Close()
+	if err != nil || got[0] != policy.Yes || strings.Contains(out.String(), "[a]") || strings.Count(out.String(), "allow") != 2 {
+		t.Errorf("%v %v, questions %q: want no [a] offered and the a asked again", got, err, out.String())
 	}
 }

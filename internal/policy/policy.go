@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -40,6 +41,14 @@ type Pending struct {
 	Name    string
 	Summary string // the call's main argument, such as a shell command
 	Risk    tools.Risk
+	// Always is what the answer Always approves for the rest of the run,
+	// to be shown with it ("[a]lways go test"): for the shell tool, the
+	// program and subcommand of each command in the line, comma-separated
+	// ("go test, go vet"), whatever their arguments; for another tool, its
+	// name. It is "" when Always can approve nothing beyond this call (a
+	// command line that cannot be judged statically); Always is then a
+	// yes to this call alone.
+	Always string
 }
 
 // Answer is a person's answer to one approval question.
@@ -48,7 +57,7 @@ type Answer int
 const (
 	No     Answer = iota
 	Yes           // this call
-	Always        // this tool, for the rest of the run
+	Always        // what Pending.Always says, for the rest of the run
 )
 
 // Verdict is the answer for one call: the policy's, or any gate's.
@@ -77,12 +86,19 @@ type Policy struct {
 	tools  map[string]tools.Tool
 	mu     sync.Mutex
 	always map[string]bool // tools approved for the rest of the run
+	// alwaysCmds holds the shell commands (simpleCommand.key) approved
+	// for the rest of the run.
+	alwaysCmds map[string]bool
 }
+
+// ShellTool is the tool whose calls the rules judge as shell command
+// lines.
+const ShellTool = "shell"
 
 // New returns a policy over the tools of a registry.
 func New(mode string, safe, yes bool, allow, deny []Pattern, prompter Prompter, all []tools.Tool) *Policy {
 	p := &Policy{Mode: mode, Safe: safe, Yes: yes, Allow: allow, Deny: deny, Prompter: prompter,
-		infos: map[string]tools.Info{}, tools: map[string]tools.Tool{}, always: map[string]bool{}}
+		infos: map[string]tools.Info{}, tools: map[string]tools.Tool{}, always: map[string]bool{}, alwaysCmds: map[string]bool{}}
 	for _, t := range all {
 		info := t.Info()
 		p.infos[info.Name] = info
@@ -163,6 +179,11 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	pending := make([]Pending, len(ask))
 	for k, i := range ask {
 		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
+		keys := alwaysKeys(calls[i])
+		pending[k].Always = strings.Join(keys, ", ")
+		if calls[i].Name != ShellTool {
+			pending[k].Always = calls[i].Name
+		}
 	}
 	answers, err := p.Prompter.Approve(ctx, pending)
 	// Fail closed: only an explicit yes or always runs a call; an error, a
@@ -176,7 +197,13 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 		case answers[k] == Always:
 			verdicts[i] = Verdict{Allowed: true}
 			p.mu.Lock()
-			p.always[calls[i].Name] = true // never for writes into version control: decide asks first
+			if calls[i].Name == ShellTool {
+				for _, key := range alwaysKeys(calls[i]) {
+					p.alwaysCmds[key] = true
+				}
+			} else {
+				p.always[calls[i].Name] = true // never for writes into version control: decide asks first
+			}
 			p.mu.Unlock()
 		case answers[k] == No:
 			verdicts[i] = Verdict{Reason: "the user declined this call"}
@@ -207,8 +234,12 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 		return Verdict{Reason: reason, Refusal: true}, false
 	}
 	subject := Summary(c.Arguments)
+	var line *shellLine
+	if c.Name == ShellTool {
+		line = readLine(subject)
+	}
 	for _, d := range p.Deny {
-		if d.Match(c.Name, subject) {
+		if d.denies(c.Name, subject, line) {
 			return Verdict{Reason: "denied by --deny-tool " + d.String()}, false
 		}
 	}
@@ -222,13 +253,14 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 		// A command confined to the read-only sandbox: nothing to approve.
 		return Verdict{Allowed: true}, false
 	}
-	for _, a := range p.Allow {
-		if a.Match(c.Name, subject) {
-			return Verdict{Allowed: true}, false
-		}
+	if allowed(p.Allow, c.Name, subject, line) {
+		return Verdict{Allowed: true}, false
 	}
 	p.mu.Lock()
 	always := p.always[c.Name]
+	if line != nil {
+		always = line.approved(p.alwaysCmds)
+	}
 	p.mu.Unlock()
 	if !info.RequiresApproval || p.Yes || always {
 		return Verdict{Allowed: true}, false
@@ -260,22 +292,27 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// Pattern is an --allow-tool or --deny-tool value: a tool name glob, and
-// optionally a glob over the call's main argument after a colon, such as
-// "shell:git status*" or "mcp_fs__*".
+// Pattern is an --allow-tool or --deny-tool value (or one of the config
+// file's tools.allow and tools.deny): a tool name glob, and optionally a
+// glob over the call's main argument after a colon, such as
+// "shell:git status*" or "mcp_fs__*". For the shell tool the argument
+// glob is matched against each simple command of the line (see
+// shellLine), never against the line as written.
 type Pattern struct {
 	raw, name, arg string
 	hasArg         bool
 }
 
-// ParsePattern reads a pattern.
+// ParsePattern reads a pattern. White space around the pattern and around
+// its argument part is not part of it, and a run of white space inside
+// the argument part is one space, as in a command's canonical form.
 func ParsePattern(s string) (Pattern, error) {
 	s = strings.TrimSpace(s)
 	name, arg, hasArg := strings.Cut(s, ":")
 	if name == "" {
 		return Pattern{}, fmt.Errorf("tool pattern %q has no tool name: write NAME or NAME:ARGUMENT-PREFIX*", s)
 	}
-	return Pattern{raw: s, name: name, arg: arg, hasArg: hasArg}, nil
+	return Pattern{raw: s, name: strings.TrimSpace(name), arg: strings.Join(strings.Fields(arg), " "), hasArg: hasArg}, nil
 }
 
 // ParsePatterns reads several patterns.
@@ -294,12 +331,59 @@ func ParsePatterns(ss []string) ([]Pattern, error) {
 func (p Pattern) String() string { return p.raw }
 
 // Match reports whether a call of tool name with main argument subject
-// matches.
+// matches, the subject taken as a string (white space around it aside).
+// The policy judges the shell tool's calls per command instead.
 func (p Pattern) Match(name, subject string) bool {
 	if !glob(p.name, name) {
 		return false
 	}
-	return !p.hasArg || glob(p.arg, subject)
+	return !p.hasArg || glob(p.arg, strings.TrimSpace(subject))
+}
+
+// denies reports whether a deny pattern matches a call: for the shell
+// tool (line not nil), when its argument glob matches any command of the
+// line, guesses included.
+func (p Pattern) denies(name, subject string, line *shellLine) bool {
+	if line == nil || !p.hasArg {
+		return p.Match(name, subject)
+	}
+	if !glob(p.name, name) {
+		return false
+	}
+	for _, c := range line.cmds {
+		if glob(p.arg, c.String()) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed reports whether allow patterns cover a call. A shell line (line
+// not nil) is covered by a pattern without an argument part, or when it
+// is static and each of its commands matches some pattern's argument
+// glob.
+func allowed(allow []Pattern, name, subject string, line *shellLine) bool {
+	var args []Pattern
+	for _, a := range allow {
+		switch {
+		case !glob(a.name, name):
+		case line == nil && a.Match(name, subject):
+			return true
+		case !a.hasArg:
+			return true
+		default:
+			args = append(args, a)
+		}
+	}
+	if line == nil || len(args) == 0 || !line.static || len(line.runs()) == 0 {
+		return false
+	}
+	for _, c := range line.runs() {
+		if !slices.ContainsFunc(args, func(a Pattern) bool { return glob(a.arg, c.String()) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // deniedOutright reports whether a deny pattern covers every call of the

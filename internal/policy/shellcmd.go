@@ -1,0 +1,575 @@
+package policy
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// This file reads a shell tool's command line as the shell will: the
+// simple commands it runs, each rendered canonically, so that rules judge
+// commands and not the string the model wrote.
+
+// simpleCommand is one command a command line runs: its assignments and
+// words, each rendered canonically (a literal as it reads once quotes and
+// escapes are removed, quoted again only where it needs to be; anything
+// else as it is written).
+type simpleCommand struct {
+	words   []string
+	assigns int // how many of words are leading NAME=VALUE assignments
+	// guess marks a reading that only deny rules see: what a wrapper such
+	// as sudo or xargs, eval's literal text, or the arguments after a
+	// command name that is itself an expansion may run. Allow rules and
+	// "always" never rest on a guess.
+	guess bool
+}
+
+func (c simpleCommand) String() string { return strings.Join(c.words, " ") }
+
+// key is what "always" approves for this command: its assignments, its
+// program, and the word after the program when that reads as a
+// subcommand (go test, git status, make check), not an option or a path.
+func (c simpleCommand) key() string {
+	n := c.assigns + 1
+	if n < len(c.words) && subcommand.MatchString(c.words[n]) {
+		n++
+	}
+	if n > len(c.words) {
+		n = len(c.words)
+	}
+	return strings.Join(c.words[:n], " ")
+}
+
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_.:-]*$`)
+
+// maxDepth bounds the scripts read inside scripts (sh -c 'sh -c …') and
+// the wrappers inside wrappers (nohup env nice …).
+const maxDepth = 8
+
+// commands reads a command line as /bin/sh -c would run it and returns the
+// simple commands in it: each side of ;, &&, ||, | and &, the commands
+// inside $( ), backquotes, <( ), >( ), subshells, blocks, functions'
+// bodies, if, while, for and case, assignments' values, redirections and
+// here-documents, and the commands that wrappers run (env, nohup, exec,
+// command, nice, timeout, sh -c with a literal script). static is false
+// when what the line runs cannot be known from its text: a parameter or
+// arithmetic expansion, $'…', an extended glob, [[ ]], (( )) and let, a
+// command name that is an expansion or a glob, eval, xargs, find -exec, a
+// shell -c whose script is not a literal, a redirection without a command,
+// or a line that does not parse (err). Deny rules still see every command
+// found, and the guesses.
+func commands(line string) (cmds []simpleCommand, static bool, err error) {
+	w := &walker{static: true}
+	if err := w.script(line, 0, false); err != nil {
+		return w.cmds, false, err
+	}
+	return w.cmds, w.static, nil
+}
+
+type walker struct {
+	cmds   []simpleCommand
+	static bool
+}
+
+func parse(src string) (*syntax.File, error) {
+	// Bash's grammar is a superset of POSIX sh for what matters here:
+	// /bin/sh is bash on some systems, and what bash alone would read
+	// differently ($'…', [[ ]]) is not judged statically.
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
+// script reads src, at depth scripts deep; guess marks what it finds as
+// seen by deny rules only.
+func (w *walker) script(src string, depth int, guess bool) error {
+	if depth > maxDepth {
+		w.static = false
+		return nil
+	}
+	f, err := parse(src)
+	if err != nil {
+		w.static = false
+		w.unparsed(src)
+		return err
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if n.Cmd == nil && len(n.Redirs) > 0 {
+				w.static = false // "> file" alone: no command, a file changed
+			}
+		case *syntax.CallExpr:
+			w.call(n, depth, guess)
+		case *syntax.DeclClause:
+			w.decl(n, depth, guess)
+		case *syntax.ParamExp, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause,
+			*syntax.TestClause, *syntax.ExtGlob, *syntax.CoprocClause:
+			w.static = false
+		case *syntax.SglQuoted:
+			if n.Dollar {
+				w.static = false
+			}
+		case *syntax.DblQuoted:
+			if n.Dollar {
+				w.static = false
+			}
+		}
+		return true // commands inside words are commands too
+	})
+	return nil
+}
+
+// unparsed lets deny rules see a line the parser refused (bash may still
+// run part of it) as words: the text from the start of each word on, with
+// the shell's operators and quotes taken for spaces.
+func (w *walker) unparsed(src string) {
+	text := strings.Join(strings.FieldsFunc(src, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(";&|()<>{}`$\"'\\", r)
+	}), " ")
+	for i := 0; i < len(text); i++ {
+		if i == 0 || text[i-1] == ' ' {
+			w.cmds = append(w.cmds, simpleCommand{words: []string{text[i:]}, guess: true})
+		}
+	}
+}
+
+// word is one word of a command, rendered.
+type word struct {
+	text    string // canonical
+	value   string // the word's value, when literal
+	literal bool   // no expansion, no substitution
+	pattern bool   // an unquoted glob or brace: literal, but not its own value
+	// substituted marks a word that is literal but for command or process
+	// substitutions, whose commands are judged in their own right.
+	substituted bool
+}
+
+func (w *walker) call(c *syntax.CallExpr, depth int, guess bool) {
+	var assigns, args []word
+	for _, a := range c.Assigns {
+		assigns = append(assigns, w.assign(a))
+	}
+	for _, x := range c.Args {
+		args = append(args, render(x))
+	}
+	w.command(assigns, args, depth, guess)
+}
+
+func (w *walker) decl(d *syntax.DeclClause, depth int, guess bool) {
+	args := []word{{text: d.Variant.Value, value: d.Variant.Value, literal: true}}
+	for _, a := range d.Args {
+		args = append(args, w.assign(a))
+	}
+	w.command(nil, args, depth, guess)
+}
+
+// assign renders NAME=VALUE; an array or an index is not judged.
+func (w *walker) assign(a *syntax.Assign) word {
+	if a.Name == nil || a.Index != nil || a.Array != nil {
+		w.static = false
+		return word{text: printed(a)}
+	}
+	op := "="
+	if a.Append {
+		op = "+="
+	}
+	if a.Naked {
+		return word{text: a.Name.Value, value: a.Name.Value, literal: true}
+	}
+	v := word{literal: true}
+	if a.Value != nil {
+		v = render(a.Value)
+	}
+	if !v.literal && !v.substituted {
+		w.static = false
+	}
+	s := a.Name.Value + op + v.value
+	return word{text: a.Name.Value + op + v.text, value: s, literal: v.literal, substituted: v.substituted}
+}
+
+// command records one simple command and what it runs in turn.
+func (w *walker) command(assigns, args []word, depth int, guess bool) {
+	cmd := simpleCommand{assigns: len(assigns), guess: guess}
+	for _, x := range append(append([]word{}, assigns...), args...) {
+		cmd.words = append(cmd.words, x.text)
+	}
+	if len(cmd.words) == 0 {
+		return
+	}
+	w.cmds = append(w.cmds, cmd)
+	if len(args) == 0 {
+		return
+	}
+	for _, x := range args {
+		if !x.literal && !x.substituted {
+			// A value known only when the line runs: the command may
+			// be anything a pattern would not have let through.
+			w.static = false
+		}
+	}
+	name := args[0]
+	if depth > maxDepth {
+		w.static = false
+		w.suffixes(args)
+		return
+	}
+	if !name.literal || name.pattern {
+		w.static = false
+		w.suffixes(args)
+		return
+	}
+	prog := path.Base(name.value)
+	if prog != name.value {
+		// /bin/rm is rm to a deny rule; only rm itself is rm to an allow
+		// rule.
+		g := cmd
+		g.words = append(append([]string{}, cmd.words[:cmd.assigns]...), append([]string{quote(prog)}, cmd.words[cmd.assigns+1:]...)...)
+		g.guess = true
+		w.cmds = append(w.cmds, g)
+	}
+	rest := args[1:]
+	switch prog {
+	case "eval":
+		w.static = false
+		if values, ok := literals(rest); ok {
+			_ = w.script(strings.Join(values, " "), depth+1, true) // judged as far as it parses
+		}
+		w.suffixes(args)
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash":
+		w.shell(rest, depth, guess)
+	case "busybox":
+		if len(rest) > 0 && rest[0].literal && (rest[0].value == "sh" || rest[0].value == "ash") {
+			w.shell(rest[1:], depth, guess)
+			return
+		}
+		w.suffixes(args)
+	case "command", "builtin", "exec", "nohup", "time", "env", "nice", "timeout":
+		inner, ok := wrapped(prog, rest)
+		if !ok {
+			w.static = false
+			w.suffixes(args)
+			return
+		}
+		if len(inner) > 0 {
+			var as []word
+			for len(inner) > 0 && inner[0].literal && isAssignment(inner[0].value) {
+				as, inner = append(as, inner[0]), inner[1:]
+			}
+			w.command(as, inner, depth+1, guess)
+		}
+	case "xargs", "find", "sudo", "doas", "su", "watch", "ssh", "chroot", "stdbuf", "setsid", "flock",
+		"unbuffer", "strace", "ltrace", "nsenter", "unshare", "ionice", "chrt", "taskset", "script", "parallel":
+		if prog == "xargs" || prog == "parallel" || (prog == "find" && hasAny(rest, "-exec", "-execdir", "-ok", "-okdir")) ||
+			prog == "su" || prog == "watch" || prog == "script" {
+			// They run a command made up when the line runs, or a
+			// string through a shell.
+			w.static = false
+		}
+		w.suffixes(args)
+	}
+}
+
+// suffixes lets deny rules see every tail of a command's words as a
+// command of its own: what a wrapper or an unknown command name may run.
+func (w *walker) suffixes(args []word) {
+	for i := 1; i < len(args); i++ {
+		g := simpleCommand{guess: true}
+		for _, x := range args[i:] {
+			g.words = append(g.words, x.text)
+		}
+		w.cmds = append(w.cmds, g)
+		if x := args[i]; x.literal && path.Base(x.value) != x.value {
+			g.words = append([]string{quote(path.Base(x.value))}, g.words[1:]...)
+			w.cmds = append(w.cmds, g)
+		}
+	}
+}
+
+// shell judges sh -c SCRIPT: a literal script is read in turn, anything
+// else is not static. Without -c the shell runs a file or its input, which
+// is the shell command's own business.
+func (w *walker) shell(rest []word, depth int, guess bool) {
+	dashC := false
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if !x.literal {
+			w.static = false
+			w.suffixes(rest)
+			return
+		}
+		v := x.value
+		switch {
+		case v == "--" || v == "-":
+			if !dashC {
+				return
+			}
+			continue
+		case v == "-o" || v == "+o" || v == "-O" || v == "+O" || v == "--rcfile" || v == "--init-file":
+			i++
+			continue
+		case strings.HasPrefix(v, "--"):
+			continue
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			if v[0] == '-' && strings.ContainsRune(v, 'c') {
+				dashC = true
+			}
+			continue
+		}
+		if !dashC {
+			return // a script file
+		}
+		if err := w.script(v, depth+1, guess); err != nil {
+			w.static = false
+		}
+		return
+	}
+	if dashC {
+		w.static = false // -c without a script
+	}
+}
+
+// wrapped is the command a wrapper runs: its words after the wrapper's
+// own options. ok is false when the options cannot be read.
+func wrapped(prog string, rest []word) (inner []word, ok bool) {
+	takesValue := map[string][]string{
+		"exec":    {"-a"},
+		"env":     {"-u", "--unset", "-C", "--chdir"},
+		"nice":    {"-n", "--adjustment"},
+		"timeout": {"-k", "--kill-after", "-s", "--signal"},
+	}[prog]
+	known := map[string][]string{
+		"command": {"-p"},
+		"builtin": {},
+		"exec":    {"-c", "-l", "-cl", "-lc"},
+		"nohup":   {},
+		"time":    {"-p"},
+		"env":     {"-i", "-", "--ignore-environment", "-0", "--null"},
+		"nice":    {},
+		"timeout": {"--preserve-status", "--foreground", "-v", "--verbose"},
+	}[prog]
+	i := 0
+	for ; i < len(rest); i++ {
+		x := rest[i]
+		if !x.literal {
+			return nil, false
+		}
+		v := x.value
+		if v == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" && prog != "env" {
+			break
+		}
+		name, _, withValue := strings.Cut(v, "=")
+		switch {
+		case slices.Contains(known, v):
+		case slices.Contains(takesValue, name) && withValue:
+		case slices.Contains(takesValue, v):
+			i++
+		case prog == "nice" && len(v) > 1 && strings.Trim(v[1:], "0123456789") == "":
+		case prog == "command" && (v == "-v" || v == "-V"):
+			return nil, true // prints what the name is, runs nothing
+		default:
+			return nil, false
+		}
+	}
+	if i > len(rest) {
+		return nil, false
+	}
+	inner = rest[i:]
+	if prog == "timeout" {
+		if len(inner) == 0 {
+			return nil, false
+		}
+		inner = inner[1:] // the duration
+	}
+	return inner, true
+}
+
+func hasAny(ws []word, values ...string) bool {
+	for _, x := range ws {
+		if slices.Contains(values, x.value) {
+			return true
+		}
+	}
+	return false
+}
+
+func literals(ws []word) ([]string, bool) {
+	var out []string
+	for _, x := range ws {
+		if !x.literal {
+			return nil, false
+		}
+		out = append(out, x.value)
+	}
+	return out, true
+}
+
+var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+func isAssignment(s string) bool { return assignment.MatchString(s) }
+
+// render reads one word.
+func render(x *syntax.Word) word {
+	var b strings.Builder
+	literal, pattern, plain, substituted := true, false, true, true
+	for _, part := range x.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v, escaped := unescape(p.Value, false)
+			if escaped {
+				plain = false
+			}
+			if strings.ContainsAny(p.Value, "*?[{") {
+				pattern = true
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			plain = false
+			if p.Dollar {
+				literal = false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			plain = false
+			if p.Dollar {
+				literal = false
+			}
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					literal = false
+					if _, ok := q.(*syntax.CmdSubst); !ok {
+						substituted = false
+					}
+					continue
+				}
+				v, _ := unescape(lit.Value, true)
+				b.WriteString(v)
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			literal = false
+		default:
+			literal, substituted = false, false
+		}
+	}
+	if !literal {
+		return word{text: printed(x), substituted: substituted && !pattern}
+	}
+	value := b.String()
+	if pattern {
+		if !plain {
+			// A glob next to quotes: its reading is the shell's at run
+			// time; keep the source, judged as not static.
+			return word{text: printed(x), value: value, literal: false, pattern: true}
+		}
+		return word{text: x.Lit(), value: value, literal: true, pattern: true}
+	}
+	return word{text: quote(value), value: value, literal: true}
+}
+
+// unescape removes backslashes as the shell does, outside double quotes
+// or inside them.
+func unescape(s string, quoted bool) (string, bool) {
+	if !strings.Contains(s, `\`) {
+		return s, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		next := s[i+1]
+		if quoted && !strings.ContainsRune("$`\"\\\n", rune(next)) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if next != '\n' {
+			b.WriteByte(next)
+		}
+	}
+	return b.String(), true
+}
+
+// quote renders a literal value: as it is when it needs no quotes, else in
+// single quotes.
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./~^-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func printed(n syntax.Node) string {
+	var b strings.Builder
+	_ = syntax.NewPrinter(syntax.Minify(true)).Print(&b, n) // a strings.Builder does not fail
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// shellLine is a shell call's command line as the rules see it.
+type shellLine struct {
+	cmds   []simpleCommand // guesses included
+	static bool
+}
+
+func readLine(s string) *shellLine {
+	cmds, static, _ := commands(s)
+	return &shellLine{cmds: cmds, static: static}
+}
+
+// runs is the commands the line runs, guesses left out.
+func (l *shellLine) runs() []simpleCommand {
+	var out []simpleCommand
+	for _, c := range l.cmds {
+		if !c.guess {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// keys is what "always" would approve for the line, each command's key
+// once, in order; nil when the line is not static.
+func (l *shellLine) keys() []string {
+	if !l.static {
+		return nil
+	}
+	var out []string
+	for _, c := range l.runs() {
+		if k := c.key(); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// approved reports whether "always" answers cover the line: it is static
+// and the key of each of its commands was approved.
+func (l *shellLine) approved(keys map[string]bool) bool {
+	ks := l.keys()
+	for _, k := range ks {
+		if !keys[k] {
+			return false
+		}
+	}
+	return len(ks) > 0
+}
+
+// alwaysKeys is what "always" approves for a shell call; nil for another
+// tool's.
+func alwaysKeys(c providers.ToolCall) []string {
+	if c.Name != ShellTool {
+		return nil
+	}
+	return readLine(Summary(c.Arguments)).keys()
+}
