@@ -13,7 +13,9 @@
 # /usr/bin/time reports as %U+%S and %M, and benchrun cross-checks the RSS
 # of every scenario with /usr/bin/time when it is installed), request
 # times and sizes from the fake provider's log, and the cost of building a
-# request from 10× the messages from BenchmarkBuildRequestGrowth.
+# request from 10× the messages from BenchmarkBuildRequestGrowth; ask's
+# start against scripts/floor's (--version, a one-shot answer, the 5-step
+# loop), the two run in turn, as ratios of medians.
 # hyperfine is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,9 +46,12 @@ if ! cmp -s <("$bin/ask" --help) <("$bin/ask-docs" --help); then
   echo "bench.sh: ask --help differs with -tags $tags; measuring the default build instead" >&2
   mv "$bin/ask-docs" "$bin/ask"
 fi
+# The floor, a tool-calling loop in 150 lines of the standard library, is
+# built as ask is and run beside it: ask's start is measured against it.
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/floor" ./scripts/floor
 go build -o "$bin/fakeprovider" ./scripts/fakeprovider
 go build -o "$bin/benchrun" ./scripts/benchrun
 go test -c -o "$bin/loop.test" ./internal/loop
 
 echo "== measuring ($runs runs of each scenario)" >&2
-"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -loopbench "$bin/loop.test" -runs "$runs"
+"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -floor "$bin/floor" -loopbench "$bin/loop.test" -runs "$runs"

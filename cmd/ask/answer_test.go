@@ -41,7 +41,7 @@ func TestSchemaFlag(t *testing.T) {
 			args: []string{"--schema", citySchema, "q"}, wantOut: `{"city":"Oslo","pop":1}` + "\n", requests: 2},
 		{name: "never valid", replies: []fakeprovider.Reply{text("Oslo"), text("Oslo!"), text(`{"city":"Oslo","pop":"many"}`)},
 			args: []string{"--schema", citySchema, "q"}, wantCode: exitLimit, wantOut: "",
-			wantErr: "stopped: the answer did not match the schema after 3 attempts: at /pop: got string, want integer", requests: 3},
+			wantErr: `stopped: the answer did not match the schema after 3 attempts: at /properties/pop: type: many has type "string", want "integer"`, requests: 3},
 		{name: "unreadable schema file", args: []string{"--schema", "missing.json", "q"}, wantCode: exitUsage, wantErr: "--schema: open"},
 		{name: "schema file is not JSON", args: []string{"--schema", "broken.json", "q"}, wantCode: exitUsage, wantErr: "--schema broken.json: not valid JSON"},
 		{name: "not a JSON Schema", args: []string{"--schema", "bad-type.json", "q"}, wantCode: exitUsage,
@@ -97,7 +97,7 @@ func TestSchemaRetryCarriesErrors(t *testing.T) {
 	if msgs[n-2].Get("role").String() != "assistant" || msgs[n-2].Get("content").String() != `{"city":"Oslo","pop":"many"}` {
 		t.Errorf("the rejected answer is not in the history: %s", msgs[n-2].Raw)
 	}
-	if retry := msgs[n-1].Get("content").String(); msgs[n-1].Get("role").String() != "user" || !strings.Contains(retry, "at /pop: got string, want integer") {
+	if retry := msgs[n-1].Get("content").String(); msgs[n-1].Get("role").String() != "user" || !strings.Contains(retry, `at /properties/pop: type: many has type "string", want "integer"`) {
 		t.Errorf("retry message = %s", msgs[n-1].Raw)
 	}
 }
@@ -112,7 +112,7 @@ func TestSchemaFailedJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("stdout %q: %v", r.stdout, err)
 	}
-	if r.code != exitLimit || out.Status != "schema_failed" || out.ExitCode != exitLimit || !strings.Contains(out.Error, "at /city") {
+	if r.code != exitLimit || out.Status != "schema_failed" || out.ExitCode != exitLimit || !strings.Contains(out.Error, "at /properties/city") {
 		t.Errorf("code %d, --json = %+v", r.code, out)
 	}
 }

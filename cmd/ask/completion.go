@@ -84,13 +84,13 @@ func completionCommands(cmds []*cli.Command) []*completion.Command {
 func completionFlags(flags []cli.Flag) []completion.Flag {
 	var out []completion.Flag
 	for _, f := range flags {
-		cf := completion.Flag{Names: f.Names()}
+		cf := completion.Flag{Names: namesOf(f)}
 		if df, ok := f.(cli.DocGenerationFlag); ok {
 			cf.Usage, cf.TakesValue = shortUsage(df.GetUsage()), df.TakesValue()
 			cf.Placeholder = placeholderOf(df.GetUsage())
 		}
 		_, cf.Repeatable = f.(*cli.StringSliceFlag)
-		switch f.Names()[0] {
+		switch namesOf(f)[0] {
 		case "provider":
 			cf.Values = catalog.Names()
 		case "mode":

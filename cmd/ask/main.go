@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -282,20 +283,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
+	takesValue := valueFlags(app.Flags)
+	first := firstPositional(takesValue, args[1:])
 	for _, c := range app.Commands {
-		for _, n := range c.Names() {
-			if firstPositional(app, args[1:]) == n {
-				return args
-			}
-		}
-	}
-	takesValue := map[string]bool{}
-	known := map[string]bool{}
-	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			known[n] = true
-			takesValue[n] = !isBool
+		if slices.Contains(c.Names(), first) {
+			return args
 		}
 	}
 	var flags, positional []string
@@ -312,7 +304,8 @@ func reorderArgs(app *cli.App, args []string) []string {
 		// Before the prompt every dash word is a flag (urfave/cli reports
 		// unknown ones); after it, only the flags ask knows are moved, so
 		// that "ask what is -5 squared" keeps its words.
-		if isFlag && (known[name] || len(positional) == 0) {
+		_, known := takesValue[name]
+		if isFlag && (known || len(positional) == 0) {
 			flags = append(flags, a)
 			if takesValue[name] && !hasValue && i+1 < len(rest) {
 				flags = append(flags, rest[i+1])
@@ -329,16 +322,48 @@ func reorderArgs(app *cli.App, args []string) []string {
 	return append(out, positional...)
 }
 
-// firstPositional returns the first argument that is not a flag or a flag's
-// value, as urfave/cli would see it.
-func firstPositional(app *cli.App, args []string) string {
+// valueFlags maps each name of the flags to whether the flag takes a value.
+func valueFlags(flags []cli.Flag) map[string]bool {
 	takesValue := map[string]bool{}
-	for _, f := range app.Flags {
+	for _, f := range flags {
 		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
+		for _, n := range namesOf(f) {
 			takesValue[n] = !isBool
 		}
 	}
+	return takesValue
+}
+
+// namesOf is f.Names() for the flag types ask uses, without the regular
+// expression urfave/cli runs over each name on every call (a name with a
+// comma or space, which it strips, is a v1 habit ask does not have). The
+// CLI asks for the names of every flag of every command at each start, and
+// through f.Names() that was half the time of `ask --version` after the
+// package inits.
+func namesOf(f cli.Flag) []string {
+	var name string
+	var aliases []string
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.StringFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.IntFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.StringSliceFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.DurationFlag:
+		name, aliases = f.Name, f.Aliases
+	default:
+		return f.Names()
+	}
+	return append([]string{name}, aliases...)
+}
+
+// firstPositional returns the first argument that is not a flag or a flag's
+// value, as urfave/cli would see it; takesValue is valueFlags of the app's
+// flags.
+func firstPositional(takesValue map[string]bool, args []string) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || len(a) < 2 || a[0] != '-' {

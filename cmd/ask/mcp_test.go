@@ -366,7 +366,7 @@ func TestToolsFileThroughTheLoop(t *testing.T) {
 	if c := calls["ok"]; c.IsError || c.Content != "{\"text\":\"hi\"}\n" {
 		t.Errorf("echo_args = %q (error %v)", c.Content, c.IsError)
 	}
-	if c := calls["bad"]; !c.IsError || !strings.Contains(c.Content, "at '/text': got number, want string") {
+	if c := calls["bad"]; !c.IsError || !strings.Contains(c.Content, `at /properties/text: type: 5 has type "integer", want "string"`) {
 		t.Errorf("bad arguments = %q (error %v)", c.Content, c.IsError)
 	}
 	// exec risk: needs approval by default, and nobody is there to give it.

@@ -184,7 +184,7 @@ func inputErr(in stageInput, err error) error {
 func flagAfterArgs(c *cli.Context) error {
 	known := map[string]bool{}
 	for _, f := range c.Command.Flags {
-		for _, n := range f.Names() {
+		for _, n := range namesOf(f) {
 			known[n] = true
 		}
 	}

@@ -62,7 +62,7 @@ func toolsCommand(stdio *IO) *cli.Command {
 // hideFlags hides the flags not named in keep from help.
 func hideFlags(flags []cli.Flag, keep map[string]bool) []cli.Flag {
 	for _, f := range flags {
-		if keep[f.Names()[0]] {
+		if keep[namesOf(f)[0]] {
 			continue
 		}
 		switch f := f.(type) {

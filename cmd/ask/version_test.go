@@ -2,7 +2,10 @@ package main
 
 import (
 	"runtime/debug"
+	"slices"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 func TestDescribeVersion(t *testing.T) {
@@ -42,4 +45,23 @@ func TestVersionFlag(t *testing.T) {
 	if r := runAsk(t, askEnv{}, "-v"); r.code != exitUsage {
 		t.Errorf("-v alone: exit %d, want the usage error for a missing prompt", r.code)
 	}
+}
+
+// TestNamesOf checks the CLI's own reading of flag names against
+// urfave/cli's, for every flag of every command.
+func TestNamesOf(t *testing.T) {
+	t.Parallel()
+	app := newApp(&IO{Getenv: func(string) string { return "" }})
+	var walk func(path string, flags []cli.Flag, cmds []*cli.Command)
+	walk = func(path string, flags []cli.Flag, cmds []*cli.Command) {
+		for _, f := range flags {
+			if got, want := namesOf(f), f.Names(); !slices.Equal(got, want) {
+				t.Errorf("%s: namesOf %T = %q, Names() = %q", path, f, got, want)
+			}
+		}
+		for _, c := range cmds {
+			walk(path+" "+c.Name, c.Flags, c.Subcommands)
+		}
+	}
+	walk("ask", app.Flags, app.Commands)
 }

@@ -33,7 +33,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -215,8 +214,19 @@ func (f *File) check(providers []string) error {
 	return nil
 }
 
-// envName is what a shell accepts as a variable name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isEnvName tells whether s is what a shell accepts as a variable name,
+// [A-Za-z_][A-Za-z0-9_]*: a byte loop, not a regular expression compiled
+// at init in every process.
+func isEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 	oneOf := func(key, value string, allowed []string) error {
@@ -269,7 +279,7 @@ func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 		p := s.Providers[name]
 		// The value is never echoed: a key pasted here by mistake must not
 		// end up in an error message or a CI log.
-		if f.has(key+".key_env") && !envName.MatchString(p.KeyEnv) {
+		if f.has(key+".key_env") && !isEnvName(p.KeyEnv) {
 			return f.errorAt(key+".key_env", "must be the name of an environment variable (letters, digits and _), not a key: put the key in that variable")
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -313,4 +314,13 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestIsEnvName(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	for _, s := range []string{"", "A", "_", "a1", "1a", "OPENAI_API_KEY", "A-B", "A B", "é", "a=", "Z9_z", "9"} {
+		if got, want := isEnvName(s), re.MatchString(s); got != want {
+			t.Errorf("isEnvName(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

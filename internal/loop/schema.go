@@ -1,13 +1,12 @@
 package loop
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/ask-cli/ask/internal/schema"
 )
 
 // schemaRetries is how many times a final answer that does not match
@@ -15,58 +14,28 @@ import (
 // stops with StatusSchemaFailed.
 const schemaRetries = 2
 
-// maxSchemaProblems bounds the validation errors quoted back to the model
-// and in error messages.
-const maxSchemaProblems = 8
-
 // Schema is a compiled JSON Schema for the final answer.
 type Schema struct {
-	compiled *jsonschema.Schema
+	compiled *schema.Schema
 }
-
-// schemaURL names the schema inside the compiler; it never leaves it.
-const schemaURL = "https://ask.invalid/answer.schema.json"
 
 // CompileSchema compiles a JSON Schema for the final answer. Schemas
 // without "$schema" are read as draft 2020-12. References reach only into
 // the schema itself: nothing is loaded from files or the network.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	if _, err := schema.Decode(raw); err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	switch doc.(type) {
-	case map[string]any, bool:
-	default:
-		return nil, errors.New("a JSON Schema is an object (or true/false)")
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(schemaURL)
-	var meta *jsonschema.SchemaValidationError
-	var verr *jsonschema.ValidationError
-	switch {
-	case errors.As(err, &meta) && errors.As(meta.Err, &verr):
-		return nil, fmt.Errorf("not a valid JSON Schema: %s", strings.Join(problems(verr), "; "))
-	case err != nil:
-		return nil, errors.New(oneLine(err.Error()))
+	s, err := schema.Compile(raw)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid JSON Schema: %w", err)
 	}
 	return &Schema{compiled: s}, nil
 }
 
-// noLoader refuses every external reference.
-type noLoader struct{}
-
-func (noLoader) Load(string) (any, error) {
-	return nil, errors.New("only references inside the schema are supported")
-}
-
 // SchemaError lists why an answer does not match the schema, one problem a
-// line, such as `at /age: got string, want integer`.
+// line, such as `at /properties/age: type: many has type "string", want
+// "integer"`.
 type SchemaError struct {
 	Problems []string
 }
@@ -80,50 +49,14 @@ func (s *Schema) Check(answer string) (string, error) {
 	if text == "" {
 		return "", &SchemaError{Problems: []string{"the answer is empty; it must be one JSON value"}}
 	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	v, err := schema.Decode([]byte(text))
 	if err != nil {
 		return "", &SchemaError{Problems: []string{"the answer is not one JSON value: " + err.Error()}}
 	}
-	err = s.compiled.Validate(v)
-	if err == nil {
-		return text, nil
+	if err := s.compiled.Validate(v); err != nil {
+		return "", &SchemaError{Problems: []string{oneLine(err.Error())}}
 	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return "", &SchemaError{Problems: []string{err.Error()}}
-	}
-	return "", &SchemaError{Problems: problems(verr)}
-}
-
-// problems lists the leaves of a validation error, each with the JSON
-// pointer of the value it is about: the inner nodes ("'allOf' failed")
-// only summarise them.
-func problems(verr *jsonschema.ValidationError) []string {
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(out) == maxSchemaProblems {
-			return
-		}
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		u := e.BasicOutput()
-		where := u.InstanceLocation
-		if where == "" {
-			where = "/"
-		}
-		msg := oneLine(e.Error())
-		if u.Error != nil {
-			msg = u.Error.String()
-		}
-		out = append(out, fmt.Sprintf("at %s: %s", where, msg))
-	}
-	walk(verr)
-	return out
+	return text, nil
 }
 
 // unfence trims an answer and removes a Markdown code fence around it,

@@ -40,13 +40,13 @@ func TestSchemaRetries(t *testing.T) {
 			name:       "invalid then valid",
 			replies:    []fakeprovider.Reply{text(`{"city":"Oslo","pop":"many"}`), text(`{"city":"Oslo","pop":700000}`)},
 			wantStatus: loop.StatusCompleted, wantAnswer: `{"city":"Oslo","pop":700000}`, wantSteps: 2,
-			wantRetries: []string{"at /pop: got string, want integer"},
+			wantRetries: []string{`at /properties/pop: type: many has type "string", want "integer"`},
 		},
 		{
 			name:       "prose, then wrong, then valid",
 			replies:    []fakeprovider.Reply{text("Oslo, about 700k"), text(`{"city":"Oslo"}`), text(`{"city":"Oslo","pop":1}`)},
 			wantStatus: loop.StatusCompleted, wantAnswer: `{"city":"Oslo","pop":1}`, wantSteps: 3,
-			wantRetries: []string{"not one JSON value", "missing property 'pop'"},
+			wantRetries: []string{"not one JSON value", `missing properties: ["pop"]`},
 		},
 		{
 			name:       "never valid",
@@ -59,7 +59,7 @@ func TestSchemaRetries(t *testing.T) {
 			replies: []fakeprovider.Reply{calls(call("c1", "read_file", `{"path":"x"}`)), text(`{"city":"Oslo","pop":1.5}`),
 				text(`{"city":"Oslo","pop":2}`)},
 			wantStatus: loop.StatusCompleted, wantAnswer: `{"city":"Oslo","pop":2}`, wantSteps: 3,
-			wantRetries: []string{"", "at /pop: got number, want integer"},
+			wantRetries: []string{"", `at /properties/pop: type: 1.5 has type "number", want "integer"`},
 		},
 	}
 	for _, tt := range tests {
@@ -86,7 +86,7 @@ func TestSchemaRetries(t *testing.T) {
 				}
 			}
 			if tt.wantStatus == loop.StatusSchemaFailed {
-				if r.res.Err == nil || !strings.Contains(r.res.Err.Error(), "after 3 attempts") || !strings.Contains(r.res.Err.Error(), "at /city") {
+				if r.res.Err == nil || !strings.Contains(r.res.Err.Error(), "after 3 attempts") || !strings.Contains(r.res.Err.Error(), "at /properties/city") {
 					t.Errorf("Err = %v, want the attempts and the last problem", r.res.Err)
 				}
 				if len(reqs) != 3 {

@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"sort"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/ask-cli/ask/internal/schema"
 )
 
 // Risk says what a tool can do to the machine; the loop's policy (modes,
@@ -86,7 +84,7 @@ type entry struct {
 	info Info
 
 	once      sync.Once // compiles the schema on the first call
-	schema    *jsonschema.Schema
+	schema    *schema.Schema
 	schemaErr error
 }
 
@@ -202,19 +200,15 @@ func (r *Registry) Call(ctx context.Context, name, arguments string) (content st
 	if err := json.Unmarshal([]byte(args), &syntax); err != nil {
 		return fmt.Sprintf("invalid arguments for %s: not valid JSON (%v); send one JSON object, e.g. {\"name\": value}", name, err), true
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
-	if err != nil { // unreachable after json.Unmarshal succeeded, kept for safety
-		return fmt.Sprintf("invalid arguments for %s: not valid JSON (%v)", name, err), true
+	if _, ok := syntax.(map[string]any); !ok {
+		return fmt.Sprintf("invalid arguments for %s: must be a JSON object, got %s", name, jsonKind(syntax)), true
 	}
-	if _, ok := doc.(map[string]any); !ok {
-		return fmt.Sprintf("invalid arguments for %s: must be a JSON object, got %s", name, jsonKind(doc)), true
-	}
-	schema, err := e.compiled()
+	compiled, err := e.compiled()
 	if err != nil {
 		return fmt.Sprintf("tool %s cannot be called: its parameters schema is invalid: %v", name, err), true
 	}
-	if schema != nil {
-		if err := schema.Validate(doc); err != nil {
+	if compiled != nil {
+		if err := compiled.Validate(syntax); err != nil {
 			return fmt.Sprintf("invalid arguments for %s:\n%s\nparameters schema: %s", name, describeViolations(err), compactJSON(e.info.Parameters)), true
 		}
 	}
@@ -237,64 +231,29 @@ func runSafely(ctx context.Context, t Tool, args json.RawMessage) (out string, e
 }
 
 // compiled returns the tool's schema, compiling it once. Nil means no schema.
-func (e *entry) compiled() (*jsonschema.Schema, error) {
+func (e *entry) compiled() (*schema.Schema, error) {
 	e.once.Do(func() {
 		params := bytes.TrimSpace(e.info.Parameters)
 		if len(params) == 0 || string(params) == "null" {
 			return
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
-		if err != nil {
-			e.schemaErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		// No loader: a "$ref" in a user's schema must not read local files
-		// or fetch URLs.
-		c.UseLoader(jsonschema.SchemeURLLoader{})
-		loc := "mem:///tools/" + url.PathEscape(e.info.Name) + ".json"
-		if err := c.AddResource(loc, doc); err != nil {
-			e.schemaErr = err
-			return
-		}
-		e.schema, e.schemaErr = c.Compile(loc)
+		// A "$ref" in a tool's schema never reads local files or fetches
+		// URLs: schema.Compile refuses every reference outside the schema.
+		e.schema, e.schemaErr = schema.Compile(params)
 	})
 	return e.schema, e.schemaErr
 }
 
-// describeViolations lists the leaf errors of a validation failure, one per
-// line, as "- at /field: message".
+// describeViolations lists what is wrong with the arguments, one problem a
+// line, as "- at /properties/field: message" (the schema location of the
+// keyword that failed; "/" is the whole schema). The validator stops at
+// the first problem, so there is one line.
 func describeViolations(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return "- " + err.Error()
-	}
 	var lines []string
-	var walk func(*jsonschema.ValidationError)
-	walk = func(v *jsonschema.ValidationError) {
-		if len(v.Causes) == 0 {
-			// A leaf prints as "at '/offset': got string, want integer".
-			msg := strings.Replace(v.Error(), "at '':", "at top level:", 1)
-			lines = append(lines, "- "+msg)
-			return
-		}
-		for _, c := range v.Causes {
-			walk(c)
-		}
+	for _, l := range strings.Split(err.Error(), "\n") {
+		lines = append(lines, "- "+l)
 	}
-	walk(ve)
-	sort.Strings(lines)
-	return strings.Join(dedupe(lines), "\n")
-}
-
-func dedupe(sorted []string) []string {
-	out := sorted[:0]
-	for i, s := range sorted {
-		if i == 0 || s != sorted[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
+	return strings.Join(lines, "\n")
 }
 
 func jsonKind(v any) string {
@@ -303,7 +262,7 @@ func jsonKind(v any) string {
 		return "null"
 	case bool:
 		return "a boolean"
-	case json.Number:
+	case float64, json.Number:
 		return "a number"
 	case string:
 		return "a string"

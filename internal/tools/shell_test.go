@@ -175,7 +175,7 @@ func TestShellViaRegistry(t *testing.T) {
 		t.Errorf("Call(shell exit 4) = %q, %v; want an error result with the exit code", got, isErr)
 	}
 	got, isErr = r.Call(context.Background(), "shell", `{"command":"true","timeout_seconds":"5"}`)
-	if !isErr || !strings.Contains(got, "at '/timeout_seconds': got string, want integer") {
+	if !isErr || !strings.Contains(got, "at /properties/timeout_seconds: type: 5 has type \"string\", want \"integer\"") {
 		t.Errorf("Call(shell, string timeout) = %q, %v", got, isErr)
 	}
 }

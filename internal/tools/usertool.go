@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/ask-cli/ask/internal/schema"
 )
 
 // A tools file (--tools-file) declares commands the model may call:
@@ -58,7 +57,7 @@ type userTool struct {
 	info    Info
 	command string
 	timeout time.Duration
-	schema  *jsonschema.Schema
+	schema  *schema.Schema
 }
 
 // LoadToolsFile reads the user-defined tools declared in path. Every problem
@@ -187,7 +186,7 @@ func parseUserTool(raw json.RawMessage, root *Root) (*userTool, error) {
 	if err != nil {
 		return nil, err
 	}
-	params, schema, err := compileParameters(spec.Name, spec.Parameters)
+	params, schema, err := compileParameters(spec.Parameters)
 	if err != nil {
 		return nil, err
 	}
@@ -229,8 +228,10 @@ func parseTimeout(raw json.RawMessage) (time.Duration, error) {
 
 // compileParameters checks that params is a JSON Schema for an object and
 // compiles it, so that a broken schema is found when the file is loaded, not
-// when the model first calls the tool.
-func compileParameters(name string, params json.RawMessage) (json.RawMessage, *jsonschema.Schema, error) {
+// when the model first calls the tool. A "$ref" must not read local files
+// or fetch URLs, and schema.Compile refuses every one that leaves the
+// schema.
+func compileParameters(params json.RawMessage) (json.RawMessage, *schema.Schema, error) {
 	params = bytes.TrimSpace(params)
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage(emptyParameters)
@@ -242,38 +243,13 @@ func compileParameters(name string, params json.RawMessage) (json.RawMessage, *j
 	if t, ok := shape["type"]; ok && string(bytes.TrimSpace(t)) != `"object"` {
 		return nil, nil, fmt.Errorf("parameters: \"type\" must be \"object\" (the arguments are always one JSON object), got %s", t)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	compiled, err := schema.Compile(params)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parameters: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	// No loader: a "$ref" must not read local files or fetch URLs.
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	loc := "mem:///tools/" + url.PathEscape(name) + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, nil, fmt.Errorf("parameters: %v", err)
-	}
-	schema, err := c.Compile(loc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("parameters is not a valid JSON Schema: %s", schemaProblem(err))
+		return nil, nil, fmt.Errorf("parameters is not a valid JSON Schema: %v", err)
 	}
 	var compact bytes.Buffer
 	json.Compact(&compact, params) // valid: it was unmarshaled above
-	return json.RawMessage(compact.Bytes()), schema, nil
-}
-
-// schemaProblem flattens a compile error to one line, without the internal
-// resource name.
-func schemaProblem(err error) string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) && se.Err != nil {
-		lines := strings.Split(describeViolations(se.Err), "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimPrefix(l, "- ")
-		}
-		return strings.Join(lines, "; ")
-	}
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
+	return json.RawMessage(compact.Bytes()), compiled, nil
 }
 
 func (t *userTool) Info() Info {
@@ -289,7 +265,7 @@ func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	}
 	// The registry validates too; checking here keeps the tool safe to run
 	// on its own (the command must never see arguments its schema rejects).
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	doc, err := schema.Decode(args)
 	if err != nil {
 		return "", fmt.Errorf("invalid arguments for %s: not valid JSON (%v)", t.info.Name, err)
 	}

@@ -2,7 +2,7 @@
 // prints a markdown table of medians. scripts/bench.sh builds the binaries
 // and runs it; see BENCHMARKS.md for what the columns mean.
 //
-//	benchrun -ask ./ask -fake ./fakeprovider [-loopbench ./loop.test] [-runs 10]
+//	benchrun -ask ./ask -fake ./fakeprovider [-floor ./floor] [-loopbench ./loop.test] [-runs 10]
 //
 // It is a Go program rather than shell so that every figure comes from one
 // clock and one system call: wall time spans fork-exec to wait, peak RSS
@@ -10,7 +10,10 @@
 // /usr/bin/time prints as %M, %U and %S), and request times are set against
 // the fake provider's log without parsing tools' output. Where
 // /usr/bin/time is installed, one more run of every scenario under it
-// cross-checks the peak RSS. With -loopbench (a test binary of
+// cross-checks the peak RSS. With -floor (scripts/floor, a tool-calling
+// loop in 150 lines of the standard library) it runs the floor beside ask
+// in the scenarios that name it, alternating the two run by run, and
+// reports ask's median over the floor's. With -loopbench (a test binary of
 // internal/loop) it also reports how much longer a request from ten times
 // the messages takes to build.
 package main
@@ -45,19 +48,27 @@ type scenario struct {
 	args []string
 	// requests is how many model requests a run must make: one a step.
 	requests int
+	// floorLimit, when not zero, runs scripts/floor beside ask with the
+	// same arguments; ask's median wall time may be at most this many
+	// times the floor's. -1: the ratio is reported, with no limit.
+	floorLimit float64
 }
 
 var scenarios = []scenario{
-	{name: "`ask --version`", args: []string{"--version"}},
+	{name: "`ask --version`", args: []string{"--version"}, floorLimit: startLimit},
 	{name: "one-shot answer", fake: []string{"-calls", "0", "-answer", "Hello."},
-		args: []string{"say hello"}, requests: 1},
+		args: []string{"say hello"}, requests: 1, floorLimit: startLimit},
 	{name: "5 shell tool calls", fake: []string{"-calls", "5", "-tool", "shell", "-args", `{"command":"echo step %d"}`},
-		args: []string{"run five commands"}, requests: 6},
+		args: []string{"run five commands"}, requests: 6, floorLimit: -1},
 	{name: "20-step loop (read_file)", fake: []string{"-calls", "19", "-tool", "read_file", "-args", `{"path":"files/f%d.txt"}`},
 		args: []string{"--max-steps", "20", "read twenty files"}, requests: 20},
 	{name: "read a 50 MB file", fake: []string{"-calls", "1", "-tool", "read_file", "-args", `{"path":"big.txt"}`},
 		args: []string{"read the big file"}, requests: 2},
 }
+
+// startLimit is the most ask's start may cost over the floor's: `ask
+// --version` and a one-shot answer within 1.5 times the floor's wall time.
+const startLimit = 1.5
 
 // shellFloor is the reference row: the shell tool's own work, /bin/sh
 // running one echo, without ask.
@@ -88,6 +99,7 @@ func main() {
 func run() error {
 	askBin := flag.String("ask", "", "the ask binary to measure")
 	fakeBin := flag.String("fake", "", "the scripts/fakeprovider binary")
+	floorBin := flag.String("floor", "", "the scripts/floor binary, measured beside ask where a scenario names it")
 	loopBench := flag.String("loopbench", "", "a test binary of internal/loop (go test -c), to report the request-build growth")
 	runs := flag.Int("runs", minRuns, "measured runs of each scenario (after one warm-up run); at least 10")
 	var extraEnv envList
@@ -125,11 +137,19 @@ func run() error {
 	}
 	results = append(results, result{name: shellFloor, stats: floor})
 	for _, sc := range scenarios {
-		st, err := measureScenario(sc, *askBin, *fakeBin, work, *runs, extraEnv, hasTime)
+		bins := []string{*askBin}
+		if *floorBin != "" && sc.floorLimit != 0 {
+			bins = append(bins, *floorBin)
+		}
+		st, err := measureScenario(sc, bins, *fakeBin, work, *runs, extraEnv, hasTime)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
-		results = append(results, result{name: sc.name, stats: st, requests: sc.requests})
+		res := result{name: sc.name, stats: st[0], requests: sc.requests, floorLimit: sc.floorLimit}
+		if len(st) > 1 {
+			res.floor = &st[1]
+		}
+		results = append(results, res)
 	}
 	var growth []growthResult
 	if *loopBench != "" {
@@ -297,12 +317,17 @@ type result struct {
 	name     string
 	stats    stats
 	requests int
+	// floor is scripts/floor's figures in the same scenario, if measured.
+	floor      *stats
+	floorLimit float64
 }
 
-// measureScenario starts the scenario's fake provider, runs ask once to
-// warm caches, then runs times, and once more under /usr/bin/time when
-// hasTime.
-func measureScenario(sc scenario, askBin, fakeBin, work string, runs int, extraEnv []string, hasTime bool) (stats, error) {
+// measureScenario starts the scenario's fake provider, runs each of bins
+// (ask, then the floor if given) once to warm caches, then runs them in
+// turn, runs times each, so that a change in the machine's load falls on
+// both alike, and ask once more under /usr/bin/time when hasTime. It
+// returns the stats of each of bins.
+func measureScenario(sc scenario, bins []string, fakeBin, work string, runs int, extraEnv []string, hasTime bool) ([]stats, error) {
 	env := append([]string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Join(work, "home"), "OPENAI_API_KEY=fake-bench-not-a-key"}, extraEnv...)
 	var fake *fakeServer
 	args := sc.args
@@ -310,32 +335,50 @@ func measureScenario(sc scenario, askBin, fakeBin, work string, runs int, extraE
 		var err error
 		fake, err = startFake(fakeBin, sc.fake, filepath.Join(work, "requests.jsonl"))
 		if err != nil {
-			return stats{}, err
+			return nil, err
 		}
 		defer fake.stop()
 		args = append([]string{"--provider", "openai", "--base-url", fake.url, "--model", "fake-model",
 			"--yes", "--quiet", "--workdir", work}, args...)
 	}
-	wrapped := func(wrap []string) (sample, error) {
-		argv := append(append(slices.Clone(wrap), askBin), args...)
+	wrappedBin := func(bin string, wrap []string) (sample, error) {
+		argv := append(append(slices.Clone(wrap), bin), args...)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = env
 		cmd.Dir = work
 		s, err := runOnce(cmd, fake)
 		if err == nil && fake != nil && s.requests != sc.requests {
-			err = fmt.Errorf("made %d requests, want %d (one a step)", s.requests, sc.requests)
+			err = fmt.Errorf("%s made %d requests, want %d (one a step)", filepath.Base(bin), s.requests, sc.requests)
 		}
 		return s, err
 	}
-	once := func() (sample, error) { return wrapped(nil) }
-	if _, err := once(); err != nil { // warm-up
-		return stats{}, err
+	for _, bin := range bins { // warm-up
+		if _, err := wrappedBin(bin, nil); err != nil {
+			return nil, err
+		}
 	}
-	st, err := measure(runs, once)
-	if err == nil && hasTime {
-		st.timeRSSKB, err = timedRSS(work, wrapped)
+	samples := make([][]sample, len(bins))
+	for range runs {
+		for i, bin := range bins {
+			s, err := wrappedBin(bin, nil)
+			if err != nil {
+				return nil, err
+			}
+			samples[i] = append(samples[i], s)
+		}
 	}
-	return st, err
+	st := make([]stats, len(bins))
+	for i := range bins {
+		st[i] = summarize(samples[i])
+	}
+	if hasTime {
+		var err error
+		st[0].timeRSSKB, err = timedRSS(work, func(wrap []string) (sample, error) { return wrappedBin(bins[0], wrap) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // measure runs once the given number of times and takes medians.
@@ -348,6 +391,11 @@ func measure(runs int, once func() (sample, error)) (stats, error) {
 		}
 		samples = append(samples, s)
 	}
+	return summarize(samples), nil
+}
+
+// summarize takes the medians of a scenario's samples.
+func summarize(samples []sample) stats {
 	var st stats
 	var wall, cpu, first, gaps, tails []time.Duration
 	var rss, sizes []int64
@@ -365,7 +413,7 @@ func measure(runs int, once func() (sample, error)) (stats, error) {
 	}
 	st.wall, st.cpu, st.firstRequest, st.gap, st.tail = median(wall), median(cpu), median(first), median(gaps), median(tails)
 	st.rssKB, st.firstBytes, st.gapCount = median(rss), int(median(sizes)), len(gaps)
-	return st, nil
+	return st
 }
 
 // runOnce runs cmd to completion and reads the requests it made from the
@@ -565,6 +613,7 @@ func printReport(w io.Writer, r report) {
 	} else {
 		fmt.Fprintf(w, "%s is not installed (Debian package \"time\"): peak RSS is not cross-checked.\n", timeBin)
 	}
+	printFloor(w, r.results)
 	if len(r.growth) > 0 {
 		fmt.Fprintf(w, "\nRequest build from 10× the messages (%s, 1,000 against 10,000 messages: the fastest of %d builds of each, CPU time of the thread):\n\n", growthBench, r.runs)
 		for _, g := range r.growth {
@@ -573,6 +622,44 @@ func printReport(w io.Writer, r report) {
 	}
 	fmt.Fprintln(w)
 	printTargets(w, r.results, r.growth)
+}
+
+// printFloor sets ask's medians beside scripts/floor's, measured in the
+// same runs, as ratios of wall time (and of CPU time, which the machine's
+// other work disturbs less).
+func printFloor(w io.Writer, results []result) {
+	var rows []result
+	for _, res := range results {
+		if res.floor != nil {
+			rows = append(rows, res)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nask beside scripts/floor (a tool-calling loop in 150 lines of the standard library), the two run in turn:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | ask wall | floor wall | ask/floor wall | ask CPU | floor CPU | ask/floor CPU | limit (wall) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, res := range rows {
+		limit := "–"
+		if res.floorLimit > 0 {
+			limit = fmt.Sprintf("%.1f×%s", res.floorLimit, unmet(floorRatio(res), res.floorLimit))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f× | %s | %s | %.2f× | %s |\n", res.name,
+			ms(res.stats.wall), ms(res.floor.wall), floorRatio(res),
+			ms(res.stats.cpu), ms(res.floor.cpu), ratio(res.stats.cpu, res.floor.cpu), limit)
+	}
+}
+
+// floorRatio is ask's median wall time over the floor's.
+func floorRatio(res result) float64 { return ratio(res.stats.wall, res.floor.wall) }
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // unmet notes by how much a figure is over its limit.
@@ -644,6 +731,11 @@ func printTargets(w io.Writer, results []result, growth []growthResult) {
 		{"50 MB file peak RSS", float64(by["read a 50 MB file"].rssKB) / 1024, 40, "MB"},
 		{"first request, all built-in tools", float64(by["one-shot answer"].firstBytes) / 1024, 8, "KB"},
 	}
+	for _, r := range results {
+		if r.floor != nil && r.floorLimit > 0 {
+			checks = append(checks, check{r.name + ": ask's wall over the floor's", floorRatio(r), r.floorLimit, "×"})
+		}
+	}
 	if len(growth) > 0 {
 		worst := slices.MaxFunc(growth, func(a, b growthResult) int { return cmp.Compare(a.ratio, b.ratio) })
 		checks = append(checks, check{fmt.Sprintf("request build, 10× the messages (slowest protocol: %s)", worst.protocol), worst.ratio, growthLimit, "×"})
@@ -659,7 +751,7 @@ func printTargets(w io.Writer, results []result, growth []growthResult) {
 		if c.unit == "×" {
 			sep = ""
 		}
-		fmt.Fprintf(w, "| %s | %.1f%s%s | %.0f%s%s | %s |\n", c.what, c.got, sep, c.unit, c.want, sep, c.unit, mark)
+		fmt.Fprintf(w, "| %s | %.1f%s%s | %g%s%s | %s |\n", c.what, c.got, sep, c.unit, c.want, sep, c.unit, mark)
 	}
 	fmt.Fprintln(w, "\nEvery run made exactly one request a step (benchrun fails otherwise).")
 	fmt.Fprintln(w, "A peak RSS marked ≤ is benchrun's own: Linux passes a parent's peak to a child it starts with vfork and exec.")

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCheckRuns(t *testing.T) {
@@ -127,5 +128,29 @@ func TestReportTables(t *testing.T) {
 				t.Errorf("report lacks %q:\n%s", want, out)
 			}
 		}
+	}
+}
+
+func TestPrintFloor(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	results := []result{
+		{name: "`ask --version`", stats: stats{wall: ms(6), cpu: ms(6)}, floor: &stats{wall: ms(4), cpu: ms(3)}, floorLimit: 1.5},
+		{name: "one-shot answer", stats: stats{wall: ms(9), cpu: ms(8)}, floor: &stats{wall: ms(5), cpu: ms(4)}, floorLimit: 1.5},
+		{name: "5 shell tool calls", stats: stats{wall: ms(20)}, floor: &stats{wall: ms(10)}, floorLimit: -1},
+		{name: "20-step loop (read_file)", stats: stats{wall: ms(30)}},
+	}
+	var b strings.Builder
+	printFloor(&b, results)
+	for _, want := range []string{
+		"| `ask --version` | 6.0 ms | 4.0 ms | 1.50× | 6.0 ms | 3.0 ms | 2.00× | 1.5× |",
+		"| one-shot answer | 9.0 ms | 5.0 ms | 1.80× | 8.0 ms | 4.0 ms | 2.00× | 1.5× — over by 1.2× |",
+		"| 5 shell tool calls | 20.0 ms | 10.0 ms | 2.00× |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "20-step") {
+		t.Errorf("a scenario without the floor has a row:\n%s", b.String())
 	}
 }

@@ -1,16 +1,16 @@
 package providertest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -33,37 +33,41 @@ func SpecPath(t testing.TB, name string) string {
 }
 
 var (
-	specMu       sync.Mutex
-	specCompiler = map[string]*jsonschema.Compiler{}
-	specSchemas  = map[string]*jsonschema.Schema{}
+	specMu      sync.Mutex
+	specDefs    = map[string]map[string]*jsonschema.Schema{}
+	specSchemas = map[string]*jsonschema.Resolved{}
 )
 
 // ValidateSpec validates a request body against components.schemas.NAME of
-// an OpenAPI 3.1 file. OpenAPI 3.1 schemas are JSON Schema 2020-12, so the
-// whole file is loaded as one schema resource and the component is compiled
-// by JSON pointer; OpenAPI's own keywords (nullable, x-*) are unknown to the
+// an OpenAPI 3.1 file. OpenAPI 3.1 schemas are JSON Schema 2020-12: the
+// file's components.schemas become the "$defs" of a schema whose "$ref" is
+// the component, with every "#/components/schemas/X" pointed at "$defs";
+// OpenAPI's own keywords (nullable, discriminator, x-*) are unknown to the
 // validator and ignored. Two constructs are rewritten first (toDraft2020).
+// The validator is the product's, github.com/google/jsonschema-go.
 func ValidateSpec(t testing.TB, specFile, schemaName string, body []byte) error {
 	t.Helper()
 	s, err := specSchema(specFile, schemaName)
 	if err != nil {
 		t.Fatalf("load %s from %s: %v", schemaName, specFile, err)
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Errorf("body is not JSON: %w", err)
 	}
 	return s.Validate(v)
 }
 
-func specSchema(specFile, name string) (*jsonschema.Schema, error) {
+const componentsRef = "#/components/schemas/"
+
+func specSchema(specFile, name string) (*jsonschema.Resolved, error) {
 	specMu.Lock()
 	defer specMu.Unlock()
 	key := specFile + "#" + name
 	if s, ok := specSchemas[key]; ok {
 		return s, nil
 	}
-	c, ok := specCompiler[specFile]
+	defs, ok := specDefs[specFile]
 	if !ok {
 		raw, err := os.ReadFile(specFile)
 		if err != nil {
@@ -73,30 +77,26 @@ func specSchema(specFile, name string) (*jsonschema.Schema, error) {
 		if err := yaml.Unmarshal(raw, &doc); err != nil {
 			return nil, fmt.Errorf("parse YAML: %w", err)
 		}
-		// Round-trip through encoding/json so that numbers and maps have
-		// the types the validator expects.
 		doc = stringKeys(doc)
-		if schemas, ok := dig(doc, "components", "schemas").(map[string]any); ok {
-			for name, sch := range schemas {
-				schemas[name] = toDraft2020(sch, "spec.json#/components/schemas/"+name)
-			}
+		schemas, _ := dig(doc, "components", "schemas").(map[string]any)
+		for name, sch := range schemas {
+			schemas[name] = toDraft2020(sch, componentsRef+name)
 		}
-		j, err := json.Marshal(doc)
+		// Round-trip through encoding/json into the validator's types.
+		j, err := json.Marshal(schemas)
 		if err != nil {
 			return nil, err
 		}
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-		if err != nil {
+		if err := json.Unmarshal(j, &defs); err != nil {
 			return nil, err
 		}
-		c = jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		if err := c.AddResource("spec.json", v); err != nil {
-			return nil, err
-		}
-		specCompiler[specFile] = c
+		specDefs[specFile] = defs
 	}
-	s, err := c.Compile("spec.json#/components/schemas/" + name)
+	if _, ok := defs[name]; !ok {
+		return nil, fmt.Errorf("no components.schemas.%s", name)
+	}
+	root := &jsonschema.Schema{Defs: defs, Ref: "#/$defs/" + name}
+	s, err := root.Resolve(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +128,14 @@ func stringKeys(v any) any {
 	return v
 }
 
-// toDraft2020 rewrites what the OpenAI file says in other dialects:
+// toDraft2020 points "$ref"s at "$defs" and rewrites what the OpenAI file
+// says in other dialects:
 //   - draft 2019-09's $recursiveAnchor / $recursiveRef "#" (CompoundFilter,
 //     reachable from CreateResponse) become a plain $ref to the enclosing
 //     component, which is what they mean there; the 2020-12 metaschema
 //     rejects them otherwise;
+//   - draft-04's boolean exclusiveMinimum / exclusiveMaximum, which the
+//     file uses in places, become the number they qualify;
 //   - a oneOf with an OpenAPI discriminator becomes anyOf: the
 //     discriminator picks one branch, while plain JSON Schema demands that
 //     exactly one match, which a user message with input_text parts (it fits
@@ -149,6 +152,18 @@ func toDraft2020(v any, self string) any {
 		if r, ok := v["$recursiveRef"]; ok && r == "#" {
 			delete(v, "$recursiveRef")
 			v["$ref"] = self
+		}
+		for _, kw := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+			if b, ok := v[kw[0]].(bool); ok {
+				delete(v, kw[0])
+				if bound, ok := v[kw[1]]; ok && b {
+					delete(v, kw[1])
+					v[kw[0]] = bound
+				}
+			}
+		}
+		if r, ok := v["$ref"].(string); ok && strings.HasPrefix(r, componentsRef) {
+			v["$ref"] = "#/$defs/" + strings.TrimPrefix(r, componentsRef)
 		}
 		for k, e := range v {
 			v[k] = toDraft2020(e, self)

@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -40,7 +39,22 @@ func splitCommand(s string) (env, argv []string, err error) {
 	return env, argv, nil
 }
 
-var assignName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+// isAssignment tells whether w starts with NAME=, NAME a shell variable
+// name ([A-Za-z_][A-Za-z0-9_]*): a byte loop, not a regular expression
+// compiled at init in every process.
+func isAssignment(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c == '=' {
+			return i > 0
+		}
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return false
+}
 
 // splitWords returns the words of s and, for each, whether it has the form
 // of an assignment (NAME= written without quotes).
@@ -58,7 +72,7 @@ func splitWords(s string) (words []string, assign []bool, err error) {
 			prefix = w[:quotedAt]
 		}
 		words = append(words, w)
-		assign = append(assign, assignName.MatchString(prefix))
+		assign = append(assign, isAssignment(prefix))
 		cur.Reset()
 		inWord, quotedAt = false, -1
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -149,5 +150,14 @@ func TestNamer(t *testing.T) {
 	c := n.tool("fs", strings.Repeat("a", 80)+"1") // the same remote name again, on another server's behalf
 	if c == a || len(c) > maxNameLen {
 		t.Errorf("duplicate long name %s", c)
+	}
+}
+
+func TestIsAssignment(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	for _, s := range []string{"", "=", "A=", "A=b", "_x=1", "1A=", "A", "A-B=", "a b=", "é=", "AB9=", "A==", "npx"} {
+		if got, want := isAssignment(s), re.MatchString(s); got != want {
+			t.Errorf("isAssignment(%q) = %v, want %v", s, got, want)
+		}
 	}
 }

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/ask-cli/ask/internal/schema"
 )
 
 // emptyObject is the schema of a tool that takes no arguments.
@@ -84,20 +83,9 @@ func dropKey(v any, key string) {
 	}
 }
 
-// compiles checks params the way the registry will compile them.
+// compiles checks params the way the registry will compile them (no file
+// or network access for "$ref").
 func compiles(params []byte) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{}) // no file or network access for "$ref"
-	if err := c.AddResource("mem:///mcp-tool.json", doc); err != nil {
-		return err
-	}
-	_, err = c.Compile("mem:///mcp-tool.json")
-	if err != nil {
-		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
-	}
-	return nil
+	_, err := schema.Compile(params)
+	return err
 }
