@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -48,7 +44,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	prov, proto, err := s.Protocol()
+	prov, _, err := s.Protocol()
 	if err != nil {
 		return err
 	}
@@ -72,33 +68,5 @@ func providerSend(c *cli.Context, stdio *IO) error {
 			fmt.Fprintf(stdio.Err, "ask: retry %d in %s: %v\n", attempt, delay.Round(time.Millisecond), err)
 		}
 	}}
-	resp, err := r.Send(c.Context, in.data, stream, hooks)
-	if err != nil {
-		return err
-	}
-	body := providers.NewIdleBody(resp.Body, stdio.Net.StreamIdle)
-	defer body.Close()
-	br := bufio.NewReader(body)
-	// A stream request may still be answered with one JSON document (an
-	// error, or a server that ignores "stream"): that is copied as it is.
-	if stream && (proto.Framing() == providers.NDJSON || !providers.StartsWithJSON(br)) {
-		_, err = providers.ReadStream(io.TeeReader(br, stdio.Out), proto.Framing(), proto.NewStream(), nil)
-		if err == nil {
-			_, err = io.Copy(stdio.Out, br) // what follows the terminal event, such as "data: [DONE]"
-		}
-	} else {
-		_, err = io.Copy(stdio.Out, br)
-	}
-	if err == nil {
-		return nil
-	}
-	if cause := context.Cause(c.Context); cause != nil {
-		return cause
-	}
-	var apiErr *providers.APIError
-	if errors.As(err, &apiErr) {
-		apiErr.Provider = prov.Name
-		return apiErr
-	}
-	return withCode(exitProvider, fmt.Errorf("%s: read response: %w", prov.Name, err))
+	return r.Send(c.Context, in.data, stream, stdio.Out, hooks)
 }

@@ -56,14 +56,11 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	case "":
 		data = demo.Transcript()
 		if !c.IsSet("workdir") {
-			dir, err := os.MkdirTemp("", "ask-demo-")
+			dir, cleanup, err := demo.Workspace()
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(dir)
-			if err := demo.Extract(dir); err != nil {
-				return fmt.Errorf("demo: %w", err)
-			}
+			defer cleanup()
 			workdir = dir
 		}
 	case "-":
@@ -87,15 +84,11 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	s, prompt, recorded, err := run.FromTranscript(events, run.ReplayOptions{
 		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir,
 		Yes: policyFlags.Yes, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
+		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork,
 	})
 	if err != nil {
 		return err
 	}
-	// The sandbox is this invocation's, never the transcript's.
-	if c.IsSet("sandbox") {
-		s.Sandbox = run.Given(c.String("sandbox"), "flag --sandbox")
-	}
-	s.AllowNetwork = run.Given(c.Bool("allow-network"), "flag --allow-network")
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
 	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Replay = recorded })

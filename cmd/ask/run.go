@@ -284,7 +284,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	out := run.Output{
 		Observe:    func(ev records.Event) { note(stdio, status, p, ev) },
 		OnProgress: status.progress,
-		ExitCode:   func(res *loop.Result) int { code, _ := outcome(res, r.MaxSteps, r.Timeout); return code },
+		ExitCode:   func(res *loop.Result) int { code, _ := outcome(r, res); return code },
 	}
 	if p.transcript != "" {
 		f, err := os.Create(p.transcript)
@@ -316,7 +316,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	res := r.Execute(ctx, prompt, out)
 	status.clear()
 
-	code, msg := outcome(res.Result, r.MaxSteps, r.Timeout)
+	code, msg := outcome(r, res.Result)
 	var writeErr error
 	switch {
 	case p.jsonOut:
@@ -360,56 +360,35 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// outcome maps a run's status to its exit code and the line to show on
-// stderr.
-func outcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string) {
-	code, msg := statusOutcome(res, maxSteps, timeout)
-	// A --safe refusal is what a CI job running with --safe watches for, so
-	// it also wins over a limit: the run tried something it must not.
-	if res.Refused && res.Status != loop.StatusDenied && (code == exitOK || code == exitLimit) {
-		return exitRefused, strings.TrimPrefix(msg+"; ", "; ") + refusalMessage(res)
-	}
-	return code, msg
-}
-
-// refusalMessage names the calls the policy refused.
-func refusalMessage(res *loop.Result) string {
-	var names []string
-	for _, d := range res.Denials {
-		names = append(names, d.Name)
-	}
-	return fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
-}
-
-// statusOutcome maps how the run ended to its exit code and message.
-func statusOutcome(res *loop.Result, maxSteps int, timeout time.Duration) (int, string) {
+// outcome is the exit code of how a run ended, and the line to show on
+// stderr (the run's own words): this is where a run's end becomes a code.
+func outcome(r *run.Run, res *loop.Result) (int, string) {
+	why := r.Why(res)
+	var code int
 	switch res.Status {
 	case loop.StatusCompleted:
-		return exitOK, ""
-	case loop.StatusMaxSteps:
-		return exitLimit, fmt.Sprintf("stopped after %d steps (--max-steps %d): the answer may be incomplete", res.Steps, maxSteps)
-	case loop.StatusRepeatedCall:
-		return exitLimit, "stopped: the model asked for the same tool call three times"
-	case loop.StatusParseFailures:
-		return exitLimit, "stopped: three replies in a row did not follow the tool protocol"
-	case loop.StatusSchemaFailed:
-		return exitLimit, fmt.Sprintf("stopped: %v", res.Err)
+		code = exitOK
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed:
+		code = exitLimit
 	case loop.StatusTimeout:
-		return exitTimeout, fmt.Sprintf("stopped: --timeout %s reached", timeout)
+		code = exitTimeout
 	case loop.StatusInterrupted:
+		code, why = exitInterrupted, "interrupted"
 		var sig stopSignal
 		if errors.As(res.Err, &sig) {
-			return sig.code(), sig.Error()
+			code, why = sig.code(), sig.Error()
 		}
-		return exitInterrupted, "interrupted"
 	case loop.StatusDenied:
-		return exitRefused, refusalMessage(res)
+		code = exitRefused
+	default:
+		code = exitCode(res.Err)
 	}
-	err := res.Err
-	if err == nil {
-		err = errors.New("run ended without an answer")
+	// A --safe refusal is what a CI job running with --safe watches for, so
+	// it also wins over a limit: the run tried something it must not.
+	if res.Refused && (code == exitOK || code == exitLimit) {
+		code = exitRefused
 	}
-	return exitCode(err), err.Error()
+	return code, why
 }
 
 // note shows an event on stderr: retries always (unless --quiet), every
@@ -428,11 +407,11 @@ func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
 		}
 	case records.TypeToolStarted:
 		if p.verbose {
-			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, shorten(ev.Arguments, 120))
+			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, termtext.Safe(shorten(ev.Arguments, 120)))
 		}
 	case records.TypeToolFinished:
 		if p.verbose && ev.IsError {
-			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, shorten(ev.Content, 200))
+			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, termtext.Safe(shorten(ev.Content, 200)))
 		}
 	case records.TypeToolDenied:
 		line = fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)

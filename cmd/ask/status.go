@@ -13,6 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // statusLine is the one live line on stderr: the step, the tool running
@@ -125,7 +126,7 @@ func (s *statusLine) text(elapsed time.Duration) string {
 	if s.last.Tool != "" {
 		what = s.last.Tool
 		if args := shortArgs(s.last.Arguments); args != "" {
-			what += " " + args
+			what += " " + termtext.Safe(args) // a model's text: nothing it writes redraws the line
 		}
 	}
 	room := s.width - 1 - len([]rune(head)) - len([]rune(tail))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -197,5 +198,16 @@ func TestStatusLineHeldWhileAsking(t *testing.T) {
 	fmt.Fprint(stdio.Err, "ask: note\n")
 	if !strings.HasSuffix(w.String(), "ask: note\n") {
 		t.Errorf("stderr writes are lost: %q", w.String())
+	}
+}
+
+// The status line shows a model's arguments, but nothing in them can
+// redraw the terminal.
+func TestStatusLineEscapesTheModelsText(t *testing.T) {
+	t.Parallel()
+	s := newStatusLine(io.Discard, true)
+	s.last = loop.Progress{Step: 1, MaxSteps: 8, Tool: "shell", Arguments: `{"command":"ls\r\u001b[2Kgit status"}`}
+	if got := s.text(time.Second); strings.ContainsAny(got, "\r\x1b") || !strings.Contains(got, `\r\u001b[2Kgit status`) {
+		t.Errorf("status line %q", got)
 	}
 }

@@ -6,6 +6,7 @@ package demo
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,4 +41,19 @@ func Extract(dir string) error {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
+}
+
+// Workspace makes a fresh copy of the demo project in a temporary
+// directory, for the demo to act on; cleanup removes it.
+func Workspace() (dir string, cleanup func(), err error) {
+	dir, err = os.MkdirTemp("", "ask-demo-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	if err := Extract(dir); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("demo: %w", err)
+	}
+	return dir, cleanup, nil
 }

@@ -8,6 +8,7 @@
 package run
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -454,13 +455,44 @@ func (s Settings) Protocol() (catalog.Provider, providers.Protocol, error) {
 }
 
 // Send posts a request body as the run's model would, with its key,
-// headers and retries, and returns the response for the caller to read:
-// `ask provider send`. stream says which endpoint the body is for.
-func (r *Run) Send(ctx context.Context, body []byte, stream bool, h providers.Hooks) (*http.Response, error) {
+// headers and retries, and copies the response to w as it arrives (`ask
+// provider send`): a stream event by event, checked as the loop checks
+// it, and ended by the idle timeout like the loop's. stream says which
+// endpoint the body is for.
+func (r *Run) Send(ctx context.Context, body []byte, stream bool, w io.Writer, h providers.Hooks) error {
 	if r.caller == nil {
-		return nil, Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
+		return Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
 	}
-	return r.caller.Post(ctx, r.caller.Protocol.Endpoint(r.BaseURL, r.ModelName, stream), body, h)
+	proto := r.caller.Protocol
+	resp, err := r.caller.Post(ctx, proto.Endpoint(r.BaseURL, r.ModelName, stream), body, h)
+	if err != nil {
+		return err
+	}
+	reply := providers.NewIdleBody(resp.Body, r.env.IdleTimeout)
+	defer reply.Close()
+	br := bufio.NewReader(reply)
+	// A stream request may still be answered with one JSON document (an
+	// error, or a server that ignores "stream"): that is copied as it is.
+	if stream && (proto.Framing() == providers.NDJSON || !providers.StartsWithJSON(br)) {
+		_, err = providers.ReadStream(io.TeeReader(br, w), proto.Framing(), proto.NewStream(), nil)
+		if err == nil {
+			_, err = io.Copy(w, br) // what follows the terminal event, such as "data: [DONE]"
+		}
+	} else {
+		_, err = io.Copy(w, br)
+	}
+	if err == nil {
+		return nil
+	}
+	if cause := context.Cause(ctx); cause != nil {
+		return cause
+	}
+	var apiErr *providers.APIError
+	if errors.As(err, &apiErr) {
+		apiErr.Provider = r.Provider.Name
+		return apiErr
+	}
+	return asKind(Provider, fmt.Errorf("%s: read response: %w", r.Provider.Name, err))
 }
 
 // keyFilter keeps the run's key out of what the tools return: a file or a

@@ -50,6 +50,10 @@ type ReplayOptions struct {
 	Allow Setting[[]string]
 	Deny  Setting[[]string]
 	Safe  Setting[bool]
+	// Sandbox and AllowNetwork confine the commands the replay runs; the
+	// transcript's are never used.
+	Sandbox      Setting[string]
+	AllowNetwork Setting[bool]
 }
 
 // FromTranscript reads a transcript's events into the settings its run
@@ -88,6 +92,7 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	if opt.Safe.Value {
 		s.Safe = opt.Safe
 	}
+	s.Sandbox, s.AllowNetwork = opt.Sandbox.or(s.Sandbox), opt.AllowNetwork.or(s.AllowNetwork)
 	s.Schema = Given(string(set.Schema), src)
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}

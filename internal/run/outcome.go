@@ -1,0 +1,59 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/loop"
+)
+
+// Why says in one line why a run that did not complete stopped, "" for
+// one that did. A refusal by --safe is said too, after any limit: a CI job
+// watches for it.
+func (r *Run) Why(res *loop.Result) string {
+	var why string
+	switch res.Status {
+	case loop.StatusCompleted:
+	case loop.StatusMaxSteps:
+		why = fmt.Sprintf("stopped after %d steps (--max-steps %d): the answer may be incomplete", res.Steps, r.MaxSteps)
+	case loop.StatusRepeatedCall:
+		why = "stopped: the model asked for the same tool call three times"
+	case loop.StatusParseFailures:
+		why = "stopped: three replies in a row did not follow the tool protocol"
+	case loop.StatusSchemaFailed:
+		why = fmt.Sprintf("stopped: %v", res.Err)
+	case loop.StatusTimeout:
+		why = fmt.Sprintf("stopped: --timeout %s reached", r.Timeout)
+	case loop.StatusDenied:
+		return refusals(res)
+	default:
+		err := res.Err
+		if err == nil {
+			err = errors.New("run ended without an answer")
+		}
+		why = err.Error()
+	}
+	if res.Refused && (res.Status == loop.StatusCompleted || limited(res.Status)) {
+		why = strings.TrimPrefix(why+"; ", "; ") + refusals(res)
+	}
+	return why
+}
+
+// limited reports whether a status is a limit the run reached.
+func limited(status string) bool {
+	switch status {
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed:
+		return true
+	}
+	return false
+}
+
+// refusals names the calls the policy refused.
+func refusals(res *loop.Result) string {
+	var names []string
+	for _, d := range res.Denials {
+		names = append(names, d.Name)
+	}
+	return fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
+}
