@@ -207,7 +207,7 @@ func TestStatusLineEscapesTheModelsText(t *testing.T) {
 	t.Parallel()
 	s := newStatusLine(io.Discard, true)
 	s.last = loop.Progress{Step: 1, MaxSteps: 8, Tool: "shell", Arguments: `{"command":"ls\r\u001b[2Kgit status"}`}
-	if got := s.text(time.Second); strings.ContainsAny(got, "\r\x1b") || !strings.Contains(got, `\r\u001b[2Kgit status`) {
+	if got := s.text(time.Second); strings.ContainsAny(got, "\r\x1b") || !strings.Contains(got, `\u001b[2Kgit status`) {
 		t.Errorf("status line %q", got)
 	}
 }
