@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -63,7 +64,7 @@ func configAction(c *cli.Context, stdio *IO) error {
 		}
 		return writeJSON(stdio.Out, configJSON{File: file, Found: cfg.Found(), Settings: settings}, stdio.OutTTY)
 	}
-	file := firstNonEmpty(cfg.Path, "none (set HOME or ASK_CONFIG)")
+	file := cmp.Or(cfg.Path, "none (set HOME or ASK_CONFIG)")
 	if cfg.Path != "" && !cfg.Found() {
 		file += " (not found)"
 	}

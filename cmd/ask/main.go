@@ -188,7 +188,7 @@ func exitCode(err error) int {
 	case errors.As(err, &badInput):
 		return exitUsage
 	case isRunErr:
-		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure}[kind]
+		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure, run.Refused: exitRefused}[kind]
 	case errors.As(err, &keyErr):
 		return exitAuth
 	case errors.As(err, &apiErr):

@@ -442,15 +442,6 @@ func absPath(wd, p string) string {
 	return wd + "/" + p
 }
 
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 // shorten keeps text to one line of at most n runes.
 func shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -67,7 +68,7 @@ func flagSettings(c *cli.Context) run.Settings {
 // resolve resolves the settings of the command c: its typed flags over
 // the conversation, the environment, the config file and the defaults.
 func resolve(c *cli.Context, stdio *IO) (run.Settings, error) {
-	if m := c.String("color"); c.IsSet("color") && !oneOf(m, config.Colors) {
+	if m := c.String("color"); c.IsSet("color") && !slices.Contains(config.Colors, m) {
 		return run.Settings{}, usageErr("--color %q: choose auto, always or never", m)
 	}
 	return run.Resolve(run.Inputs{
@@ -124,13 +125,4 @@ func scanFlag(args []string, name string) (value string, found bool) {
 		}
 	}
 	return value, found
-}
-
-func oneOf(s string, list []string) bool {
-	for _, v := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }

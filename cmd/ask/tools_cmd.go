@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
@@ -59,25 +57,12 @@ func toolsCommand(stdio *IO) *cli.Command {
 	}
 }
 
-// hideFlags hides the flags not named in keep from help.
+// hideFlags hides the flags not named in keep from help. Every urfave/cli
+// flag type has its own Hidden field, and no setter: it is set by name.
 func hideFlags(flags []cli.Flag, keep map[string]bool) []cli.Flag {
 	for _, f := range flags {
-		if keep[namesOf(f)[0]] {
-			continue
-		}
-		switch f := f.(type) {
-		case *cli.StringFlag:
-			f.Hidden = true
-		case *cli.BoolFlag:
-			f.Hidden = true
-		case *cli.IntFlag:
-			f.Hidden = true
-		case *cli.DurationFlag:
-			f.Hidden = true
-		case *cli.StringSliceFlag:
-			f.Hidden = true
-		case *cli.GenericFlag:
-			f.Hidden = true
+		if hidden := reflect.ValueOf(f).Elem().FieldByName("Hidden"); !keep[namesOf(f)[0]] && hidden.CanSet() {
+			hidden.SetBool(true)
 		}
 	}
 	return flags
@@ -168,34 +153,13 @@ func toolsRun(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	defer r.Close()
-	ctx, cancel := context.WithTimeoutCause(c.Context, r.Timeout, loop.ErrTimeout)
-	defer cancel()
-
-	var refused []string
-	outcomes := r.RunCalls(ctx, calls, loop.CallHooks{
-		OnDenied: func(call providers.ToolCall, v policy.Verdict) {
-			if v.Refusal {
-				refused = append(refused, call.Name)
-			}
-			if !c.Bool("quiet") {
-				fmt.Fprintf(stdio.Err, "ask: %s denied: %s\n", call.Name, v.Reason)
-			}
-		},
+	results, runErr := r.RunCalls(c.Context, calls, func(call providers.ToolCall, v policy.Verdict) {
+		if !c.Bool("quiet") {
+			fmt.Fprintf(stdio.Err, "ask: %s denied: %s\n", call.Name, v.Reason)
+		}
 	})
-	results := make([]providers.ToolResult, len(outcomes))
-	for i, o := range outcomes {
-		results[i] = o.Result
-	}
 	if err := writeStageValue(stdio, results); err != nil {
 		return err
 	}
-	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, loop.ErrTimeout):
-		return fmt.Errorf("stopped: --timeout %s reached: %w", r.Timeout, cause)
-	case cause != nil && c.Context.Err() != nil:
-		return cause
-	case len(refused) > 0:
-		return withCode(exitRefused, fmt.Errorf("%d tool call(s) refused by policy: %s", len(refused), strings.Join(refused, ", ")))
-	}
-	return nil
+	return runErr
 }

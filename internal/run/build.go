@@ -425,9 +425,36 @@ func (r *Run) history() []json.RawMessage {
 }
 
 // RunCalls runs calls by hand as one step of the run would (`ask tools
-// run`): under its policy and approvals, with its tools.
-func (r *Run) RunCalls(ctx context.Context, calls []providers.ToolCall, h loop.CallHooks) []loop.Outcome {
-	return loop.RunCalls(ctx, r.gate, r.toolbox, calls, h)
+// run`): under its policy, approvals and --timeout, with its tools, each
+// call answered in order. A refusal by --safe is an error of kind Refused,
+// returned with the results; onDenied hears of every denial.
+func (r *Run) RunCalls(parent context.Context, calls []providers.ToolCall, onDenied func(providers.ToolCall, policy.Verdict)) ([]providers.ToolResult, error) {
+	ctx, cancel := context.WithTimeoutCause(parent, r.Timeout, loop.ErrTimeout)
+	defer cancel()
+	var refused []string
+	outcomes := loop.RunCalls(ctx, r.gate, r.toolbox, calls, loop.CallHooks{
+		OnDenied: func(c providers.ToolCall, v policy.Verdict) {
+			if v.Refusal {
+				refused = append(refused, c.Name)
+			}
+			if onDenied != nil {
+				onDenied(c, v)
+			}
+		},
+	})
+	results := make([]providers.ToolResult, len(outcomes))
+	for i, o := range outcomes {
+		results[i] = o.Result
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, loop.ErrTimeout):
+		return results, fmt.Errorf("stopped: --timeout %s reached: %w", r.Timeout, cause)
+	case cause != nil && parent.Err() != nil:
+		return results, cause
+	case len(refused) > 0:
+		return results, asKind(Refused, fmt.Errorf("%d tool call(s) refused by policy: %s", len(refused), strings.Join(refused, ", ")))
+	}
+	return results, nil
 }
 
 // OnClose adds fn to what Close does.

@@ -18,6 +18,8 @@ const (
 	// Provider is the model's side failing: an HTTP error, a malformed
 	// reply, a local model program that failed.
 	Provider
+	// Refused is a call the --safe profile refused.
+	Refused
 )
 
 // Error is a fault of a kind.
