@@ -25,6 +25,9 @@ func TestFaultsAreLocated(t *testing.T) {
 		{"ndjson line 3", CheckStream("s", []byte("{}\n{}\n{x}\n"), true), "s: invalid JSON in the stream at line 3, column 2: "},
 		{"sse data column", CheckStream("s", []byte("data: {}\n\nevent: e\ndata: {\"a\":}\n\ndata: [DONE]\n"), false), "s: invalid JSON in the stream at line 4, column 12: "},
 		{"sse done only", CheckStream("s", []byte("data: [DONE]\n\n"), false), ""},
+		// Valid JSON, though no float64 holds the number.
+		{"huge number", Check("stdin", []byte("2"+strings.Repeat("0", 400))), ""},
+		{"huge number in a stream", CheckStream("s", []byte(`data: {"n":1`+strings.Repeat("0", 400)+"}\n\n"), false), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

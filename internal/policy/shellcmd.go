@@ -66,6 +66,11 @@ const maxDepth = 8
 // found, and the guesses.
 func commands(line string) (cmds []simpleCommand, static bool, err error) {
 	w := &walker{static: true}
+	if strings.ContainsRune(line, 0) {
+		// No shell is handed a NUL (exec refuses it), and the parser stops
+		// at one: judge the pieces it separates, as a line never allowed.
+		line, w.static = strings.ReplaceAll(line, "\x00", "\n"), false
+	}
 	if err := w.script(line, 0, false); err != nil {
 		return w.cmds, false, err
 	}
