@@ -66,16 +66,28 @@ const maxDepth = 8
 // found, and the guesses.
 func commands(line string) (cmds []simpleCommand, static bool, err error) {
 	w := &walker{static: true}
-	if strings.ContainsRune(line, 0) {
+	if strings.IndexFunc(line, oddControl) >= 0 {
 		// No shell is handed a NUL (exec refuses it), and the parser stops
-		// at one: judge the pieces it separates, as a line never allowed.
-		line, w.static = strings.ReplaceAll(line, "\x00", "\n"), false
+		// at one; a carriage return it folds into a line break where sh
+		// keeps it as a character (after a backslash, say). Rather than
+		// learn each control character the two read apart, judge the
+		// pieces any of them separates, as a line never allowed.
+		line, w.static = strings.Map(func(r rune) rune {
+			if oddControl(r) {
+				return '\n'
+			}
+			return r
+		}, line), false
 	}
 	if err := w.script(line, 0, false); err != nil {
 		return w.cmds, false, err
 	}
 	return w.cmds, w.static, nil
 }
+
+// oddControl reports the control characters a command line has no need
+// of: all but tab and newline.
+func oddControl(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f }
 
 type walker struct {
 	cmds   []simpleCommand
