@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ask-cli/ask/internal/jsonpos"
 )
 
 // Tool is one entry of the standardized tools array:
@@ -143,12 +145,12 @@ func decodeStrict(data []byte, v any) error {
 	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		line, col := Position(data, syn.Offset)
+		line, col := jsonpos.Position(data, syn.Offset)
 		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, syn)
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		line, col := Position(data, typ.Offset)
+		line, col := jsonpos.Position(data, typ.Offset)
 		where := typ.Field
 		if where == "" {
 			where = "value"
@@ -156,16 +158,6 @@ func decodeStrict(data []byte, v any) error {
 		return fmt.Errorf("line %d, column %d: %s is a JSON %s, expected %s", line, col, where, typ.Value, typ.Type)
 	}
 	return err
-}
-
-// Position converts a byte offset into a 1-based line and column.
-func Position(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	line = 1 + bytes.Count(data[:offset], []byte("\n"))
-	col = int(offset) - bytes.LastIndexByte(data[:offset], '\n')
-	return line, col
 }
 
 // GeneratedID makes a stable id for a call the provider sent without one. It

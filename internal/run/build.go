@@ -176,7 +176,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		return nil, err
 	}
 	if key != "" {
-		r.toolbox = keyFilter{r.toolbox, key}
+		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
 	}
 	proto, err := catalog.NewProtocol(row.Protocol)
 	if err != nil {
@@ -527,12 +527,12 @@ func (r *Run) Send(ctx context.Context, body []byte, stream bool, w io.Writer, h
 // and the transcript.
 type keyFilter struct {
 	loop.Toolbox
-	key string
+	key *providers.Redactor
 }
 
 func (f keyFilter) Call(ctx context.Context, name, arguments string) (string, bool) {
 	content, isErr := f.Toolbox.Call(ctx, name, arguments)
-	return strings.ReplaceAll(content, f.key, "[redacted: ask's API key]"), isErr
+	return string(f.key.Redact([]byte(content))), isErr
 }
 
 // CheckArguments passes the check on when the tools have one.

@@ -11,8 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
@@ -210,14 +211,12 @@ func (s *Settings) CarryHeld() {
 	c.held = Held{}
 }
 
-// shellQuote quotes s for a shell when it needs it.
+// shellQuote quotes s as a shell reads it, where it needs quotes.
 func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=%+,", r))
-	}) < 0 {
-		return s
+	if q, err := syntax.Quote(s, syntax.LangBash); err == nil {
+		return q
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("%q", s) // a NUL byte, which no shell word holds
 }
 
 // LastTranscriptPath is where the last run's transcript is kept, or ""

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,11 +77,11 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.Provider = Given(start.Provider, src)
 	s.Model = Given(start.Model, src)
 	s.BaseURL = Given(set.BaseURL, src)
-	s.Mode = Given(firstNonEmpty(start.Mode, policy.ModeAgent), src)
+	s.Mode = Given(cmp.Or(start.Mode, policy.ModeAgent), src)
 	s.Safe = Given(set.Safe, src)
 	s.MaxSteps = Given(set.MaxSteps, src)
 	s.Timeout = Given(timeout, src)
-	s.ToolProtocol = Given(firstNonEmpty(set.ToolProtocol, ToolProtocolAuto), src)
+	s.ToolProtocol = Given(cmp.Or(set.ToolProtocol, ToolProtocolAuto), src)
 	s.NoStream = Given(!set.Stream, src)
 	s.MaxTokens = Given(set.MaxTokens, src)
 	s.ToolsFile = Given(set.ToolsFile, src)
@@ -374,13 +375,4 @@ func resultKey(name, arguments string) string {
 		arguments = b.String()
 	}
 	return name + "\x00" + arguments
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -47,7 +48,7 @@ func CheckArguments(params json.RawMessage, arguments string) error {
 				return fmt.Errorf("key %q differs from the parameter %q only in case; send %q", key, d, d)
 			}
 		}
-		return fmt.Errorf("key %q is not a parameter of this tool; the parameters are: %s", key, strings.Join(sortedKeys(declared), ", "))
+		return fmt.Errorf("key %q is not a parameter of this tool; the parameters are: %s", key, strings.Join(slices.Sorted(maps.Keys(declared)), ", "))
 	})
 }
 
@@ -138,13 +139,4 @@ func foldKey(s string) string {
 		b.WriteRune(least)
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

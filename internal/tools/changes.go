@@ -3,8 +3,9 @@ package tools
 import (
 	"bytes"
 	"io/fs"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -109,7 +110,7 @@ func (r *Root) reportChanges(tool string, before, after map[string]stamp) {
 	if before == nil || after == nil {
 		return
 	}
-	for _, p := range sortedStamps(after) {
+	for _, p := range slices.Sorted(maps.Keys(after)) {
 		was, existed := before[p]
 		switch {
 		case !existed:
@@ -118,18 +119,9 @@ func (r *Root) reportChanges(tool string, before, after map[string]stamp) {
 			r.changed(Change{Path: p, Action: "changed", Tool: tool})
 		}
 	}
-	for _, p := range sortedStamps(before) {
+	for _, p := range slices.Sorted(maps.Keys(before)) {
 		if _, still := after[p]; !still {
 			r.changed(Change{Path: p, Action: "deleted", Tool: tool})
 		}
 	}
-}
-
-func sortedStamps(m map[string]stamp) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

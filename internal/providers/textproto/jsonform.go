@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/jsonpos"
 )
 
 // headLen is how much of an unfinished object is searched for signs of a
@@ -210,7 +210,7 @@ func jsonError(raw string) string {
 	err := json.Unmarshal([]byte(raw), &v)
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		line, col := providers.Position([]byte(raw), syn.Offset)
+		line, col := jsonpos.Position([]byte(raw), syn.Offset)
 		return fmt.Sprintf("%v at line %d, column %d", syn, line, col)
 	}
 	if err != nil {
