@@ -61,6 +61,7 @@ func runFlags(stdio *IO) []cli.Flag {
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Value: d.Yes.Value, Usage: "approve every call that needs approval"},
 		&cli.StringFlag{Name: "plan", Usage: "carry out the plan saved in `FILE` (with --mode agent)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
+		&cli.BoolFlag{Name: "no-project-file", Value: d.NoProjectFile.Value, Usage: "leave the project's AGENTS.md out of the system prompt"},
 		&cli.StringFlag{Name: "tools-file", Value: d.ToolsFile.Value, Usage: "offer the commands declared in the JSON `FILE` as tools"},
 		&cli.StringSliceFlag{Name: "mcp", Value: stringSlice(d.MCP.Value), Usage: "start the MCP server `'CMD ARGS'` over stdio and offer its tools as SERVER__TOOL; repeatable"},
 		&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in; file tools never reach outside it"},

@@ -39,7 +39,7 @@ func flagSettings(c *cli.Context) run.Settings {
 	}
 	for name, to := range map[string]*run.Setting[bool]{
 		"safe": &s.Safe, "yes": &s.Yes, "no-tools": &s.NoTools, "no-stream": &s.NoStream,
-		"allow-network": &s.AllowNetwork, "sandbox-mcp": &s.SandboxMCP,
+		"allow-network": &s.AllowNetwork, "sandbox-mcp": &s.SandboxMCP, "no-project-file": &s.NoProjectFile,
 	} {
 		if src, ok := given(name); ok {
 			*to = run.Given(c.Bool(name), src)

@@ -55,6 +55,8 @@ type Settings struct {
 	Tools        Tools               `json:"tools"`
 	// MCP lists MCP servers to start, each a command line as --mcp takes it.
 	MCP []string `json:"mcp"`
+	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
+	NoProjectFile bool `json:"no_project_file"`
 }
 
 // Provider is the file's settings for one provider.

@@ -16,6 +16,8 @@ type Env struct {
 	Mode    string // ask, plan or agent
 	// Tools are true when the model is offered tools at all.
 	Tools bool
+	// Project is the project's instructions (AGENTS.md), nil for none.
+	Project *Project
 }
 
 // modeGuidance says what each mode allows, in the model's terms.
@@ -55,6 +57,9 @@ func System(env Env, extra string) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("Your reply is printed in a terminal or read by a script: be direct, use plain text, and keep it short unless asked for detail.")
+	if env.Project != nil && strings.TrimSpace(env.Project.Text) != "" {
+		b.WriteString(projectSection(env.Project))
+	}
 	if extra = strings.TrimSpace(extra); extra != "" {
 		b.WriteString("\n\n")
 		b.WriteString(extra)

@@ -90,14 +90,16 @@ type Event struct {
 
 // Settings are what a run was asked to do; replay reads them back.
 type Settings struct {
-	Prompt   string   `json:"prompt"`
-	System   string   `json:"system"` // the full system prompt as sent
-	BaseURL  string   `json:"base_url,omitempty"`
-	Workdir  string   `json:"workdir,omitempty"`
-	MaxSteps int      `json:"max_steps"`
-	Timeout  string   `json:"timeout"`
-	Stream   bool     `json:"stream"`
-	Tools    []string `json:"tools"`
+	Prompt string `json:"prompt"`
+	System string `json:"system"` // the full system prompt as sent
+	// ProjectFile is the AGENTS.md the system prompt carries, if any.
+	ProjectFile string   `json:"project_file,omitempty"`
+	BaseURL     string   `json:"base_url,omitempty"`
+	Workdir     string   `json:"workdir,omitempty"`
+	MaxSteps    int      `json:"max_steps"`
+	Timeout     string   `json:"timeout"`
+	Stream      bool     `json:"stream"`
+	Tools       []string `json:"tools"`
 	// ToolProtocol is --tool-protocol as chosen: auto, native, json or
 	// markdown.
 	ToolProtocol string `json:"tool_protocol,omitempty"`

@@ -80,6 +80,8 @@ type Run struct {
 	ModelName string
 	BaseURL   string
 	System    string
+	// ProjectFile is the AGENTS.md the system prompt carries, "" for none.
+	ProjectFile string
 	// Declared are the tools offered to the model, in order.
 	Declared []providers.Tool
 	Mode     string
@@ -184,6 +186,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	r.System = prompts.System(prompts.Env{
 		Version: env.Version, Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
+		Project: r.projectFile(),
 	}, s.System.Value)
 	if proto, err = r.useSchema(proto); err != nil {
 		return nil, err
@@ -204,6 +207,36 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	r.model, r.caller = caller, caller
 	return r, r.useToolProtocol(caller)
+}
+
+// projectFile finds the project's instructions for the system prompt,
+// unless --no-project-file; a replay has its recorded prompt instead. One
+// that cannot be read is said and left out: it is the project's advice,
+// not something the run needs.
+func (r *Run) projectFile() *prompts.Project {
+	if r.Settings.NoProjectFile.Value || r.env.Replay != nil {
+		return nil
+	}
+	p, err := prompts.FindProject(r.workdir)
+	switch {
+	case err != nil:
+		r.note("warning: project instructions left out: %v", err)
+		return nil
+	case p == nil:
+		if r.env.Verbose {
+			r.note("project instructions: no %s from %s up to the repository root", prompts.ProjectFileName, r.workdir)
+		}
+		return nil
+	}
+	r.ProjectFile = p.Path
+	if r.env.Verbose {
+		if p.Cut() {
+			r.note("project instructions: %s (%d bytes, cut to the first %d)", p.Path, p.Size, len(p.Text))
+		} else {
+			r.note("project instructions: %s (%d bytes)", p.Path, p.Size)
+		}
+	}
+	return p
 }
 
 // check validates the settings that a flag may give out of range; a

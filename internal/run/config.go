@@ -98,6 +98,7 @@ func (c *Config) layer() (Settings, error) {
 	boolean("safe", r.Safe, &s.Safe)
 	boolean("no_stream", r.NoStream, &s.NoStream)
 	boolean("tools.yes", r.Tools.Yes, &s.Yes)
+	boolean("no_project_file", r.NoProjectFile, &s.NoProjectFile)
 	integer("max_steps", r.MaxSteps, &s.MaxSteps)
 	integer("retries", r.Retries, &s.Retries)
 	integer("max_tokens", r.MaxTokens, &s.MaxTokens)

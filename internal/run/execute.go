@@ -152,7 +152,7 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	}
 	// A password in the base URL is masked: the transcript is not a
 	// credential store.
-	set := &records.Settings{Prompt: prompt, System: r.System, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
+	set := &records.Settings{Prompt: prompt, System: r.System, ProjectFile: r.ProjectFile, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools()}

@@ -89,6 +89,9 @@ type Settings struct {
 	// Schema is --schema: a file, or the schema itself when it starts
 	// with "{".
 	Schema Setting[string]
+	// NoProjectFile is --no-project-file: the system prompt leaves out
+	// the project's AGENTS.md.
+	NoProjectFile Setting[bool]
 
 	// Conversation is the earlier run carried on (--continue, --resume),
 	// nil for none.
@@ -103,27 +106,28 @@ type Settings struct {
 func defaults() Settings {
 	const d = "default"
 	return Settings{
-		Mode:         Given(policy.ModeAgent, d),
-		Safe:         Given(false, d),
-		MaxSteps:     Given(loop.DefaultMaxSteps, d),
-		Timeout:      Given(loop.DefaultTimeout, d),
-		ToolProtocol: Given(ToolProtocolAuto, d),
-		NoStream:     Given(false, d),
-		Retries:      Given(DefaultRetries, d),
-		MaxTokens:    Given(0, d),
-		Allow:        Given([]string(nil), d),
-		Deny:         Given([]string(nil), d),
-		Yes:          Given(false, d),
-		ToolsFile:    Given("", d),
-		MCP:          Given([]string(nil), d),
-		NoTools:      Given(false, d),
-		Workdir:      Given(".", d),
-		Sandbox:      Given(string(sandbox.Off), d),
-		AllowNetwork: Given(false, d),
-		SandboxMCP:   Given(false, d),
-		System:       Given("", d),
-		Schema:       Given("", d),
-		Command:      Given("", d),
+		Mode:          Given(policy.ModeAgent, d),
+		Safe:          Given(false, d),
+		MaxSteps:      Given(loop.DefaultMaxSteps, d),
+		Timeout:       Given(loop.DefaultTimeout, d),
+		ToolProtocol:  Given(ToolProtocolAuto, d),
+		NoStream:      Given(false, d),
+		Retries:       Given(DefaultRetries, d),
+		MaxTokens:     Given(0, d),
+		Allow:         Given([]string(nil), d),
+		Deny:          Given([]string(nil), d),
+		Yes:           Given(false, d),
+		ToolsFile:     Given("", d),
+		MCP:           Given([]string(nil), d),
+		NoTools:       Given(false, d),
+		Workdir:       Given(".", d),
+		Sandbox:       Given(string(sandbox.Off), d),
+		AllowNetwork:  Given(false, d),
+		SandboxMCP:    Given(false, d),
+		System:        Given("", d),
+		Schema:        Given("", d),
+		Command:       Given("", d),
+		NoProjectFile: Given(false, d),
 	}
 }
 
@@ -157,6 +161,7 @@ func over(hi, lo Settings) Settings {
 	out.SandboxMCP = hi.SandboxMCP.or(lo.SandboxMCP)
 	out.System = hi.System.or(lo.System)
 	out.Schema = hi.Schema.or(lo.Schema)
+	out.NoProjectFile = hi.NoProjectFile.or(lo.NoProjectFile)
 	if out.Conversation == nil {
 		out.Conversation = lo.Conversation
 	}
@@ -358,6 +363,7 @@ func (s Settings) Entries() []Entry {
 		{"yes", s.Yes.Value, s.Yes.Source},
 		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
 		{"mcp", list(s.MCP.Value), s.MCP.Source},
+		{"no-project-file", s.NoProjectFile.Value, s.NoProjectFile.Source},
 	}
 }
 
