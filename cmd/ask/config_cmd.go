@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,6 +33,8 @@ and this command is a quick way to check one. It is JSON with these keys:
   providers: {NAME: {base_url, key_env (a variable's name), api_key, model}}
   tools: {allow: [PATTERN...], deny: [PATTERN...], yes, file}
   mcp: ["COMMAND ARGS", ...]
+  no_project_file: leave the project's AGENTS.md out of the system prompt
+  aliases: {SHORT: MODEL}, so that --model SHORT means MODEL
   profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
 
 A profile's list replaces the top level's; --yes=false and --safe=false undo
@@ -118,6 +122,15 @@ func showValue(v any) string {
 			return "-"
 		}
 		return strings.Join(v, ", ")
+	case map[string]string:
+		if len(v) == 0 {
+			return "-"
+		}
+		var pairs []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			pairs = append(pairs, k+"="+v[k])
+		}
+		return strings.Join(pairs, ", ")
 	}
 	return fmt.Sprint(v)
 }

@@ -57,6 +57,8 @@ type Settings struct {
 	MCP []string `json:"mcp"`
 	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
 	NoProjectFile bool `json:"no_project_file"`
+	// Aliases are short names for models: --model fast means Aliases["fast"].
+	Aliases map[string]string `json:"aliases"`
 }
 
 // Provider is the file's settings for one provider.
@@ -283,6 +285,14 @@ func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 		// end up in an error message or a CI log.
 		if f.has(key+".key_env") && !isEnvName(p.KeyEnv) {
 			return f.errorAt(key+".key_env", "must be the name of an environment variable (letters, digits and _), not a key: put the key in that variable")
+		}
+	}
+	for _, name := range sortedKeys(s.Aliases) {
+		switch {
+		case strings.TrimSpace(name) == "":
+			return f.errorAt(prefix+"aliases", "an alias needs a name")
+		case strings.TrimSpace(s.Aliases[name]) == "":
+			return f.errorAt(prefix+"aliases."+name, "is empty: name the model it stands for")
 		}
 	}
 	for i, line := range s.MCP {

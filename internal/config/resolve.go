@@ -65,6 +65,22 @@ func overlay(dst, src reflect.Value, prefix, path string, f *File, from map[stri
 		case reflect.Struct:
 			overlay(d, s, prefix, key, f, from)
 		case reflect.Map:
+			if sf.Type.Elem().Kind() != reflect.Struct {
+				// A map of plain values (aliases): each entry is a key of
+				// its own, and a profile's entry replaces the top level's.
+				for _, k := range s.MapKeys() {
+					entry := key + "." + k.String()
+					if !f.has(prefix + entry) {
+						continue
+					}
+					if d.IsNil() {
+						d.Set(reflect.MakeMap(sf.Type))
+					}
+					d.SetMapIndex(k, s.MapIndex(k))
+					from[entry] = prefix + entry
+				}
+				continue
+			}
 			for _, k := range s.MapKeys() {
 				if d.IsNil() {
 					d.Set(reflect.MakeMap(sf.Type))
@@ -136,6 +152,15 @@ func (r *Resolved) ModelFor(provider string) (model, key string) {
 	}
 	if r.Model != "" && (r.Provider == "" || r.Provider == provider) {
 		return r.Model, "model"
+	}
+	return "", ""
+}
+
+// Alias is the model an alias stands for, and the key it is set by; ""
+// when name is not an alias.
+func (r *Resolved) Alias(name string) (model, key string) {
+	if m, ok := r.Aliases[name]; ok {
+		return m, "aliases." + name
 	}
 	return "", ""
 }

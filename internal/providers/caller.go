@@ -184,16 +184,31 @@ func (e *tooLarge) Is(target error) bool {
 // connection errors and retryable statuses. A non-2xx answer after the last
 // attempt becomes an *APIError. The caller closes the response body.
 func (c *Caller) Post(ctx context.Context, url string, body []byte, h Hooks) (*http.Response, error) {
+	return c.send(ctx, http.MethodPost, url, body, h)
+}
+
+// Get reads url with the provider's credentials, as Post sends.
+func (c *Caller) Get(ctx context.Context, url string, h Hooks) (*http.Response, error) {
+	return c.send(ctx, http.MethodGet, url, nil, h)
+}
+
+func (c *Caller) send(ctx context.Context, method, url string, body []byte, h Hooks) (*http.Response, error) {
 	client := c.HTTP
 	if client == nil {
 		client = http.DefaultClient
 	}
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		var reqBody io.Reader
+		if body != nil {
+			reqBody = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url, reqBody)
 		if err != nil {
 			return nil, fmt.Errorf("%s: the request URL: %w", c.Provider, withoutURL(err))
 		}
-		req.Header.Set("Content-Type", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		req.Header.Set("User-Agent", "ask")
 		for k, vs := range c.Header {
 			req.Header[k] = vs

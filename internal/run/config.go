@@ -1,6 +1,8 @@
 package run
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -134,6 +136,22 @@ func (c *Config) model(provider string) Setting[string] {
 		return Setting[string]{}
 	}
 	return Given(m, c.source(key))
+}
+
+// aliases are the file's model aliases, with the file (and profile) they
+// come from.
+func (c *Config) aliases() Setting[map[string]string] {
+	r := c.Resolved
+	if len(r.Aliases) == 0 {
+		return Setting[map[string]string]{}
+	}
+	var sources []string
+	for _, name := range slices.Sorted(maps.Keys(r.Aliases)) {
+		if src := c.source("aliases." + name); !slices.Contains(sources, src) {
+			sources = append(sources, src)
+		}
+	}
+	return Given(maps.Clone(r.Aliases), strings.Join(sources, ", "))
 }
 
 // baseURL is the file's base URL for a provider.

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -92,6 +94,9 @@ type Settings struct {
 	// NoProjectFile is --no-project-file: the system prompt leaves out
 	// the project's AGENTS.md.
 	NoProjectFile Setting[bool]
+	// Aliases are the config file's short names for models, which
+	// --model resolves; shown by `ask config`.
+	Aliases Setting[map[string]string]
 
 	// Conversation is the earlier run carried on (--continue, --resume),
 	// nil for none.
@@ -227,9 +232,13 @@ func Resolve(in Inputs) (Settings, error) {
 	if !row.LocalProgram {
 		s.Model = s.Model.or(cfg.model(row.Name)).or(Given(row.DefaultModel, "default"))
 	}
+	if m, key := cfg.Resolved.Alias(s.Model.Value); m != "" {
+		s.Model = Given(m, fmt.Sprintf("%s, alias %q in %s", s.Model.Source, s.Model.Value, cfg.source(key)))
+	}
 	if s.Model.Value == "" {
 		s.Model = Setting[string]{}
 	}
+	s.Aliases = cfg.aliases()
 	s.BaseURL = resolveBaseURL(s.BaseURL, row, cfg, in.Getenv)
 	s.Key, s.KeyVars, s.keyFile = resolveKey(row, cfg, in.Getenv)
 	if c := s.Conversation; c != nil {
@@ -364,7 +373,15 @@ func (s Settings) Entries() []Entry {
 		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
 		{"mcp", list(s.MCP.Value), s.MCP.Source},
 		{"no-project-file", s.NoProjectFile.Value, s.NoProjectFile.Source},
+		{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
 	}
+}
+
+func aliasValue(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
 }
 
 func nilIfEmpty(s string) any {
