@@ -49,6 +49,12 @@ func (p *Protocol) UserMessage(text string) (json.RawMessage, error) {
 	return p.inner.UserMessage(text)
 }
 
+// UserMessageWith implements providers.Attacher when the wrapped protocol
+// carries attachments: the files go as that protocol sends them.
+func (p *Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+	return providers.UserMessageWith(p.inner, text, attachments)
+}
+
 // FormatToolResults implements providers.Protocol: every result of a step
 // goes back in one user message, in the format of FormatResults.
 func (p *Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMessage, error) {
