@@ -49,6 +49,7 @@ func runFlags(stdio *IO) []cli.Flag {
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model name (default: $ASK_MODEL, else the provider's default)"},
 		&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)"},
 		&cli.StringFlag{Name: "system", Aliases: []string{"s"}, Usage: "text appended to the default system prompt"},
+		&cli.StringSliceFlag{Name: "attach", Aliases: []string{"a"}, Usage: "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable"},
 		&cli.IntFlag{Name: "max-steps", Value: d.MaxSteps.Value, Usage: "stop after this many model requests"},
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout.Value, Usage: "stop the whole run after this long"},
 		&cli.StringFlag{Name: "mode", Value: d.Mode.Value, Usage: "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)"},

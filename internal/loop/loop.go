@@ -72,16 +72,18 @@ const (
 
 // Config is one run.
 type Config struct {
-	Model     Model
-	System    string
-	History   []json.RawMessage // an earlier conversation to continue
-	Prompt    string
-	Tools     []providers.Tool // declared to the model
-	Toolbox   Toolbox
-	Gate      Gate // nil allows every call
-	MaxSteps  int
-	Stream    bool
-	MaxTokens int
+	Model   Model
+	System  string
+	History []json.RawMessage // an earlier conversation to continue
+	Prompt  string
+	// Attachments go with the prompt, in the protocol's own form.
+	Attachments []providers.Attachment
+	Tools       []providers.Tool // declared to the model
+	Toolbox     Toolbox
+	Gate        Gate // nil allows every call
+	MaxSteps    int
+	Stream      bool
+	MaxTokens   int
 	// Schema, when set, is a JSON Schema the final answer must match: it
 	// goes to the provider with every request, the answer is validated
 	// here, and an answer that does not match is sent back with the
@@ -161,7 +163,7 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) {
 	r.history = append(r.history, r.cfg.History...)
-	user, err := r.protocol().UserMessage(r.cfg.Prompt)
+	user, err := providers.UserMessageWith(r.protocol(), r.cfg.Prompt, r.cfg.Attachments)
 	if err != nil {
 		r.fail(ctx, fmt.Errorf("render prompt: %w", err))
 		return

@@ -91,7 +91,10 @@ type Event struct {
 // Settings are what a run was asked to do; replay reads them back.
 type Settings struct {
 	Prompt string `json:"prompt"`
-	System string `json:"system"` // the full system prompt as sent
+	// Attachments are the files sent with the prompt (-a), bytes and all,
+	// so that a replay sends them again.
+	Attachments []providers.Attachment `json:"attachments,omitempty"`
+	System      string                 `json:"system"` // the full system prompt as sent
 	// ProjectFile is the AGENTS.md the system prompt carries, if any.
 	ProjectFile string   `json:"project_file,omitempty"`
 	BaseURL     string   `json:"base_url,omitempty"`

@@ -98,9 +98,11 @@ type Run struct {
 	gate    loop.Gate
 	schema  json.RawMessage
 	workdir string
-	root    *tools.Root // where the file tools work; it reports their changes
-	env     Env
-	closers []func()
+	// attachments are the files of -a, sent with the prompt.
+	attachments []providers.Attachment
+	root        *tools.Root // where the file tools work; it reports their changes
+	env         Env
+	closers     []func()
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -152,6 +154,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	key, err := r.key()
 	if err != nil {
+		return nil, err
+	}
+	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
 	root, err := tools.NewRoot(absPath(env.Wd, s.Workdir.Value))
@@ -423,6 +428,11 @@ func (r *Run) useSchema(proto providers.Protocol) (providers.Protocol, error) {
 // withoutSchema is a protocol whose requests never carry Request.Schema.
 type withoutSchema struct{ providers.Protocol }
 
+// UserMessageWith passes attachments on to the wrapped protocol.
+func (w withoutSchema) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+	return providers.UserMessageWith(w.Protocol, text, attachments)
+}
+
 func (w withoutSchema) BuildRequest(req providers.Request) ([]byte, error) {
 	req.Schema = nil
 	return w.Protocol.BuildRequest(req)
@@ -435,7 +445,7 @@ func (r *Run) FirstRequest(prompt string) ([]byte, error) {
 		return nil, Usagef("%s runs a local program, not an HTTP API: it has no request body", r.Provider.Name)
 	}
 	proto := r.model.CurrentProtocol()
-	user, err := proto.UserMessage(prompt)
+	user, err := providers.UserMessageWith(proto, prompt, r.attachments)
 	if err != nil {
 		return nil, fmt.Errorf("render prompt: %w", err)
 	}

@@ -72,7 +72,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
 	defer cancel()
 	res := loop.Run(ctx, loop.Config{
-		Model: r.model, System: r.System, Prompt: prompt,
+		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
 		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Recorder: rec, OnText: out.OnText,
@@ -152,7 +152,7 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	}
 	// A password in the base URL is masked: the transcript is not a
 	// credential store.
-	set := &records.Settings{Prompt: prompt, System: r.System, ProjectFile: r.ProjectFile, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
+	set := &records.Settings{Prompt: prompt, Attachments: r.attachments, System: r.System, ProjectFile: r.ProjectFile, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools()}

@@ -31,6 +31,7 @@ type Replay struct {
 	events          []records.Event
 	recordedResults bool
 	system          string
+	attachments     []providers.Attachment
 	tools           []string
 	userTools       []providers.Tool
 }
@@ -103,6 +104,7 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 		events:          events,
 		recordedResults: opt.RecordedResults,
 		system:          set.System,
+		attachments:     set.Attachments,
 		tools:           set.Tools,
 		userTools:       set.UserTools,
 	}

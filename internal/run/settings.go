@@ -94,6 +94,8 @@ type Settings struct {
 	// NoProjectFile is --no-project-file: the system prompt leaves out
 	// the project's AGENTS.md.
 	NoProjectFile Setting[bool]
+	// Attach are the files of -a/--attach, sent with the prompt.
+	Attach Setting[[]string]
 	// Aliases are the config file's short names for models, which
 	// --model resolves; shown by `ask config`.
 	Aliases Setting[map[string]string]
@@ -167,6 +169,7 @@ func over(hi, lo Settings) Settings {
 	out.System = hi.System.or(lo.System)
 	out.Schema = hi.Schema.or(lo.Schema)
 	out.NoProjectFile = hi.NoProjectFile.or(lo.NoProjectFile)
+	out.Attach = hi.Attach.or(lo.Attach)
 	if out.Conversation == nil {
 		out.Conversation = lo.Conversation
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -58,7 +59,39 @@ type Provider struct {
 	// LocalProgram: the model is a program run on this machine once per
 	// step (--command), reached by no URL and needing no key.
 	LocalProgram bool
+	// Attach is what -a/--attach may send the provider, and how much; nil
+	// takes nothing.
+	Attach *AttachLimits
 }
+
+// AttachLimits are the files a provider takes in a user message, checked
+// before anything is sent. Sizes are of the file, before base64 (which
+// adds a third on the wire).
+type AttachLimits struct {
+	PDF      bool  // PDFs as well as images (PNG, JPEG, WebP, GIF)
+	MaxImage int64 // bytes of one image
+	MaxPDF   int64 // bytes of one PDF
+	MaxTotal int64 // bytes of all the files of a run
+}
+
+const mib = 1 << 20
+
+// The providers' own limits (man/ask.1, --attach):
+var (
+	// OpenAI: an image up to 20 MB, files up to 32 MB, a request body up
+	// to 50 MB, which 32 MiB of files fill once in base64. OpenRouter
+	// passes the same parts on.
+	openAIAttach = &AttachLimits{PDF: true, MaxImage: 20 * mib, MaxPDF: 32 * mib, MaxTotal: 32 * mib}
+	// Anthropic: an image up to 5 MB, a request up to 32 MB, which 24 MiB
+	// of files fill in base64.
+	anthropicAttach = &AttachLimits{PDF: true, MaxImage: 5 * mib, MaxPDF: 24 * mib, MaxTotal: 24 * mib}
+	// Gemini: inline data and the rest of the request up to 20 MB, which
+	// 14 MiB of files nearly fill in base64.
+	geminiAttach = &AttachLimits{PDF: true, MaxImage: 14 * mib, MaxPDF: 14 * mib, MaxTotal: 14 * mib}
+	// Ollama, LM Studio and Moonshot take images only and document no
+	// size; ask's own cap keeps a request within what it would read back.
+	imagesOnly = &AttachLimits{MaxImage: 20 * mib, MaxTotal: 20 * mib}
+)
 
 // SendStreams tells whether a request body asks for a streamed answer:
 // its "stream" field where it has one, else the provider's default, else
@@ -76,6 +109,36 @@ func (p Provider) SendStreams(body []byte, noStream bool) bool {
 	return false
 }
 
+// CheckAttachment says why the provider cannot take a, given the bytes
+// of the files before it (total); nil when it can.
+func (p Provider) CheckAttachment(a providers.Attachment, total int64) error {
+	l := p.Attach
+	switch {
+	case l == nil:
+		return fmt.Errorf("%s takes no attachments", p.Name)
+	case !a.IsImage() && !l.PDF:
+		return fmt.Errorf("%s takes images only, and %s is a %s", p.Name, a.Name, a.Kind())
+	case a.IsImage() && int64(len(a.Data)) > l.MaxImage:
+		return fmt.Errorf("%s is %s, and %s takes images of up to %s", a.Name, Size(int64(len(a.Data))), p.Name, Size(l.MaxImage))
+	case !a.IsImage() && int64(len(a.Data)) > l.MaxPDF:
+		return fmt.Errorf("%s is %s, and %s takes PDFs of up to %s", a.Name, Size(int64(len(a.Data))), p.Name, Size(l.MaxPDF))
+	case total+int64(len(a.Data)) > l.MaxTotal:
+		return fmt.Errorf("the attachments come to more than %s, the most %s takes in one request", Size(l.MaxTotal), p.Name)
+	}
+	return nil
+}
+
+// Size is a byte count for a person: "5 MiB", "812 KiB", "90 bytes".
+func Size(n int64) string {
+	switch {
+	case n >= mib:
+		return strings.TrimSuffix(strconv.FormatFloat(float64(n)/mib, 'f', 1, 64), ".0") + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
 // NeedsKey reports whether the provider refuses requests without a key.
 func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && p.Name != "ollama" }
 
@@ -88,23 +151,28 @@ var attribution = http.Header{
 
 var all = []Provider{
 	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
-		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true},
+		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true,
+		Attach: openAIAttach},
 	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, Attach: openAIAttach},
 	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, Attach: openAIAttach},
 	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
-		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true},
+		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true,
+		Attach: anthropicAttach},
 	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
-		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true},
+		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true,
+		Attach: geminiAttach},
 	{Name: "ollama", Protocol: "ollama", BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
-		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true},
+		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
+		Attach: imagesOnly},
 	{Name: "deepseek", Protocol: "openai", BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
 		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true},
 	{Name: "moonshot", Protocol: "openai", BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
-		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true, NativeSchema: true},
+		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true, NativeSchema: true,
+		Attach: imagesOnly},
 	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
-		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true},
+		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true, Attach: imagesOnly},
 	// A local program run once per step (--command); it speaks plain text.
 	{Name: "command", Protocol: "command", DefaultModel: "command", LocalProgram: true},
 }
