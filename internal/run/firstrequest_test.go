@@ -14,7 +14,7 @@ import (
 
 // firstRequest is the body a run of provider p would send first in a
 // working directory holding what files says.
-func firstRequest(t *testing.T, p catalog.Provider, files map[string]string) []byte {
+func firstRequest(t *testing.T, p catalog.Provider, toolProtocol string, files map[string]string) []byte {
 	t.Helper()
 	e := testEnv(t, nil)
 	e.Offline = true
@@ -24,7 +24,7 @@ func firstRequest(t *testing.T, p catalog.Provider, files map[string]string) []b
 		}
 	}
 	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{
-		Provider: Given(p.Name, "test"), Model: Given("some-model-name", "test"),
+		Provider: Given(p.Name, "test"), Model: Given("some-model-name", "test"), ToolProtocol: Given(toolProtocol, "test"),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +56,15 @@ func TestFirstRequestIsSmall(t *testing.T) {
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
-			plain := firstRequest(t, p, nil)
-			t.Logf("%s: first request %d bytes", p.Name, len(plain))
-			if len(plain) >= limit {
-				t.Errorf("%s: first request is %d bytes, want under %d", p.Name, len(plain), limit)
+			for _, tp := range []string{ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown} {
+				body := firstRequest(t, p, tp, nil)
+				t.Logf("%s, %s tools: first request %d bytes", p.Name, tp, len(body))
+				if len(body) >= limit {
+					t.Errorf("%s, %s tools: first request is %d bytes, want under %d", p.Name, tp, len(body), limit)
+				}
 			}
-			withProject := firstRequest(t, p, map[string]string{"AGENTS.md": huge})
+			plain := firstRequest(t, p, ToolProtocolNative, nil)
+			withProject := firstRequest(t, p, ToolProtocolNative, map[string]string{"AGENTS.md": huge})
 			if grown := len(withProject) - len(plain); grown > prompts.MaxProjectBytes+600 || grown < prompts.MaxProjectBytes/2 {
 				t.Errorf("%s: AGENTS.md of %d bytes grew the request by %d, want about the cap %d", p.Name, len(huge), grown, prompts.MaxProjectBytes)
 			}
