@@ -148,6 +148,10 @@ type Settings struct {
 	// them: replay declares them from here when it cannot run them.
 	UserTools []providers.Tool `json:"user_tools,omitempty"`
 	MaxTokens int              `json:"max_tokens,omitempty"`
+	// Temperature and Reasoning are --temperature and --reasoning, left
+	// out when not given.
+	Temperature *float64 `json:"temperature,omitempty"`
+	Reasoning   string   `json:"reasoning,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// History is the earlier conversation the run continued from

@@ -178,9 +178,15 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if key != "" {
 		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
 	}
-	proto, err := catalog.NewProtocol(row.Protocol)
+	proto, err := row.NewProtocol()
 	if err != nil {
 		return nil, err
+	}
+	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
+		return nil, err
+	}
+	if s.Temperature.IsGiven() || s.Reasoning.Value != "" {
+		proto = withKnobs{proto, s.temperature(), s.Reasoning.Value}
 	}
 	r.System = prompts.System(prompts.Env{
 		Version: env.Version, Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
@@ -474,7 +480,7 @@ func (s Settings) Protocol() (catalog.Provider, providers.Protocol, error) {
 	if s.KeyVars != nil {
 		row.KeyEnv = s.KeyVars
 	}
-	proto, err := catalog.NewProtocol(row.Protocol)
+	proto, err := row.NewProtocol()
 	if err != nil {
 		return row, nil, asKind(Usage, fmt.Errorf("%s: %w", row.Name, err))
 	}
