@@ -148,6 +148,15 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.ModelName == "" && !row.LocalProgram {
 		return nil, Usagef("%s has no default model: name one with --model", row.Name)
 	}
+	// Knobs are checked before the key, the tools and the MCP servers: a
+	// flag to fix is reported first, and nothing is started for it.
+	proto, err := row.NewProtocol()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
+		return nil, err
+	}
 	key, err := r.key()
 	if err != nil {
 		return nil, err
@@ -177,13 +186,6 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	if key != "" {
 		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
-	}
-	proto, err := row.NewProtocol()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
-		return nil, err
 	}
 	if s.Temperature.IsGiven() || s.Reasoning.Value != "" {
 		proto = withKnobs{proto, s.temperature(), s.Reasoning.Value}
