@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"maps"
@@ -355,5 +356,43 @@ func TestReadmeExitCodes(t *testing.T) {
 		if !regexp.MustCompile(`(^|[\s,])` + code + ` `).MatchString(list) {
 			t.Errorf("README.md's exit codes do not include %s", code)
 		}
+	}
+}
+
+// TestManPageListsRunStatuses checks that the man page names every status a
+// run can end with (the loop's Status constants), as DESIGN §6 lists them.
+func TestManPageListsRunStatuses(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "../../internal/loop/loop.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man := manText(t)
+	var n int
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			v := spec.(*ast.ValueSpec)
+			for i, name := range v.Names {
+				if !strings.HasPrefix(name.Name, "Status") || i >= len(v.Values) {
+					continue
+				}
+				lit, ok := v.Values[i].(*ast.BasicLit)
+				if !ok {
+					continue
+				}
+				status, _ := strconv.Unquote(lit.Value)
+				n++
+				if !mentions(man, status) {
+					t.Errorf("man/ask.1 does not name the run status %q (loop.%s)", status, name.Name)
+				}
+			}
+		}
+	}
+	if n < 9 {
+		t.Errorf("found %d run statuses in internal/loop/loop.go; the parse missed some", n)
 	}
 }

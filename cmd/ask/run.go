@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +46,12 @@ func (f sharedFlag) Apply(set *flag.FlagSet) error {
 // decided by run.Resolve, never by these.
 func runFlags(stdio *IO) []cli.Flag {
 	d := helpDefaults(stdio)
+	// Left unset, the provider and the model choose; a config file may set
+	// either.
+	temperature, reasoning := "the provider's own", cmp.Or(d.Reasoning.Value, "the model's own")
+	if d.Temperature.IsGiven() {
+		temperature = strconv.FormatFloat(d.Temperature.Value, 'g', -1, 64)
+	}
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, else the first whose key is set)"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model name (default: $ASK_MODEL, else the provider's default)"},
@@ -76,6 +84,8 @@ func runFlags(stdio *IO) []cli.Flag {
 		&cli.StringFlag{Name: "command", Usage: "with --provider command: the model to run once per step, conversation on stdin (e.g. 'ollama run qwen3')"},
 		retriesFlag(d.Retries.Value),
 		&cli.IntFlag{Name: "max-tokens", Value: d.MaxTokens.Value, Usage: "cap each model reply at `N` tokens (default: the provider's own)"},
+		&cli.Float64Flag{Name: "temperature", Value: d.Temperature.Value, DefaultText: temperature, Usage: "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)"},
+		&cli.StringFlag{Name: "reasoning", Value: d.Reasoning.Value, DefaultText: reasoning, Usage: "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)"},
 		&cli.StringFlag{Name: "schema", Usage: "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {"},
 		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the last run's conversation, with its provider, model, mode and tools unless flags say otherwise"},
 		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation recorded in the transcript `FILE`"},

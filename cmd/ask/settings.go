@@ -31,7 +31,7 @@ func flagSettings(c *cli.Context) run.Settings {
 	for name, to := range map[string]*run.Setting[string]{
 		"provider": &s.Provider, "model": &s.Model, "base-url": &s.BaseURL, "system": &s.System,
 		"mode": &s.Mode, "tools-file": &s.ToolsFile, "workdir": &s.Workdir, "tool-protocol": &s.ToolProtocol,
-		"command": &s.Command, "schema": &s.Schema, "sandbox": &s.Sandbox,
+		"command": &s.Command, "schema": &s.Schema, "sandbox": &s.Sandbox, "reasoning": &s.Reasoning,
 	} {
 		if src, ok := given(name); ok {
 			*to = run.Given(c.String(name), src)
@@ -58,6 +58,9 @@ func flagSettings(c *cli.Context) run.Settings {
 		if src, ok := given(name); ok {
 			*to = run.Given(c.StringSlice(name), src)
 		}
+	}
+	if src, ok := given("temperature"); ok {
+		s.Temperature = run.Given(c.Float64("temperature"), src)
 	}
 	if src, ok := given("timeout"); ok {
 		s.Timeout = run.Given(c.Duration("timeout"), src)

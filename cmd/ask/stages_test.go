@@ -193,6 +193,15 @@ func TestRequestGoldens(t *testing.T) {
 		{"anthropic-ask-mode-no-stream", []string{"-p", "anthropic", "--mode", "ask", "--no-stream", "--max-tokens", "500", "-s", "Answer in French."}},
 		{"ollama-json-tool-protocol", []string{"-p", "ollama", "--tool-protocol", "json", "--mode", "plan"}},
 		{"openai-no-tools-schema", []string{"-p", "openai", "--no-tools", "--schema", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`}},
+		// --temperature and --reasoning, as each provider's own fields.
+		{"openai-knobs", []string{"-p", "openai", "-m", "gpt-5", "--temperature", "1", "--reasoning", "low", "--no-tools"}},
+		{"openrouter-knobs", []string{"-p", "openrouter", "--temperature", "0.2", "--reasoning", "high", "--no-tools"}},
+		{"responses-knobs", []string{"-p", "openai-responses", "-m", "gpt-5", "--reasoning", "medium", "--no-tools"}},
+		{"anthropic-thinking", []string{"-p", "anthropic", "--reasoning", "high", "--max-tokens", "500", "--no-tools"}},
+		{"gemini-2.5-knobs", []string{"-p", "gemini", "--reasoning", "low", "--temperature", "0.5", "--no-tools"}},
+		{"gemini-3-knobs", []string{"-p", "gemini", "-m", "gemini-3-flash-preview", "--reasoning", "medium", "--no-tools"}},
+		{"ollama-knobs", []string{"-p", "ollama", "--reasoning", "high", "--temperature", "0.7", "--no-tools"}},
+		{"deepseek-knobs", []string{"-p", "deepseek", "--reasoning", "high", "--no-tools"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,6 +241,8 @@ func TestRequestIsWhatTheLoopSends(t *testing.T) {
 		{"--tool-protocol", "markdown", "--mode", "plan"},
 		{"--no-tools", "--schema", `{"type":"object"}`},
 		{"-m", "gpt-4.1", "--allow-tool", "shell:git status*"},
+		{"--temperature", "0.3", "--reasoning", "medium"},
+		{"--tool-protocol", "json", "--reasoning", "low"},
 	} {
 		t.Run(strings.Join(flags, " "), func(t *testing.T) {
 			wd := t.TempDir()

@@ -50,6 +50,8 @@ type Settings struct {
 	NoStream     bool                `json:"no_stream"`
 	Retries      int                 `json:"retries"`
 	MaxTokens    int                 `json:"max_tokens"`
+	Temperature  float64             `json:"temperature"`
+	Reasoning    string              `json:"reasoning"`
 	Color        string              `json:"color"`
 	Providers    map[string]Provider `json:"providers"`
 	Tools        Tools               `json:"tools"`
@@ -108,6 +110,9 @@ var (
 	Modes         = []string{"ask", "plan", "agent"}
 	ToolProtocols = []string{"auto", "native", "json", "markdown"}
 	Colors        = []string{"auto", "always", "never"}
+	// ReasoningLevels are those of providers.ReasoningLevels (this
+	// package imports no provider code).
+	ReasoningLevels = []string{"low", "medium", "high"}
 )
 
 // File is a parsed config file.
@@ -252,6 +257,13 @@ func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 	}
 	if err := oneOf("color", s.Color, Colors); err != nil {
 		return err
+	}
+	if err := oneOf("reasoning", s.Reasoning, ReasoningLevels); err != nil {
+		return err
+	}
+	// The provider's own range is checked when a run knows the provider.
+	if f.has(prefix+"temperature") && (s.Temperature < 0 || s.Temperature > 2) {
+		return f.errorAt(prefix+"temperature", fmt.Sprintf("%g: give a number from 0 to 2", s.Temperature))
 	}
 	if providers != nil {
 		if err := oneOf("provider", s.Provider, providers); err != nil {

@@ -56,6 +56,10 @@ func TestParseErrors(t *testing.T) {
 		{"empty model", `{"model": ""}`, 1, 2, `model: is empty`},
 		{"empty mcp server", `{"mcp": ["srv", " "]}`, 1, 2, `mcp: server 2 is empty`},
 		{"empty profile name", `{"profiles": {"": {}}}`, 1, 2, `a profile needs a name`},
+		{"temperature as a string", `{"temperature": "hot"}`, 1, 2, `temperature: want a number, got a string`},
+		{"temperature out of range", `{"temperature": 2.5}`, 1, 2, `temperature: 2.5: give a number from 0 to 2`},
+		{"negative temperature in a profile", `{"profiles": {"p": {"temperature": -1}}}`, 1, 21, `profiles.p.temperature: -1: give a number from 0 to 2`},
+		{"bad reasoning level", `{"reasoning": "max"}`, 1, 2, `reasoning: "max": choose low, medium or high`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -137,6 +137,9 @@ func (w *walker) value(t reflect.Type, key string, keyOff int) error {
 		if _, err := v.Int64(); err == nil && t.Kind() == reflect.Int {
 			return nil
 		}
+		if t.Kind() == reflect.Float64 {
+			return nil
+		}
 		got = v.String()
 	}
 	return w.at(keyOff, key, fmt.Sprintf("want %s, got %s", describeType(t), got))
@@ -234,6 +237,8 @@ func describeType(t reflect.Type) string {
 		return "true or false"
 	case reflect.Int:
 		return "a whole number"
+	case reflect.Float64:
+		return "a number"
 	case reflect.Slice:
 		return "a list of " + strings.TrimPrefix(describeType(t.Elem()), "a ") + "s"
 	case reflect.Struct, reflect.Map:

@@ -16,6 +16,7 @@ type APIError struct {
 	StatusCode int    // 0 when the error came inside a 200 stream
 	Type       string // "invalid_request_error", "NOT_FOUND", ...
 	Code       string
+	Reason     string // Gemini's google.rpc.ErrorInfo reason, such as API_KEY_INVALID
 	Message    string
 }
 
@@ -40,14 +41,31 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// IsAuth reports whether the provider rejected the credentials.
+// IsAuth reports whether the provider rejected the credentials. It reads
+// the body as well as the status, so that a recorded body handed to a stage
+// (which has no status) and the same body met by a run are classified
+// alike, and so that a provider answering a bad key with another status
+// (Gemini: 400 INVALID_ARGUMENT, reason API_KEY_INVALID) is still caught.
 func (e *APIError) IsAuth() bool {
 	switch e.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return true
 	}
-	t := strings.ToLower(e.Type)
-	return t == "authentication_error" || t == "permission_error" || t == "unauthenticated" || t == "permission_denied"
+	switch strings.ToLower(e.Type) {
+	case "authentication_error", // Anthropic, DeepSeek
+		"invalid_authentication_error",         // Moonshot
+		"permission_error",                     // Anthropic
+		"unauthenticated", "permission_denied": // Gemini's status
+		return true
+	}
+	switch {
+	case e.Code == "invalid_api_key", // OpenAI
+		e.Code == "401",                         // OpenRouter's numeric code, which is its HTTP status
+		strings.HasPrefix(e.Reason, "API_KEY_"): // Gemini: API_KEY_INVALID, API_KEY_EXPIRED, …
+		return true
+	}
+	// Ollama's cloud says only {"error":"unauthorized"}.
+	return e.Type == "" && e.Code == "" && strings.EqualFold(e.Message, "unauthorized")
 }
 
 // Retryable reports whether the same request may succeed later: 408, 409,
@@ -97,6 +115,15 @@ func DecodeError(status int, body []byte) *APIError {
 			if c := errv.Get("details.error_code").String(); c != "" {
 				e.Code = c
 			}
+			// Gemini's details is a list of typed objects; the ErrorInfo
+			// among them names the reason.
+			errv.Get("details").ForEach(func(_, d gjson.Result) bool {
+				if r := d.Get("reason"); r.Type == gjson.String {
+					e.Reason = r.String()
+					return false
+				}
+				return true
+			})
 			if raw := errv.Get("metadata.raw").String(); raw != "" && len(raw) < 300 {
 				e.Message += " (" + raw + ")"
 			}

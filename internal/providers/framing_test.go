@@ -112,3 +112,44 @@ func TestStreamError(t *testing.T) {
 		}
 	}
 }
+
+// rejectedKeyBodies are the bodies providers answer a bad key with, in the
+// shapes their documentation and SDKs give, with the status they come with.
+var rejectedKeyBodies = []struct {
+	name   string
+	status int
+	body   string
+}{
+	{"openai", 401, `{"error":{"message":"Incorrect API key provided: sk-abc***xyz.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
+	{"gemini", 400, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com","metadata":{"service":"generativelanguage.googleapis.com"}}]}}`},
+	{"anthropic", 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"req_011"}`},
+	{"openrouter", 401, `{"error":{"message":"No auth credentials found","code":401}}`},
+	{"deepseek", 401, `{"error":{"message":"Authentication Fails, Your api key is invalid","type":"authentication_error","param":null,"code":"invalid_request_error"}}`},
+	{"moonshot", 401, `{"error":{"message":"Invalid Authentication","type":"invalid_authentication_error"}}`},
+	{"ollama cloud", 401, `{"error":"unauthorized"}`},
+}
+
+// TestRejectedKeyFromTheBody: a rejected key is recognised by what the body
+// says, with the status a run sees and without one (a stage's input).
+func TestRejectedKeyFromTheBody(t *testing.T) {
+	t.Parallel()
+	for _, tt := range rejectedKeyBodies {
+		for _, status := range []int{tt.status, 0} {
+			if e := DecodeError(status, []byte(tt.body)); !e.IsAuth() {
+				t.Errorf("%s, status %d: %+v is not a rejected key", tt.name, status, e)
+			}
+		}
+	}
+	// Errors that name no key stay provider errors, whatever their code.
+	for _, body := range []string{
+		`{"error":{"code":400,"message":"Token limit reached"}}`,
+		`{"error":{"code":403,"message":"Input flagged by moderation","metadata":{"reasons":["violence"]}}}`,
+		`{"error":{"code":400,"message":"Invalid JSON payload","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest"}]}}`,
+		`{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED"}]}}`,
+		`{"error":"model 'x' not found"}`,
+	} {
+		if e := DecodeError(0, []byte(body)); e.IsAuth() {
+			t.Errorf("%s is taken for a rejected key", body)
+		}
+	}
+}

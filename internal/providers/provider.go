@@ -9,6 +9,7 @@ package providers
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 )
 
@@ -94,7 +95,22 @@ type Request struct {
 	MaxTokens int
 	// Schema, when set, asks for a final answer matching this JSON Schema.
 	Schema json.RawMessage
+	// Temperature, when not nil, is the sampling temperature.
+	Temperature *float64
+	// Reasoning is how hard a reasoning model should think: "" leaves the
+	// model's default, else one of ReasoningLevels. Each protocol sends it
+	// as its own field (effort, thinking budget, thinking level).
+	Reasoning string
 }
+
+// ReasoningLevels are the values of --reasoning.
+var ReasoningLevels = []string{"low", "medium", "high"}
+
+// ErrKnob marks a request a protocol cannot render because of its
+// temperature or reasoning settings (a model without thinking, thinking
+// with a temperature the provider forbids with it): the user's choice to
+// change, found before anything is sent.
+var ErrKnob = errors.New("unsupported setting")
 
 // Turn is one reply of the model.
 type Turn struct {

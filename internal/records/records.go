@@ -88,6 +88,41 @@ type Event struct {
 	History []json.RawMessage `json:"history,omitempty"`
 }
 
+// plainEvent is Event without its MarshalJSON.
+type plainEvent Event
+
+// finishedEvent is how tool.finished is written: DESIGN §6 has content,
+// is_error and duration_ms always present there, even "", false and 0,
+// while other events leave out what they do not use. The outer fields win
+// over the embedded ones of the same names.
+type finishedEvent struct {
+	plainEvent
+	Content    string `json:"content"`
+	IsError    bool   `json:"is_error"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// MarshalJSON writes the event, with tool.finished's fields always present.
+// Reading needs nothing of the kind: a transcript written before
+// duration_ms existed reads as 0.
+func (ev Event) MarshalJSON() ([]byte, error) {
+	if ev.Type != TypeToolFinished {
+		return marshalPlain(plainEvent(ev))
+	}
+	return marshalPlain(finishedEvent{plainEvent(ev), ev.Content, ev.IsError, ev.DurationMS})
+}
+
+// marshalPlain encodes without escaping HTML characters in model text.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // Settings are what a run was asked to do; replay reads them back.
 type Settings struct {
 	Prompt string `json:"prompt"`
@@ -118,6 +153,10 @@ type Settings struct {
 	// them: replay declares them from here when it cannot run them.
 	UserTools []providers.Tool `json:"user_tools,omitempty"`
 	MaxTokens int              `json:"max_tokens,omitempty"`
+	// Temperature and Reasoning are --temperature and --reasoning, left
+	// out when not given.
+	Temperature *float64 `json:"temperature,omitempty"`
+	Reasoning   string   `json:"reasoning,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// History is the earlier conversation the run continued from
@@ -247,15 +286,7 @@ func (r *Recorder) Err() error {
 
 // Marshal renders an event as one line of compact JSON, without escaping
 // HTML characters in model text.
-func Marshal(ev Event) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(ev); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func Marshal(ev Event) ([]byte, error) { return ev.MarshalJSON() }
 
 // BodyJSON stores an HTTP body in an event: a single JSON document as
 // itself, anything else (an SSE or NDJSON stream, an HTML error page, a

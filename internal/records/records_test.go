@@ -2,6 +2,8 @@ package records
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -138,5 +140,45 @@ func TestDiffJSON(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%s: DiffJSON = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestToolFinishedFields: tool.finished always has content, is_error and
+// duration_ms (DESIGN §6), other events leave them out, and a transcript
+// written before duration_ms existed still reads.
+func TestToolFinishedFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ev   Event
+		want string
+	}{
+		{Event{Type: TypeToolFinished, Step: 1, ID: "c1", Name: "now"},
+			`{"type":"tool.finished","time":"0001-01-01T00:00:00Z","step":1,"id":"c1","name":"now","content":"","is_error":false,"duration_ms":0}`},
+		{Event{Type: TypeToolFinished, ID: "c2", Name: "run_command", Content: "a <b> & c", IsError: true, DurationMS: 1500},
+			`{"type":"tool.finished","time":"0001-01-01T00:00:00Z","id":"c2","name":"run_command","content":"a <b> & c","is_error":true,"duration_ms":1500}`},
+		{Event{Type: TypeToolStarted, ID: "c1", Name: "now", Arguments: "{}"},
+			`{"type":"tool.started","time":"0001-01-01T00:00:00Z","id":"c1","name":"now","arguments":"{}"}`},
+	}
+	for _, tt := range tests {
+		got, err := Marshal(tt.ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("Marshal(%s)\n got %s\nwant %s", tt.ev.Type, got, tt.want)
+		}
+		// json.Marshal of an event, as when one is part of something else,
+		// writes the same members (escaping <, > and &).
+		viaJSON, err := json.Marshal(tt.ev)
+		var a, b map[string]any
+		if err != nil || json.Unmarshal(viaJSON, &a) != nil || json.Unmarshal(got, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("json.Marshal(%s) = %s, %v; want %s", tt.ev.Type, viaJSON, err, got)
+		}
+	}
+	old := `{"type":"run.started","time":"2026-01-02T03:04:05Z","provider":"openai"}` + "\n" +
+		`{"type":"tool.finished","time":"2026-01-02T03:04:05Z","step":1,"id":"c1","name":"now","content":"12:00"}` + "\n"
+	events, err := Read(strings.NewReader(old))
+	if err != nil || len(events) != 2 || events[1].Content != "12:00" || events[1].IsError || events[1].DurationMS != 0 {
+		t.Errorf("Read(older tool.finished) = %+v, %v", events, err)
 	}
 }

@@ -152,6 +152,15 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.ModelName == "" && !row.LocalProgram {
 		return nil, Usagef("%s has no default model: name one with --model", row.Name)
 	}
+	// Knobs are checked before the key, the tools and the MCP servers: a
+	// flag to fix is reported first, and nothing is started for it.
+	proto, err := row.NewProtocol()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
+		return nil, err
+	}
 	key, err := r.key()
 	if err != nil {
 		return nil, err
@@ -185,9 +194,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if key != "" {
 		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
 	}
-	proto, err := catalog.NewProtocol(row.Protocol)
-	if err != nil {
-		return nil, err
+	if s.Temperature.IsGiven() || s.Reasoning.Value != "" {
+		proto = withKnobs{proto, s.temperature(), s.Reasoning.Value}
 	}
 	r.System = prompts.System(prompts.Env{
 		Version: env.Version, Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
@@ -517,7 +525,7 @@ func (s Settings) Protocol() (catalog.Provider, providers.Protocol, error) {
 	if s.KeyVars != nil {
 		row.KeyEnv = s.KeyVars
 	}
-	proto, err := catalog.NewProtocol(row.Protocol)
+	proto, err := row.NewProtocol()
 	if err != nil {
 		return row, nil, asKind(Usage, fmt.Errorf("%s: %w", row.Name, err))
 	}

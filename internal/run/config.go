@@ -104,6 +104,10 @@ func (c *Config) layer() (Settings, error) {
 	integer("max_steps", r.MaxSteps, &s.MaxSteps)
 	integer("retries", r.Retries, &s.Retries)
 	integer("max_tokens", r.MaxTokens, &s.MaxTokens)
+	str("reasoning", r.Reasoning, &s.Reasoning)
+	if r.IsSet("temperature") {
+		s.Temperature = Given(r.Temperature, c.source("temperature"))
+	}
 	strs("tools.allow", r.Tools.Allow, &s.Allow)
 	strs("tools.deny", r.Tools.Deny, &s.Deny)
 	strs("mcp", r.MCP, &s.MCP)

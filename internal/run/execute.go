@@ -155,7 +155,8 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	set := &records.Settings{Prompt: prompt, Attachments: r.attachments, System: r.System, ProjectFile: r.ProjectFile, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
-		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools()}
+		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools(),
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value}
 	// Tools that --no-tools kept from loading are not recorded, so that a
 	// continued run does not load them either. The tools file is absolute:
 	// -c may run from another directory.

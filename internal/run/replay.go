@@ -85,6 +85,10 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.ToolProtocol = Given(cmp.Or(set.ToolProtocol, ToolProtocolAuto), src)
 	s.NoStream = Given(!set.Stream, src)
 	s.MaxTokens = Given(set.MaxTokens, src)
+	if set.Temperature != nil {
+		s.Temperature = Given(*set.Temperature, src)
+	}
+	s.Reasoning = Given(set.Reasoning, src)
 	s.ToolsFile = Given(set.ToolsFile, src)
 	s.MCP = Given(set.MCP, src)
 	s.Workdir = Given(opt.Workdir, "flag --workdir")

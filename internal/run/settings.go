@@ -73,13 +73,18 @@ type Settings struct {
 	NoStream     Setting[bool]
 	Retries      Setting[int]
 	MaxTokens    Setting[int]
-	Allow        Setting[[]string]
-	Deny         Setting[[]string]
-	Yes          Setting[bool]
-	ToolsFile    Setting[string]
-	MCP          Setting[[]string]
-	NoTools      Setting[bool]
-	Workdir      Setting[string]
+	// Temperature is --temperature; not given, the provider's own.
+	Temperature Setting[float64]
+	// Reasoning is --reasoning: low, medium or high, or "" for the
+	// model's own.
+	Reasoning Setting[string]
+	Allow     Setting[[]string]
+	Deny      Setting[[]string]
+	Yes       Setting[bool]
+	ToolsFile Setting[string]
+	MCP       Setting[[]string]
+	NoTools   Setting[bool]
+	Workdir   Setting[string]
 	// Sandbox is --sandbox: off, workdir or read-only (--safe makes off
 	// read-only). AllowNetwork keeps the network in the sandbox;
 	// SandboxMCP puts the MCP servers in it too.
@@ -121,6 +126,7 @@ func defaults() Settings {
 		NoStream:      Given(false, d),
 		Retries:       Given(DefaultRetries, d),
 		MaxTokens:     Given(0, d),
+		Reasoning:     Given("", d),
 		Allow:         Given([]string(nil), d),
 		Deny:          Given([]string(nil), d),
 		Yes:           Given(false, d),
@@ -156,6 +162,8 @@ func over(hi, lo Settings) Settings {
 	out.NoStream = hi.NoStream.or(lo.NoStream)
 	out.Retries = hi.Retries.or(lo.Retries)
 	out.MaxTokens = hi.MaxTokens.or(lo.MaxTokens)
+	out.Temperature = hi.Temperature.or(lo.Temperature)
+	out.Reasoning = hi.Reasoning.or(lo.Reasoning)
 	out.Allow = hi.Allow.or(lo.Allow)
 	out.Deny = hi.Deny.or(lo.Deny)
 	out.Yes = hi.Yes.or(lo.Yes)
@@ -356,6 +364,10 @@ func (s Settings) Entries() []Entry {
 	if !s.Model.IsGiven() {
 		model.Source = "none: name one with --model"
 	}
+	temperature := Entry{"temperature", s.Temperature.Value, s.Temperature.Source}
+	if !s.Temperature.IsGiven() {
+		temperature = Entry{"temperature", nil, "default: the provider's own"}
+	}
 	return []Entry{
 		{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source},
 		{"provider", s.Provider.Value, s.Provider.Source},
@@ -370,6 +382,8 @@ func (s Settings) Entries() []Entry {
 		{"no-stream", s.NoStream.Value, s.NoStream.Source},
 		{"retries", s.Retries.Value, s.Retries.Source},
 		{"max-tokens", s.MaxTokens.Value, s.MaxTokens.Source},
+		temperature,
+		{"reasoning", nilIfEmpty(s.Reasoning.Value), s.Reasoning.Source},
 		{"allow-tool", list(s.Allow.Value), s.Allow.Source},
 		{"deny-tool", list(s.Deny.Value), s.Deny.Source},
 		{"yes", s.Yes.Value, s.Yes.Source},

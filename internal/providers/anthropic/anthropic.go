@@ -18,6 +18,11 @@ const APIVersion = "2023-06-01"
 // API requires a value.
 const DefaultMaxTokens = 8192
 
+// ThinkingBudgets are the budget_tokens of extended thinking for each
+// Request.Reasoning: the API's minimum (1024) for low, and four and sixteen
+// times that.
+var ThinkingBudgets = map[string]int{"low": 1024, "medium": 4096, "high": 16384}
+
 // Protocol is the Anthropic Messages protocol.
 type Protocol struct{}
 
@@ -116,10 +121,27 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 // output_config?, stream?}. The system prompt is a plain string, left out
 // when empty. An answer schema becomes output_config.format where the model
 // and schema allow it (schema.go), else an instruction in the system prompt.
+//
+// Reasoning turns on extended thinking with a budget (ThinkingBudgets).
+// The budget counts within max_tokens and must stay below it, so it is
+// added on top of the reply's cap: MaxTokens (or the default) still bounds
+// the answer. With thinking on, the API takes no temperature but 1.
 func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	maxTokens := r.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
+	}
+	var thinking json.RawMessage
+	if r.Reasoning != "" {
+		budget, ok := ThinkingBudgets[r.Reasoning]
+		if !ok {
+			return nil, fmt.Errorf("anthropic: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
+		}
+		if r.Temperature != nil && *r.Temperature != 1 {
+			return nil, fmt.Errorf("anthropic: extended thinking (--reasoning) takes no temperature but 1, got %g: %w", *r.Temperature, providers.ErrKnob)
+		}
+		maxTokens += budget
+		thinking = json.RawMessage(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)
 	}
 	system := r.System
 	var format json.RawMessage // output_config.format, for native structured output
@@ -162,6 +184,12 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		providers.Field{Key: "tools", Value: tools})
 	if format != nil {
 		fields = append(fields, providers.Field{Key: "output_config", Value: providers.Object(providers.Field{Key: "format", Value: format})})
+	}
+	if thinking != nil {
+		fields = append(fields, providers.Field{Key: "thinking", Value: thinking})
+	}
+	if r.Temperature != nil {
+		fields = append(fields, providers.Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*r.Temperature, 'f', -1, 64))})
 	}
 	if r.Stream {
 		fields = append(fields, providers.Field{Key: "stream", Value: json.RawMessage("true")})

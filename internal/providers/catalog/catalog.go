@@ -59,10 +59,28 @@ type Provider struct {
 	// LocalProgram: the model is a program run on this machine once per
 	// step (--command), reached by no URL and needing no key.
 	LocalProgram bool
+	// MaxTemperature is the top of the temperature range the provider
+	// takes (from 0); 0 means it takes no temperature, and --temperature
+	// is a usage error.
+	MaxTemperature float64
+	// Reasoning names the request field --reasoning becomes; "" means the
+	// provider has none, and --reasoning is a usage error. Chat Completions
+	// servers differ: ReasoningEffort for most, ReasoningObject for
+	// OpenRouter. The other protocols have one field each.
+	Reasoning string
 	// Attach is what -a/--attach may send the provider, and how much; nil
 	// takes nothing.
 	Attach *AttachLimits
 }
+
+// Values of Provider.Reasoning.
+const (
+	ReasoningEffort = "reasoning_effort" // Chat Completions
+	ReasoningObject = "reasoning.effort" // OpenRouter, Responses
+	Thinking        = "thinking"         // Anthropic extended thinking
+	ThinkingConfig  = "generationConfig.thinkingConfig"
+	Think           = "think" // Ollama
+)
 
 // AttachLimits are the files a provider takes in a user message, checked
 // before anything is sent. Sizes are of the file, before base64 (which
@@ -152,27 +170,28 @@ var attribution = http.Header{
 var all = []Provider{
 	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
 		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true,
-		Attach: openAIAttach},
+		MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach},
 	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, Attach: openAIAttach},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach},
 	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, Attach: openAIAttach},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach},
 	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true,
-		Attach: anthropicAttach},
+		MaxTemperature: 1, Reasoning: Thinking, Attach: anthropicAttach},
 	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
 		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true,
-		Attach: geminiAttach},
+		MaxTemperature: 2, Reasoning: ThinkingConfig, Attach: geminiAttach},
 	{Name: "ollama", Protocol: "ollama", BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
 		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
-		Attach: imagesOnly},
+		MaxTemperature: 2, Reasoning: Think, Attach: imagesOnly},
 	{Name: "deepseek", Protocol: "openai", BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
-		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true},
+		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true,
+		MaxTemperature: 2, Reasoning: ReasoningEffort},
 	{Name: "moonshot", Protocol: "openai", BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
 		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true, NativeSchema: true,
-		Attach: imagesOnly},
+		MaxTemperature: 1, Attach: imagesOnly},
 	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
-		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true, Attach: imagesOnly},
+		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: imagesOnly},
 	// A local program run once per step (--command); it speaks plain text.
 	{Name: "command", Protocol: "command", DefaultModel: "command", LocalProgram: true},
 }
@@ -200,7 +219,16 @@ func Lookup(name string) (Provider, error) {
 	return Provider{}, fmt.Errorf("unknown provider %q: choose one of %s", name, strings.Join(Names(), ", "))
 }
 
-// NewProtocol returns the wire protocol a provider speaks.
+// NewProtocol returns the wire protocol the provider speaks, in its
+// dialect.
+func (p Provider) NewProtocol() (providers.Protocol, error) {
+	if p.Protocol == "openai" {
+		return &openai.Protocol{ReasoningObject: p.Reasoning == ReasoningObject}, nil
+	}
+	return NewProtocol(p.Protocol)
+}
+
+// NewProtocol returns the wire protocol of that name.
 func NewProtocol(name string) (providers.Protocol, error) {
 	switch name {
 	case "openai":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -239,10 +240,20 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			instr, err = providers.SetRaw([]byte(`{}`), "parts", providers.JoinArray([]json.RawMessage{part}))
 		}
 	}
-	if err == nil && (r.MaxTokens > 0 || responseSchema != nil) {
+	var thinking json.RawMessage
+	if err == nil && r.Reasoning != "" {
+		thinking, err = thinkingConfig(r.Model, r.Reasoning)
+	}
+	if err == nil && (r.MaxTokens > 0 || responseSchema != nil || r.Temperature != nil || thinking != nil) {
 		config = []byte(`{}`)
 		if r.MaxTokens > 0 {
 			config, err = providers.Set(config, "maxOutputTokens", r.MaxTokens)
+		}
+		if err == nil && r.Temperature != nil {
+			config, err = providers.Set(config, "temperature", *r.Temperature)
+		}
+		if err == nil && thinking != nil {
+			config, err = providers.SetRaw(config, "thinkingConfig", thinking)
 		}
 		if err == nil && responseSchema != nil {
 			config, err = providers.Set(config, "responseMimeType", "application/json")
@@ -274,3 +285,29 @@ func (p *Protocol) ParseToolCalls(body []byte) ([]providers.ToolCall, error) {
 
 // NewStream returns an accumulator for one streamed response.
 func (*Protocol) NewStream() providers.Stream { return newStream() }
+
+// ThinkingBudgets are the thinkingBudget tokens of a Gemini 2.5 model for
+// each Request.Reasoning, within the range of every 2.5 model (Flash-Lite
+// takes 512 to 24576, Flash 0 to 24576, Pro 128 to 32768).
+var ThinkingBudgets = map[string]int{"low": 1024, "medium": 8192, "high": 24576}
+
+// thinkingConfig is generationConfig.thinkingConfig for a reasoning level:
+// a token budget for Gemini 2.5, a thinkingLevel for Gemini 3 and later
+// (3 Pro takes only low and high). Models before 2.5 do not think.
+func thinkingConfig(model, level string) (json.RawMessage, error) {
+	budget, ok := ThinkingBudgets[level]
+	if !ok {
+		return nil, fmt.Errorf("gemini: reasoning %q: %w", level, providers.ErrKnob)
+	}
+	m := strings.TrimPrefix(strings.ToLower(model), "models/")
+	switch {
+	case strings.HasPrefix(m, "gemini-2.5"):
+		return json.RawMessage(`{"thinkingBudget":` + strconv.Itoa(budget) + `}`), nil
+	case strings.HasPrefix(m, "gemini-1") || strings.HasPrefix(m, "gemini-2.0") || strings.HasPrefix(m, "gemma"):
+		return nil, fmt.Errorf("gemini: %s has no thinking to configure (Gemini 2.5 and later do): %w", model, providers.ErrKnob)
+	case level == "medium" && strings.HasPrefix(m, "gemini-3-pro"):
+		return nil, fmt.Errorf("gemini: %s takes a thinking level of low or high, not medium: %w", model, providers.ErrKnob)
+	}
+	// The enum's names, as Google's own SDKs send them: LOW, MEDIUM, HIGH.
+	return json.RawMessage(`{"thinkingLevel":` + string(providers.Quote(strings.ToUpper(level))) + `}`), nil
+}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -215,6 +216,20 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 	}
 	if r.MaxTokens > 0 {
 		if doc, err = providers.Set(doc, "options.num_predict", r.MaxTokens); err != nil {
+			return nil, err
+		}
+	}
+	if r.Temperature != nil {
+		if doc, err = providers.Set(doc, "options.temperature", *r.Temperature); err != nil {
+			return nil, err
+		}
+	}
+	if r.Reasoning != "" {
+		// think takes a level as well as true or false (docs/openapi.yaml).
+		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
+			return nil, fmt.Errorf("reasoning %q: %w", r.Reasoning, providers.ErrKnob)
+		}
+		if doc, err = providers.Set(doc, "think", r.Reasoning); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,8 +12,14 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Protocol is the Chat Completions wire protocol. It holds no state.
-type Protocol struct{}
+// Protocol is the Chat Completions wire protocol. It holds no state but
+// how its dialect spells a setting.
+type Protocol struct {
+	// ReasoningObject sends Request.Reasoning as OpenRouter takes it,
+	// "reasoning":{"effort":…}, instead of Chat Completions'
+	// "reasoning_effort".
+	ReasoningObject bool
+}
 
 var _ providers.Protocol = (*Protocol)(nil)
 
@@ -148,6 +155,23 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		b = append(b, maxTokensField(r.Model)...)
 		b = append(b, `":`...)
 		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+	}
+	if r.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		b = strconv.AppendFloat(b, *r.Temperature, 'f', -1, 64)
+	}
+	if r.Reasoning != "" {
+		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
+			return nil, fmt.Errorf("openai: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
+		}
+		if p.ReasoningObject {
+			b = append(b, `,"reasoning":{"effort":`...)
+			b = append(b, providers.Quote(r.Reasoning)...)
+			b = append(b, '}')
+		} else {
+			b = append(b, `,"reasoning_effort":`...)
+			b = append(b, providers.Quote(r.Reasoning)...)
+		}
 	}
 	if len(r.Schema) > 0 {
 		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"answer","schema":`...)

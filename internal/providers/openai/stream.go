@@ -52,8 +52,8 @@ type callAcc struct {
 	extras  fields // e.g. Gemini's extra_content on the call
 }
 
-// fields is an ordered set of raw JSON object members where a later
-// non-null value replaces an earlier one.
+// fields is an ordered set of raw JSON object members where a later value
+// replaces an earlier one, unless the later one is null or "".
 type fields struct {
 	keys []string // raw (quoted) keys
 	vals map[string][]byte
@@ -63,15 +63,26 @@ func (f *fields) set(rawKey string, raw []byte) {
 	if f.vals == nil {
 		f.vals = map[string][]byte{}
 	}
-	if _, ok := f.vals[rawKey]; !ok {
+	old, ok := f.vals[rawKey]
+	if !ok {
 		f.keys = append(f.keys, rawKey)
 	}
-	f.vals[rawKey] = raw
+	if !ok || blank(old) || !blank(raw) {
+		f.vals[rawKey] = raw
+	}
+}
+
+// blank reports whether a streamed value is a placeholder that a later
+// fragment completes: null, or an empty string (OpenRouter sends a Claude
+// reasoning entry's signature first as "" and the real one later).
+func blank(raw []byte) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s == "null" || s == `""`
 }
 
 // detail is one merged reasoning_details entry. Its text-like members
 // arrive in fragments and are concatenated; other members (type, format,
-// id, signature, index) keep their first non-null value.
+// id, signature, index) keep their first value that is neither null nor "".
 type detail struct {
 	index  int
 	typ    string
@@ -263,7 +274,7 @@ func (d *detail) merge(k, v gjson.Result) {
 	case !seen:
 		d.keys = append(d.keys, key)
 		d.vals[key] = []byte(v.Raw)
-	case string(old) == "null":
+	case blank(old):
 		d.vals[key] = []byte(v.Raw)
 	}
 }

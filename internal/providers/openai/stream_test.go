@@ -68,6 +68,18 @@ func TestStream(t *testing.T) {
 			stop:  "tool_calls",
 		},
 		{
+			name: "a signature sent first as \"\" is completed later, and a later \"\" or null empties nothing",
+			body: sse(
+				chunk(`{"reasoning_details":[{"type":"reasoning.text","text":"thin","signature":"","format":"anthropic-claude-v1","index":0}],"thought_signature":"ts"}`, ""),
+				chunk(`{"reasoning_details":[{"type":"reasoning.text","text":"k","signature":"sig","format":null,"index":0}],"thought_signature":""}`, ""),
+				chunk(`{"content":"ok","thought_signature":null}`, "stop"), "[DONE]"),
+			deltas: "ok",
+			text:   "ok",
+			reason: "think",
+			echo:   `{"role":"assistant","content":"ok","reasoning_details":[{"type":"reasoning.text","text":"think","signature":"sig","format":"anthropic-claude-v1","index":0}],"thought_signature":"ts"}`,
+			stop:   "stop",
+		},
+		{
 			name:  "empty arguments become {}",
 			body:  sse(chunk(`{"tool_calls":[{"index":0,"id":"n","type":"function","function":{"name":"now","arguments":""}}]}`, "tool_calls"), "[DONE]"),
 			calls: []providers.ToolCall{{ID: "n", Name: "now", Arguments: "{}"}},

@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -198,6 +199,19 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if r.MaxTokens > 0 {
 		n := max(r.MaxTokens, minOutputTokens)
 		if doc, err = providers.SetRaw(doc, "max_output_tokens", []byte(strconv.Itoa(n))); err != nil {
+			return nil, err
+		}
+	}
+	if r.Temperature != nil {
+		if doc, err = providers.Set(doc, "temperature", *r.Temperature); err != nil {
+			return nil, err
+		}
+	}
+	if r.Reasoning != "" {
+		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
+			return nil, fmt.Errorf("responses: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
+		}
+		if doc, err = setString(doc, "reasoning.effort", r.Reasoning); err != nil {
 			return nil, err
 		}
 	}

@@ -60,8 +60,13 @@ func (s *stream) Add(ev providers.Event) (string, error) {
 		item := e.Get("item")
 		it := s.at(e.Get("output_index").Int(), item.Get("id").String())
 		it.typ = item.Get("type").String()
-		it.callID = item.Get("call_id").String()
-		it.name = item.Get("name").String()
+		// An empty value never replaces one an earlier event gave.
+		if c := item.Get("call_id").String(); c != "" {
+			it.callID = c
+		}
+		if n := item.Get("name").String(); n != "" {
+			it.name = n
+		}
 		it.args.WriteString(item.Get("arguments").String())
 	case "response.function_call_arguments.delta":
 		s.lookup(e).args.WriteString(e.Get("delta").String())

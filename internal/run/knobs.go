@@ -1,0 +1,67 @@
+package run
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+)
+
+// checkKnobs refuses --temperature and --reasoning where the provider has
+// no such setting, or a value out of its range, before anything is sent:
+// a knob silently dropped would make a run look tuned when it was not.
+// What depends on the model or on the two together (a Gemini model that
+// does not think, Anthropic's thinking with a temperature) the protocol
+// knows; a request built with nothing else in it asks it.
+func (s Settings) checkKnobs(row catalog.Provider, proto providers.Protocol, model string) error {
+	t, level := s.Temperature, s.Reasoning.Value
+	if t.IsGiven() {
+		switch {
+		case row.MaxTemperature == 0:
+			return Usagef("--temperature: %s takes no temperature; leave it out", row.Name)
+		case t.Value < 0 || t.Value > row.MaxTemperature:
+			return Usagef("--temperature %g (%s): %s takes 0 to %g", t.Value, t.Source, row.Name, row.MaxTemperature)
+		}
+	}
+	if level != "" {
+		switch {
+		case !slices.Contains(providers.ReasoningLevels, level):
+			return Usagef("--reasoning %q (%s): choose %s", level, s.Reasoning.Source, strings.Join(providers.ReasoningLevels, ", "))
+		case row.Reasoning == "":
+			return Usagef("--reasoning: %s has no reasoning setting; choose a reasoning model by name instead, or leave it out", row.Name)
+		}
+	}
+	if (!t.IsGiven() && level == "") || proto == nil {
+		return nil
+	}
+	_, err := proto.BuildRequest(providers.Request{Model: model, Temperature: s.temperature(), Reasoning: level})
+	if errors.Is(err, providers.ErrKnob) {
+		return Usagef("%v", err)
+	}
+	return nil
+}
+
+// temperature is the temperature to send, nil for the provider's own.
+func (s Settings) temperature() *float64 {
+	if !s.Temperature.IsGiven() {
+		return nil
+	}
+	t := s.Temperature.Value
+	return &t
+}
+
+// withKnobs is a protocol whose requests carry the run's temperature and
+// reasoning level. It sits under any text tool protocol wrapping it, so
+// that every request of the run has them.
+type withKnobs struct {
+	providers.Protocol
+	temperature *float64
+	reasoning   string
+}
+
+func (w withKnobs) BuildRequest(req providers.Request) ([]byte, error) {
+	req.Temperature, req.Reasoning = w.temperature, w.reasoning
+	return w.Protocol.BuildRequest(req)
+}
