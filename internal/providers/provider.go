@@ -96,6 +96,21 @@ type Request struct {
 	MaxTokens int
 	// Schema, when set, asks for a final answer matching this JSON Schema.
 	Schema json.RawMessage
+	// Cache asks the provider to cache the request's stable prefix
+	// (DESIGN §3, Cost); the zero value asks for nothing.
+	Cache Cache
+}
+
+// Cache is how a request asks for its prefix to be cached.
+type Cache struct {
+	// Mark puts cache breakpoints (cache_control) on the stable prefix:
+	// the tools, the system prompt and the conversation so far. Anthropic,
+	// and OpenRouter for some models, cache only what a request marks.
+	Mark bool
+	// Key names the conversation, so that a provider that routes requests
+	// to its caches by a key (OpenAI's prompt_cache_key) keeps every step
+	// of it on one; "" sends none.
+	Key string
 }
 
 // Turn is one reply of the model.
