@@ -113,6 +113,8 @@ type Settings struct {
 	// them: replay declares them from here when it cannot run them.
 	UserTools []providers.Tool `json:"user_tools,omitempty"`
 	MaxTokens int              `json:"max_tokens,omitempty"`
+	// NoCache is --no-cache: the requests asked for no caching.
+	NoCache bool `json:"no_cache,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// History is the earlier conversation the run continued from

@@ -69,15 +69,18 @@ type Settings struct {
 	Timeout      Setting[time.Duration]
 	ToolProtocol Setting[string]
 	NoStream     Setting[bool]
-	Retries      Setting[int]
-	MaxTokens    Setting[int]
-	Allow        Setting[[]string]
-	Deny         Setting[[]string]
-	Yes          Setting[bool]
-	ToolsFile    Setting[string]
-	MCP          Setting[[]string]
-	NoTools      Setting[bool]
-	Workdir      Setting[string]
+	// NoCache is --no-cache: requests do not ask the provider to cache
+	// their prefix (no cache_control marks, no prompt_cache_key).
+	NoCache   Setting[bool]
+	Retries   Setting[int]
+	MaxTokens Setting[int]
+	Allow     Setting[[]string]
+	Deny      Setting[[]string]
+	Yes       Setting[bool]
+	ToolsFile Setting[string]
+	MCP       Setting[[]string]
+	NoTools   Setting[bool]
+	Workdir   Setting[string]
 	// Sandbox is --sandbox: off, workdir or read-only (--safe makes off
 	// read-only). AllowNetwork keeps the network in the sandbox;
 	// SandboxMCP puts the MCP servers in it too.
@@ -109,6 +112,7 @@ func defaults() Settings {
 		Timeout:      Given(loop.DefaultTimeout, d),
 		ToolProtocol: Given(ToolProtocolAuto, d),
 		NoStream:     Given(false, d),
+		NoCache:      Given(false, d),
 		Retries:      Given(DefaultRetries, d),
 		MaxTokens:    Given(0, d),
 		Allow:        Given([]string(nil), d),
@@ -143,6 +147,7 @@ func over(hi, lo Settings) Settings {
 	out.Timeout = hi.Timeout.or(lo.Timeout)
 	out.ToolProtocol = hi.ToolProtocol.or(lo.ToolProtocol)
 	out.NoStream = hi.NoStream.or(lo.NoStream)
+	out.NoCache = hi.NoCache.or(lo.NoCache)
 	out.Retries = hi.Retries.or(lo.Retries)
 	out.MaxTokens = hi.MaxTokens.or(lo.MaxTokens)
 	out.Allow = hi.Allow.or(lo.Allow)
@@ -351,6 +356,7 @@ func (s Settings) Entries() []Entry {
 		{"timeout", s.Timeout.Value.String(), s.Timeout.Source},
 		{"tool-protocol", s.ToolProtocol.Value, s.ToolProtocol.Source},
 		{"no-stream", s.NoStream.Value, s.NoStream.Source},
+		{"no-cache", s.NoCache.Value, s.NoCache.Source},
 		{"retries", s.Retries.Value, s.Retries.Source},
 		{"max-tokens", s.MaxTokens.Value, s.MaxTokens.Source},
 		{"allow-tool", list(s.Allow.Value), s.Allow.Source},
