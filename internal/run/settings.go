@@ -69,18 +69,15 @@ type Settings struct {
 	Timeout      Setting[time.Duration]
 	ToolProtocol Setting[string]
 	NoStream     Setting[bool]
-	// NoCache is --no-cache: requests do not ask the provider to cache
-	// their prefix (no cache_control marks, no prompt_cache_key).
-	NoCache   Setting[bool]
-	Retries   Setting[int]
-	MaxTokens Setting[int]
-	Allow     Setting[[]string]
-	Deny      Setting[[]string]
-	Yes       Setting[bool]
-	ToolsFile Setting[string]
-	MCP       Setting[[]string]
-	NoTools   Setting[bool]
-	Workdir   Setting[string]
+	Retries      Setting[int]
+	MaxTokens    Setting[int]
+	Allow        Setting[[]string]
+	Deny         Setting[[]string]
+	Yes          Setting[bool]
+	ToolsFile    Setting[string]
+	MCP          Setting[[]string]
+	NoTools      Setting[bool]
+	Workdir      Setting[string]
 	// Sandbox is --sandbox: off, workdir or read-only (--safe makes off
 	// read-only). AllowNetwork keeps the network in the sandbox;
 	// SandboxMCP puts the MCP servers in it too.
@@ -92,6 +89,9 @@ type Settings struct {
 	// Schema is --schema: a file, or the schema itself when it starts
 	// with "{".
 	Schema Setting[string]
+	// NoCache is --no-cache: requests do not ask the provider to cache
+	// their prefix (no cache_control marks, no prompt_cache_key).
+	NoCache Setting[bool]
 
 	// Conversation is the earlier run carried on (--continue, --resume),
 	// nil for none.
