@@ -56,35 +56,43 @@ func CountCacheMarks(msgs []json.RawMessage) int {
 	return n
 }
 
-// MarkLastBlock puts CacheMark on the last content block of msg that
-// takes one, turning a string content into one text block first; takes
-// says which blocks can carry a mark. It reports whether it added a mark:
-// not when no block can take one, nor when that block has one already.
-func MarkLastBlock(msg json.RawMessage, takes func(block gjson.Result) bool) (json.RawMessage, bool) {
+// TextBlocks turns a message whose content is a non-empty string into
+// the same message with one text block, the form a cache mark needs.
+// Requests that mark their prefix send every message that is not the
+// model's own in this form, marked or not, so that a message keeps its
+// bytes when its mark moves on to a later one. Other messages are
+// returned as they are.
+func TextBlocks(msg json.RawMessage) json.RawMessage {
 	content := gjson.GetBytes(msg, "content")
-	switch {
-	case content.Type == gjson.String:
-		if content.Str == "" {
+	if content.Type != gjson.String || content.Str == "" || gjson.GetBytes(msg, "role").String() == "assistant" {
+		return msg
+	}
+	block := Object(
+		Field{Key: "type", Value: json.RawMessage(`"text"`)},
+		Field{Key: "text", Value: json.RawMessage(content.Raw)})
+	out, err := SetRaw(msg, "content", append(append([]byte{'['}, block...), ']'))
+	if err != nil {
+		return msg
+	}
+	return out
+}
+
+// MarkLastBlock puts CacheMark on the last content block of msg that
+// takes one (after TextBlocks); takes says which blocks can carry a mark.
+// It reports whether it added a mark: not when no block can take one, nor
+// when that block has one already.
+func MarkLastBlock(msg json.RawMessage, takes func(block gjson.Result) bool) (json.RawMessage, bool) {
+	msg = TextBlocks(msg)
+	blocks := gjson.GetBytes(msg, "content").Array()
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if !takes(blocks[i]) {
+			continue
+		}
+		if blocks[i].Get("cache_control").Exists() {
 			return msg, false
 		}
-		block := Object(
-			Field{Key: "type", Value: json.RawMessage(`"text"`)},
-			Field{Key: "text", Value: json.RawMessage(content.Raw)},
-			Field{Key: "cache_control", Value: CacheMark})
-		out, err := SetRaw(msg, "content", append(append([]byte{'['}, block...), ']'))
+		out, err := SetRaw(msg, "content."+strconv.Itoa(i)+".cache_control", CacheMark)
 		return out, err == nil
-	case content.IsArray():
-		blocks := content.Array()
-		for i := len(blocks) - 1; i >= 0; i-- {
-			if !takes(blocks[i]) {
-				continue
-			}
-			if blocks[i].Get("cache_control").Exists() {
-				return msg, false
-			}
-			out, err := SetRaw(msg, "content."+strconv.Itoa(i)+".cache_control", CacheMark)
-			return out, err == nil
-		}
 	}
 	return msg, false
 }

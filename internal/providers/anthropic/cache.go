@@ -16,20 +16,20 @@ import (
 // caches prefixes in the order tools, system, messages, so the system
 // prompt's mark covers the tools too; the tools' own mark keeps them
 // cached when only the system prompt changed (another directory, another
-// day). The messages are copied before they are marked: the conversation
-// itself is echoed unmarked.
+// day). The messages are copied before they are marked, each in text
+// blocks (providers.TextBlocks): the conversation itself is echoed
+// unmarked.
 func markCache(msgs []json.RawMessage, system json.RawMessage, tools []json.RawMessage) ([]json.RawMessage, json.RawMessage, []json.RawMessage) {
 	left := providers.MaxCacheMarks - providers.CountCacheMarks(msgs)
-	out := msgs
-	copied := false
-	for _, i := range providers.CachePoints(msgs) {
+	out := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = providers.TextBlocks(m)
+	}
+	for _, i := range providers.CachePoints(out) {
 		if left <= 0 {
 			break
 		}
-		if m, ok := providers.MarkLastBlock(msgs[i], takesMark); ok {
-			if !copied {
-				out, copied = slices.Clone(msgs), true
-			}
+		if m, ok := providers.MarkLastBlock(out[i], takesMark); ok {
 			out[i] = m
 			left--
 		}

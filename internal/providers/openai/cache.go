@@ -14,14 +14,18 @@ import (
 // content parts and passes it on. The marks go, within Anthropic's four
 // and counting those the conversation brought, on the last message, the
 // previous request's last message (providers.CachePoints) and the system
-// prompt, which the tools come before. msgs, the system prompt first when
-// hasSystem, is the request's own copy and is marked in place.
+// prompt, which the tools come before; every message but the model's goes
+// in text parts (providers.TextBlocks). msgs, the system prompt first when
+// hasSystem, is the request's own copy and is changed in place.
 func markCache(msgs []json.RawMessage, hasSystem bool) {
 	conv := msgs
 	if hasSystem {
 		conv = msgs[1:]
 	}
 	left := providers.MaxCacheMarks - providers.CountCacheMarks(conv)
+	for i, m := range msgs {
+		msgs[i] = providers.TextBlocks(m)
+	}
 	for _, i := range providers.CachePoints(conv) {
 		if left <= 0 {
 			return
