@@ -2,6 +2,8 @@ package run
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -170,4 +172,53 @@ func readFile(t *testing.T, rel string) []byte {
 		t.Fatal(err)
 	}
 	return bytes.TrimSpace(b)
+}
+
+// --no-cache comes from the flag over the config file's no_cache over the
+// default (caching on), and decides what the run's requests ask for: marks
+// and a key where the catalog says the provider takes them, nothing with
+// --no-cache; the key names the conversation by its first message.
+func TestNoCacheSetting(t *testing.T) {
+	t.Parallel()
+	cfg := configFrom(t, "/c.json", `{"no_cache": true}`, "")
+	tests := []struct {
+		name      string
+		flags     Settings
+		cfg       *Config
+		want      Setting[bool]
+		mark, key bool
+	}{
+		{"default", Settings{Provider: Given("anthropic", "test")}, nil, Given(false, "default"), true, false},
+		{"config", Settings{Provider: Given("anthropic", "test")}, cfg, Given(true, "config /c.json"), false, false},
+		{"flag over config", Settings{Provider: Given("anthropic", "test"), NoCache: Given(false, "flag --no-cache")}, cfg, Given(false, "flag --no-cache"), true, false},
+		{"openai takes a key", Settings{Provider: Given("openai", "test")}, nil, Given(false, "default"), false, true},
+		{"openai with --no-cache", Settings{Provider: Given("openai", "test"), NoCache: Given(true, "flag --no-cache")}, nil, Given(true, "flag --no-cache"), false, false},
+		{"openrouter, a Claude model", Settings{Provider: Given("openrouter", "test"), Model: Given("anthropic/claude-sonnet-4.5", "test")}, nil, Given(false, "default"), true, false},
+		{"openrouter, a Gemini model", Settings{Provider: Given("openrouter", "test"), Model: Given("google/gemini-2.5-pro", "test")}, nil, Given(false, "default"), true, false},
+		{"openrouter, an OpenAI model", Settings{Provider: Given("openrouter", "test"), Model: Given("openai/gpt-4o-mini", "test")}, nil, Given(false, "default"), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEnv(t, map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "OPENROUTER_API_KEY": "k"})
+			s, err := Resolve(Inputs{Getenv: e.Getenv, Config: tt.cfg, Wd: e.Wd, Flags: tt.flags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.NoCache != tt.want {
+				t.Errorf("NoCache %+v, want %+v", s.NoCache, tt.want)
+			}
+			r, err := New(context.Background(), s, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			c := r.cache(json.RawMessage(`{"role":"user","content":"hi"}`))
+			if c.Mark != tt.mark || (c.Key != "") != tt.key {
+				t.Errorf("cache %+v, want mark %v and a key %v", c, tt.mark, tt.key)
+			}
+			if other := r.cache(json.RawMessage(`{"role":"user","content":"ho"}`)); tt.key && other.Key == c.Key {
+				t.Errorf("two conversations share the key %s", c.Key)
+			}
+		})
+	}
 }
