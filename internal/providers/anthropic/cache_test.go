@@ -173,3 +173,61 @@ func TestCacheMarks(t *testing.T) {
 		}
 	})
 }
+
+// FuzzCacheMarks builds marked requests from any conversation (as `ask
+// provider request` reads one from stdin): the body is valid JSON, never
+// holds more than four marks unless the conversation brought more, and
+// each message says what it said, in the same order, marks and the
+// string-or-blocks form aside.
+func FuzzCacheMarks(f *testing.F) {
+	for _, fu := range followUps {
+		var msgs []json.RawMessage
+		for _, m := range gjson.GetBytes(providertest.Read(f, fu.nextRequest), "messages").Array() {
+			msgs = append(msgs, json.RawMessage(m.Raw))
+		}
+		f.Add(string(providertest.Marshal(f, msgs)))
+	}
+	f.Add(`[{"role":"user","content":""},{"role":"assistant","content":[]},{"role":"user","content":[{"type":"text","text":"","cache_control":{"type":"ephemeral"}}]}]`)
+	f.Add(`[{"role":"user","content":[{"type":"image","cache_control":1},{"type":"text","text":"a","cache_control":{}}]},{"role":"assistant"},{"content":"x"}]`)
+	f.Fuzz(func(t *testing.T, conversation string) {
+		var msgs []json.RawMessage
+		if json.Unmarshal([]byte(conversation), &msgs) != nil {
+			return
+		}
+		body, err := New().BuildRequest(providers.Request{Model: "m", System: "s", Messages: msgs,
+			Tools: []providers.Tool{{Name: "t"}}, Cache: providers.Cache{Mark: true}})
+		if err != nil {
+			return // a message that is not valid JSON
+		}
+		if !json.Valid(body) {
+			t.Fatalf("body is not valid JSON: %s", body)
+		}
+		brought := providers.CountCacheMarks(msgs)
+		got := gjson.GetBytes(body, "messages").Array()
+		if n := providers.CountCacheMarks(rawOf(got)) + strings.Count(gjson.GetBytes(body, "system").Raw+gjson.GetBytes(body, "tools").Raw, `"cache_control"`); n > max(brought, providers.MaxCacheMarks) {
+			t.Fatalf("%d marks, %d brought: %s", n, brought, body)
+		}
+		if len(got) != len(msgs) {
+			t.Fatalf("%d messages sent for %d", len(got), len(msgs))
+		}
+		for i, m := range got {
+			if text(m) != text(gjson.ParseBytes(msgs[i])) {
+				t.Fatalf("message %d says %q, was %q", i, text(m), text(gjson.ParseBytes(msgs[i])))
+			}
+		}
+	})
+}
+
+func rawOf(rs []gjson.Result) []json.RawMessage {
+	out := make([]json.RawMessage, len(rs))
+	for i, r := range rs {
+		out[i] = json.RawMessage(r.Raw)
+	}
+	return out
+}
+
+// text is what a message says: its role and its content's text, whether
+// the content is a string or blocks.
+func text(m gjson.Result) string {
+	return m.Get("role").String() + ":" + textOf(m.Get("content"))
+}
