@@ -51,7 +51,25 @@ const cachingSteps = 10
 // billed-equivalent input tokens of its requests.
 func billedRun(b *testing.B, mark bool) float64 {
 	b.Helper()
-	sim := newAnthropicCache()
+	res := cachedRun(b, newAnthropicCache(cachingSteps, 1), mark)
+	billed := 0.0
+	steps := []string{fmt.Sprintf("marked %v: step input (read, written)", mark)}
+	for _, s := range res.UsagePerStep {
+		base := s.InputTokens - s.CacheReadTokens - s.CacheWriteTokens
+		billed += float64(base) + 1.25*float64(s.CacheWriteTokens) + 0.1*float64(s.CacheReadTokens)
+		steps = append(steps, fmt.Sprintf("%d: %d (%d, %d)", s.Step, s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens))
+	}
+	b.Log(strings.Join(steps, "; "))
+	if mark == (res.Usage.CacheReadTokens == 0) {
+		b.Fatalf("marked %v, yet %d tokens were read from the cache", mark, res.Usage.CacheReadTokens)
+	}
+	return billed
+}
+
+// cachedRun runs the loop once against sim, with ask's system prompt and
+// built-in tools, its requests marked for caching or not.
+func cachedRun(tb testing.TB, sim *anthropicCache, mark bool) *loop.Result {
+	tb.Helper()
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
 	caller := &providers.Caller{Provider: "anthropic", Protocol: anthropic.New(), BaseURL: srv.URL, Model: "claude-sonnet-4-5",
@@ -68,23 +86,30 @@ func billedRun(b *testing.B, mark bool) float64 {
 		Prompt:   "Read the files of internal/store one by one and tell me where the cache is invalidated.",
 		Tools:    decl,
 		Toolbox:  sourceFiles{},
-		MaxSteps: cachingSteps,
+		MaxSteps: sim.steps,
 	})
-	if res.Status != loop.StatusCompleted || res.Steps != cachingSteps {
-		b.Fatalf("run: %s after %d steps (%v)", res.Status, res.Steps, res.Err)
+	if res.Status != loop.StatusCompleted || res.Steps != sim.steps {
+		tb.Fatalf("run: %s after %d steps (%v)", res.Status, res.Steps, res.Err)
 	}
-	billed := 0.0
-	steps := []string{fmt.Sprintf("marked %v: step input (read, written)", mark)}
-	for _, s := range res.UsagePerStep {
-		base := s.InputTokens - s.CacheReadTokens - s.CacheWriteTokens
-		billed += float64(base) + 1.25*float64(s.CacheWriteTokens) + 0.1*float64(s.CacheReadTokens)
-		steps = append(steps, fmt.Sprintf("%d: %d (%d, %d)", s.Step, s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens))
+	return res
+}
+
+// TestCacheReachesBackOverWideSteps: a step of twelve parallel calls adds
+// 25 blocks to the conversation, more than Anthropic looks back from a
+// breakpoint; the mark ask puts again on the previous request's last
+// message still lets each request read everything the one before it sent.
+func TestCacheReachesBackOverWideSteps(t *testing.T) {
+	t.Parallel()
+	res := cachedRun(t, newAnthropicCache(4, 12), true)
+	for i, s := range res.UsagePerStep[1:] {
+		prev := res.UsagePerStep[i]
+		if prev.InputTokens >= cacheMinTokens && s.CacheReadTokens < prev.InputTokens {
+			t.Errorf("step %d read %d tokens from the cache; step %d sent %d", s.Step, s.CacheReadTokens, prev.Step, prev.InputTokens)
+		}
 	}
-	b.Log(strings.Join(steps, "; "))
-	if mark == (res.Usage.CacheReadTokens == 0) {
-		b.Fatalf("marked %v, yet %d tokens were read from the cache", mark, res.Usage.CacheReadTokens)
+	if res.Usage.CacheReadTokens == 0 {
+		t.Error("nothing was read from the cache")
 	}
-	return billed
 }
 
 // sourceFiles answers read_file with about 6 KB (1,500 tokens) of source
@@ -113,13 +138,14 @@ func (sourceFiles) Call(_ context.Context, name, args string) (string, bool) {
 //
 // A token is four bytes of a block's JSON (its mark left out). Reads are
 // billed at 0.1 of the base input rate, writes at 1.25. Each request
-// is answered with a read_file call for the next file, and the tenth with
-// the answer; usage reports input_tokens without the cached tokens, as
+// is answered with calls of read_file for the next files, and the last
+// with the answer; usage reports input_tokens without the cached tokens, as
 // Anthropic does.
 type anthropicCache struct {
-	mu      sync.Mutex
-	written map[[32]byte]bool
-	step    int
+	steps, calls int // the run's requests, and the calls of each but the last
+	mu           sync.Mutex
+	written      map[[32]byte]bool
+	step         int
 }
 
 const (
@@ -127,7 +153,9 @@ const (
 	cacheMinTokens = 1024
 )
 
-func newAnthropicCache() *anthropicCache { return &anthropicCache{written: map[[32]byte]bool{}} }
+func newAnthropicCache(steps, calls int) *anthropicCache {
+	return &anthropicCache{steps: steps, calls: calls, written: map[[32]byte]bool{}}
+}
 
 func (c *anthropicCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	buf, err := io.ReadAll(r.Body)
@@ -139,9 +167,13 @@ func (c *anthropicCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer c.mu.Unlock()
 	in, read, write := c.bill(buf)
 	c.step++
-	content := `[{"type":"text","text":"Next file."},{"type":"tool_use","id":"toolu_` + fmt.Sprint(c.step) + `","name":"read_file","input":{"path":"file` + fmt.Sprint(c.step) + `.go"}}]`
+	content := `[{"type":"text","text":"Next file."}`
+	for i := range c.calls {
+		content += fmt.Sprintf(`,{"type":"tool_use","id":"toolu_%d_%d","name":"read_file","input":{"path":"file%d_%d.go"}}`, c.step, i, c.step, i)
+	}
+	content += "]"
 	stop := "tool_use"
-	if c.step >= cachingSteps {
+	if c.step >= c.steps {
 		content, stop = `[{"type":"text","text":"The cache is invalidated in handle7."}]`, "end_turn"
 	}
 	w.Header().Set("Content-Type", "application/json")
