@@ -105,8 +105,11 @@ func TestTerminalVersusPipe(t *testing.T) {
 			if got := strings.Contains(r.stderr, "\033[2m· step"); got != tt.wantColour {
 				t.Errorf("dimmed status = %v, want %v: %q", got, tt.wantColour, r.stderr)
 			}
-			if tt.wantStatus && !strings.HasSuffix(r.stderr, "\r\033[K") {
-				t.Errorf("the status line was not cleared at the end: %q", r.stderr)
+			// The status is cleared at the end, and the run's summary
+			// (usage_test.go) stands on its own line after it.
+			status, summary, _ := strings.Cut(r.stderr, "ask: ")
+			if tt.wantStatus && (!strings.HasSuffix(status, "\r\033[K") || !strings.Contains(summary, "2 steps")) {
+				t.Errorf("the status line was not cleared before the summary: %q", r.stderr)
 			}
 		})
 	}

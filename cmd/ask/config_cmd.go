@@ -29,7 +29,7 @@ The config file is $ASK_CONFIG, else $XDG_CONFIG_HOME/ask/config.json, else
 and this command is a quick way to check one. It is JSON with these keys:
 
   provider, model, mode, safe, max_steps, timeout ("10m"), tool_protocol,
-  no_stream, retries, max_tokens, temperature (0.2), reasoning (low, medium
+  no_stream, no_cache, retries, max_tokens, temperature (0.2), reasoning (low, medium
   or high), color
   providers: {NAME: {base_url, key_env (a variable's name), api_key, model}}
   tools: {allow: [PATTERN...], deny: [PATTERN...], yes, file}

@@ -67,6 +67,7 @@ type scriptReply struct {
 	Calls    []providers.ToolCall `json:"calls"`
 	BodyFile string               `json:"body_file"`
 	Status   int                  `json:"status"`
+	Usage    json.RawMessage      `json:"usage"`
 }
 
 // cmdFakeProvider starts a scripted provider: `fakeprovider REPLIES.json`.
@@ -81,7 +82,7 @@ func cmdFakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	var replies []fakeprovider.Reply
 	for _, r := range script {
-		reply := fakeprovider.Reply{Text: r.Text, Calls: r.Calls, Status: r.Status}
+		reply := fakeprovider.Reply{Text: r.Text, Calls: r.Calls, Status: r.Status, Usage: r.Usage}
 		if r.BodyFile != "" {
 			reply.Body = ts.ReadFile(r.BodyFile)
 		}

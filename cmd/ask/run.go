@@ -78,6 +78,7 @@ func runFlags(stdio *IO) []cli.Flag {
 		&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
 		&cli.StringFlag{Name: "transcript", Usage: "write every event to `FILE` as JSON lines"},
 		&cli.BoolFlag{Name: "no-stream", Value: d.NoStream.Value, Usage: "make plain requests instead of streaming"},
+		&cli.BoolFlag{Name: "no-cache", Value: d.NoCache.Value, Usage: "do not ask the provider to cache the prompt (no cache_control marks, no prompt_cache_key)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request, retry and tool call on stderr"},
 		&cli.StringFlag{Name: "tool-protocol", Value: d.ToolProtocol.Value, Usage: "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown"},
@@ -350,6 +351,11 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	case res.Answer != "":
 		_, writeErr = io.WriteString(stdio.Out, strings.TrimRight(res.Answer, "\n")+"\n")
 	}
+	// A person at the terminal sees what the run took; a script reads it
+	// from --json.
+	if stdio.ErrTTY && !p.quiet && res.Steps > 0 {
+		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.paint(sgrDim, runSummary(res.Steps, res.Usage)))
+	}
 	if code == exitOK {
 		switch {
 		case writeErr != nil:
@@ -416,6 +422,10 @@ func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
 	case records.TypeRequest:
 		if p.verbose {
 			line = fmt.Sprintf("step %d: POST %s (%d bytes)", ev.Step, ev.URL, len(ev.Body))
+		}
+	case records.TypeAssistant:
+		if p.verbose && ev.Usage != nil {
+			line = fmt.Sprintf("step %d: %s", ev.Step, stepUsage(*ev.Usage))
 		}
 	case records.TypeToolStarted:
 		if p.verbose {

@@ -38,7 +38,7 @@ func flagSettings(c *cli.Context) run.Settings {
 		}
 	}
 	for name, to := range map[string]*run.Setting[bool]{
-		"safe": &s.Safe, "yes": &s.Yes, "no-tools": &s.NoTools, "no-stream": &s.NoStream,
+		"safe": &s.Safe, "yes": &s.Yes, "no-tools": &s.NoTools, "no-stream": &s.NoStream, "no-cache": &s.NoCache,
 		"allow-network": &s.AllowNetwork, "sandbox-mcp": &s.SandboxMCP, "no-project-file": &s.NoProjectFile,
 	} {
 		if src, ok := given(name); ok {

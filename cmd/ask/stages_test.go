@@ -192,6 +192,9 @@ func TestRequestGoldens(t *testing.T) {
 		{"lmstudio", []string{"-p", "lmstudio", "-m", "qwen3-8b"}},
 		{"anthropic-ask-mode-no-stream", []string{"-p", "anthropic", "--mode", "ask", "--no-stream", "--max-tokens", "500", "-s", "Answer in French."}},
 		{"ollama-json-tool-protocol", []string{"-p", "ollama", "--tool-protocol", "json", "--mode", "plan"}},
+		{"openrouter-claude", []string{"-p", "openrouter", "-m", "anthropic/claude-sonnet-4.5"}},
+		{"anthropic-no-cache", []string{"-p", "anthropic", "--no-cache"}},
+		{"openai-no-cache", []string{"-p", "openai", "--no-cache"}},
 		{"openai-no-tools-schema", []string{"-p", "openai", "--no-tools", "--schema", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`}},
 		// --temperature and --reasoning, as each provider's own fields.
 		{"openai-knobs", []string{"-p", "openai", "-m", "gpt-5", "--temperature", "1", "--reasoning", "low", "--no-tools"}},

@@ -48,6 +48,7 @@ type Settings struct {
 	Timeout      string              `json:"timeout"`
 	ToolProtocol string              `json:"tool_protocol"`
 	NoStream     bool                `json:"no_stream"`
+	NoCache      bool                `json:"no_cache"`
 	Retries      int                 `json:"retries"`
 	MaxTokens    int                 `json:"max_tokens"`
 	Temperature  float64             `json:"temperature"`

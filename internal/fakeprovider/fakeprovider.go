@@ -29,6 +29,9 @@ type Reply struct {
 	ContentType string // for Body; default chosen from its first byte
 	Status      int    // default 200
 	Header      http.Header
+	// Usage, when set, is the usage object the reply reports instead of
+	// the fixed one (cache counts, a cost).
+	Usage json.RawMessage
 }
 
 // Server serves the scripted replies in order, one a request.
@@ -114,6 +117,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // usage is what every rendered reply reports, so that tests can check sums.
 const usageJSON = `{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120}`
 
+// usage is the reply's usage object.
+func (r Reply) usage() json.RawMessage {
+	if len(r.Usage) > 0 {
+		return r.Usage
+	}
+	return json.RawMessage(usageJSON)
+}
+
 // ChatJSON renders a reply as a non-streamed Chat Completions body.
 func ChatJSON(r Reply) []byte {
 	msg := map[string]any{"role": "assistant", "content": nil}
@@ -133,7 +144,7 @@ func ChatJSON(r Reply) []byte {
 	out := map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "model": "fake-model",
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   json.RawMessage(usageJSON),
+		"usage":   r.usage(),
 	}
 	b, _ := json.Marshal(out)
 	return b
@@ -167,7 +178,7 @@ func ChatStream(r Reply) []byte {
 		finish = "tool_calls"
 	}
 	chunk(map[string]any{}, finish)
-	fmt.Fprintf(&b, "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":%s}\n\n", usageJSON)
+	fmt.Fprintf(&b, "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":%s}\n\n", r.usage())
 	b.WriteString("data: [DONE]\n\n")
 	return b.Bytes()
 }

@@ -39,6 +39,8 @@ type Caller struct {
 	Header   http.Header // fixed extra headers, such as OpenRouter's attribution
 	HTTP     *http.Client
 	Retries  int // retries after the first attempt
+	// Cache is how requests that say nothing of caching ask for it.
+	Cache Cache
 
 	// IdleTimeout ends a stream that sends nothing for this long; 0 means
 	// no limit.
@@ -56,6 +58,9 @@ func (c *Caller) CurrentProtocol() Protocol { return c.Protocol }
 func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
 	if req.Model == "" {
 		req.Model = c.Model
+	}
+	if req.Cache == (Cache{}) {
+		req.Cache = c.Cache
 	}
 	body, err := c.Protocol.BuildRequest(req)
 	if err != nil {

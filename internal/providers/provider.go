@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+
+	"github.com/tidwall/gjson"
 )
 
 // Protocol is one wire protocol. All methods are pure functions over bytes.
@@ -101,6 +103,21 @@ type Request struct {
 	// model's default, else one of ReasoningLevels. Each protocol sends it
 	// as its own field (effort, thinking budget, thinking level).
 	Reasoning string
+	// Cache asks the provider to cache the request's stable prefix
+	// (DESIGN §3, Cost); the zero value asks for nothing.
+	Cache Cache
+}
+
+// Cache is how a request asks for its prefix to be cached.
+type Cache struct {
+	// Mark puts cache breakpoints (cache_control) on the stable prefix:
+	// the tools, the system prompt and the conversation so far. Anthropic,
+	// and OpenRouter for some models, cache only what a request marks.
+	Mark bool
+	// Key names the conversation, so that a provider that routes requests
+	// to its caches by a key (OpenAI's prompt_cache_key) keeps every step
+	// of it on one; "" sends none.
+	Key string
 }
 
 // ReasoningLevels are the values of --reasoning.
@@ -133,21 +150,61 @@ type Turn struct {
 }
 
 // Usage counts the tokens of one request, or of several added together.
+//
+// InputTokens is every token of the prompt, whatever the provider charged
+// for it: the cache-read and cache-write tokens are parts of it, never
+// added on top. Providers differ here (Anthropic's input_tokens leaves the
+// cached ones out; OpenAI's prompt_tokens, Gemini's promptTokenCount and
+// Responses' input_tokens hold them), and each protocol package adds them
+// up to this one meaning.
 type Usage struct {
-	InputTokens     int `json:"input_tokens"`
-	OutputTokens    int `json:"output_tokens"`
-	CachedTokens    int `json:"cached_tokens,omitempty"`
-	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
-	TotalTokens     int `json:"total_tokens"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// CacheReadTokens of the input were read from the provider's prompt
+	// cache, at its cached rate.
+	CacheReadTokens int `json:"cache_read_tokens"`
+	// CacheWriteTokens of the input were written to the cache, which some
+	// providers charge above the base rate (Anthropic: 1.25×).
+	CacheWriteTokens int `json:"cache_write_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	TotalTokens      int `json:"total_tokens"`
+	// Cost is what the provider says the request cost, in its billing
+	// currency (OpenRouter: credits, in US dollars); nil when it says
+	// nothing.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
-// Add returns the sum of two usages.
+// Add returns the sum of two usages. The cost is known when either side's
+// is.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{
-		InputTokens:     u.InputTokens + o.InputTokens,
-		OutputTokens:    u.OutputTokens + o.OutputTokens,
-		CachedTokens:    u.CachedTokens + o.CachedTokens,
-		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens,
-		TotalTokens:     u.TotalTokens + o.TotalTokens,
+	sum := Usage{
+		InputTokens:      u.InputTokens + o.InputTokens,
+		OutputTokens:     u.OutputTokens + o.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
+		TotalTokens:      u.TotalTokens + o.TotalTokens,
 	}
+	if u.Cost != nil || o.Cost != nil {
+		c := costOf(u) + costOf(o)
+		sum.Cost = &c
+	}
+	return sum
+}
+
+func costOf(u Usage) float64 {
+	if u.Cost == nil {
+		return 0
+	}
+	return *u.Cost
+}
+
+// ReportedCost reads a provider's own cost figure (OpenRouter's
+// usage.cost): a number, or nil when there is none.
+func ReportedCost(v gjson.Result) *float64 {
+	if v.Type != gjson.Number {
+		return nil
+	}
+	c := v.Float()
+	return &c
 }

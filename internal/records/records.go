@@ -157,6 +157,8 @@ type Settings struct {
 	// out when not given.
 	Temperature *float64 `json:"temperature,omitempty"`
 	Reasoning   string   `json:"reasoning,omitempty"`
+	// NoCache is --no-cache: the requests asked for no caching.
+	NoCache bool `json:"no_cache,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// History is the earlier conversation the run continued from

@@ -10,6 +10,8 @@ package run
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -457,14 +459,34 @@ func (r *Run) FirstRequest(prompt string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render prompt: %w", err)
 	}
+	msgs := append(slices.Clone(r.history()), user)
 	body, err := proto.BuildRequest(providers.Request{
-		Model: r.ModelName, System: r.System, Messages: append(slices.Clone(r.history()), user),
+		Model: r.ModelName, System: r.System, Messages: msgs,
 		Tools: r.Declared, Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema,
+		Cache: r.cache(msgs[0]),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: build request: %w", r.Provider.Name, err)
 	}
 	return body, nil
+}
+
+// cache is how the run's requests ask the provider to cache their prefix
+// (DESIGN §3, Cost): marks where the provider caches only what is marked,
+// and a key naming the conversation where the provider routes by one;
+// nothing with --no-cache. The key is a digest of the conversation's first
+// message, so that every step, a replay and a continued run all send the
+// same one.
+func (r *Run) cache(first json.RawMessage) providers.Cache {
+	if r.Settings.NoCache.Value {
+		return providers.Cache{}
+	}
+	c := providers.Cache{Mark: r.Provider.MarksCache(r.ModelName)}
+	if r.Provider.CacheKey {
+		sum := sha256.Sum256(first)
+		c.Key = "ask-" + hex.EncodeToString(sum[:16])
+	}
+	return c
 }
 
 // history is the conversation carried on, if any.

@@ -99,6 +99,7 @@ func (c *Config) layer() (Settings, error) {
 	str("tools.file", r.Path(r.Tools.File, c.home), &s.ToolsFile)
 	boolean("safe", r.Safe, &s.Safe)
 	boolean("no_stream", r.NoStream, &s.NoStream)
+	boolean("no_cache", r.NoCache, &s.NoCache)
 	boolean("tools.yes", r.Tools.Yes, &s.Yes)
 	boolean("no_project_file", r.NoProjectFile, &s.NoProjectFile)
 	integer("max_steps", r.MaxSteps, &s.MaxSteps)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/url"
 	"slices"
@@ -71,6 +72,9 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	changes := r.watchChanges(rec, &step)
 	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
 	defer cancel()
+	if r.caller != nil {
+		r.caller.Cache = r.cache(r.firstMessage(prompt))
+	}
 	res := loop.Run(ctx, loop.Config{
 		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
 		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
@@ -154,7 +158,7 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	// credential store.
 	set := &records.Settings{Prompt: prompt, Attachments: r.attachments, System: r.System, ProjectFile: r.ProjectFile, BaseURL: providers.RedactURL(r.BaseURL), Workdir: r.workdir,
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
-		MaxTokens: s.MaxTokens.Value, Schema: r.schema, History: r.history(),
+		MaxTokens: s.MaxTokens.Value, NoCache: s.NoCache.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools(),
 		Temperature: s.temperature(), Reasoning: s.Reasoning.Value}
 	// Tools that --no-tools kept from loading are not recorded, so that a
@@ -165,4 +169,14 @@ func (r *Run) recorded(prompt string) *records.Settings {
 		set.MCP = s.MCP.Value
 	}
 	return set
+}
+
+// firstMessage is the conversation's first message: the earlier run's, or
+// the prompt's.
+func (r *Run) firstMessage(prompt string) json.RawMessage {
+	if h := r.history(); len(h) > 0 {
+		return h[0]
+	}
+	user, _ := r.model.CurrentProtocol().UserMessage(prompt) // the loop reports a failure to render it
+	return user
 }

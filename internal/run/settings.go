@@ -96,6 +96,9 @@ type Settings struct {
 	// Schema is --schema: a file, or the schema itself when it starts
 	// with "{".
 	Schema Setting[string]
+	// NoCache is --no-cache: requests do not ask the provider to cache
+	// their prefix (no cache_control marks, no prompt_cache_key).
+	NoCache Setting[bool]
 	// NoProjectFile is --no-project-file: the system prompt leaves out
 	// the project's AGENTS.md.
 	NoProjectFile Setting[bool]
@@ -124,6 +127,7 @@ func defaults() Settings {
 		Timeout:       Given(loop.DefaultTimeout, d),
 		ToolProtocol:  Given(ToolProtocolAuto, d),
 		NoStream:      Given(false, d),
+		NoCache:       Given(false, d),
 		Retries:       Given(DefaultRetries, d),
 		MaxTokens:     Given(0, d),
 		Reasoning:     Given("", d),
@@ -160,6 +164,7 @@ func over(hi, lo Settings) Settings {
 	out.Timeout = hi.Timeout.or(lo.Timeout)
 	out.ToolProtocol = hi.ToolProtocol.or(lo.ToolProtocol)
 	out.NoStream = hi.NoStream.or(lo.NoStream)
+	out.NoCache = hi.NoCache.or(lo.NoCache)
 	out.Retries = hi.Retries.or(lo.Retries)
 	out.MaxTokens = hi.MaxTokens.or(lo.MaxTokens)
 	out.Temperature = hi.Temperature.or(lo.Temperature)
@@ -380,6 +385,7 @@ func (s Settings) Entries() []Entry {
 		{"timeout", s.Timeout.Value.String(), s.Timeout.Source},
 		{"tool-protocol", s.ToolProtocol.Value, s.ToolProtocol.Source},
 		{"no-stream", s.NoStream.Value, s.NoStream.Source},
+		{"no-cache", s.NoCache.Value, s.NoCache.Source},
 		{"retries", s.Retries.Value, s.Retries.Source},
 		{"max-tokens", s.MaxTokens.Value, s.MaxTokens.Source},
 		temperature,

@@ -54,6 +54,15 @@ func (*Protocol) Authorize(h http.Header, key string) {
 // description is left out; a tool without parameters gets an empty object
 // schema, which the API requires.
 func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
+	items, err := toolItems(tools)
+	if err != nil || items == nil {
+		return nil, err
+	}
+	return providers.JoinArray(items), nil
+}
+
+// toolItems renders each tool of FormatTools' array.
+func toolItems(tools []providers.Tool) ([]json.RawMessage, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
@@ -74,7 +83,7 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		}
 		items[i] = item
 	}
-	return providers.JoinArray(items), nil
+	return items, nil
 }
 
 // UserMessage is {"role":"user","content":TEXT}.
@@ -119,7 +128,8 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 
 // BuildRequest renders {model, max_tokens, system?, messages, tools?,
 // output_config?, stream?}. The system prompt is a plain string, left out
-// when empty. An answer schema becomes output_config.format where the model
+// when empty, or one text block when it carries a cache mark
+// (Request.Cache, cache.go). An answer schema becomes output_config.format where the model
 // and schema allow it (schema.go), else an instruction in the system prompt.
 //
 // Reasoning turns on extended thinking with a budget (ThinkingBudgets).
@@ -164,9 +174,21 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, fmt.Errorf("anthropic: message %d is not valid JSON", i)
 		}
 	}
-	tools, err := p.FormatTools(r.Tools)
+	tools, err := toolItems(r.Tools)
 	if err != nil {
 		return nil, err
+	}
+	var systemValue json.RawMessage
+	if system != "" {
+		systemValue = providers.Quote(system)
+	}
+	msgs := r.Messages
+	if r.Cache.Mark {
+		msgs, systemValue, tools = markCache(msgs, systemValue, tools)
+	}
+	var toolsValue json.RawMessage
+	if tools != nil {
+		toolsValue = providers.JoinArray(tools)
 	}
 
 	// The body is written once, in order, so that the conversation (each
@@ -176,12 +198,10 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		{Key: "model", Value: providers.Quote(r.Model)},
 		{Key: "max_tokens", Value: json.RawMessage(strconv.Itoa(maxTokens))},
 	}
-	if system != "" {
-		fields = append(fields, providers.Field{Key: "system", Value: providers.Quote(system)})
-	}
 	fields = append(fields,
-		providers.Field{Key: "messages", Value: providers.JoinArray(r.Messages)},
-		providers.Field{Key: "tools", Value: tools})
+		providers.Field{Key: "system", Value: systemValue},
+		providers.Field{Key: "messages", Value: providers.JoinArray(msgs)},
+		providers.Field{Key: "tools", Value: toolsValue})
 	if format != nil {
 		fields = append(fields, providers.Field{Key: "output_config", Value: providers.Object(providers.Field{Key: "format", Value: format})})
 	}

@@ -300,7 +300,7 @@ func TestParseResponseUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := providers.Usage{InputTokens: 130, OutputTokens: 7, CachedTokens: 100, TotalTokens: 137}
+	want := providers.Usage{InputTokens: 130, OutputTokens: 7, CacheReadTokens: 100, CacheWriteTokens: 20, TotalTokens: 137}
 	if turn.Usage != want {
 		t.Errorf("Usage = %+v, want %+v", turn.Usage, want)
 	}

@@ -107,8 +107,9 @@ func assistantMessage(content json.RawMessage) (json.RawMessage, error) {
 	return msg, nil
 }
 
-// usage holds Anthropic's token counts. Input tokens exclude the cached ones,
-// which come in their own fields.
+// usage holds Anthropic's token counts. input_tokens excludes the tokens
+// read from and written to the cache, which come in their own fields;
+// standard adds them back, so that input means the whole prompt.
 type usage struct {
 	input, cacheRead, cacheCreation, output, thinking int
 }
@@ -132,10 +133,11 @@ func (u *usage) update(r gjson.Result) {
 func (u usage) standard() providers.Usage {
 	in := u.input + u.cacheRead + u.cacheCreation
 	return providers.Usage{
-		InputTokens:     in,
-		OutputTokens:    u.output,
-		CachedTokens:    u.cacheRead,
-		ReasoningTokens: u.thinking,
-		TotalTokens:     in + u.output,
+		InputTokens:      in,
+		OutputTokens:     u.output,
+		CacheReadTokens:  u.cacheRead,
+		CacheWriteTokens: u.cacheCreation,
+		ReasoningTokens:  u.thinking,
+		TotalTokens:      in + u.output,
 	}
 }

@@ -67,7 +67,7 @@ func TestStreamInterleavedBlocks(t *testing.T) {
 	if len(turn.Messages) != 1 || string(turn.Messages[0]) != wantMsg {
 		t.Errorf("Messages = %s\nwant %s", turn.Messages, wantMsg)
 	}
-	wantUsage := providers.Usage{InputTokens: 55, OutputTokens: 42, CachedTokens: 50, TotalTokens: 97}
+	wantUsage := providers.Usage{InputTokens: 55, OutputTokens: 42, CacheReadTokens: 50, TotalTokens: 97}
 	if turn.Usage != wantUsage {
 		t.Errorf("Usage = %+v, want %+v", turn.Usage, wantUsage)
 	}

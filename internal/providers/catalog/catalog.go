@@ -71,6 +71,24 @@ type Provider struct {
 	// Attach is what -a/--attach may send the provider, and how much; nil
 	// takes nothing.
 	Attach *AttachLimits
+	// CacheMarks are the prefixes of the model names whose provider
+	// caches a prompt only where the request marks it (cache_control):
+	// requests to them mark their stable prefix. "" covers every model.
+	CacheMarks []string
+	// CacheKey: the provider routes requests to its prompt caches by a
+	// prompt_cache_key, which names the conversation.
+	CacheKey bool
+}
+
+// MarksCache reports whether requests to model mark their prefix for
+// caching.
+func (p Provider) MarksCache(model string) bool {
+	for _, prefix := range p.CacheMarks {
+		if strings.HasPrefix(model, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Values of Provider.Reasoning.
@@ -170,14 +188,18 @@ var attribution = http.Header{
 var all = []Provider{
 	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
 		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true,
-		MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach},
+		MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach,
+		// OpenRouter passes cache_control on to Claude, and to Gemini, which
+		// reads the last mark; the other models it serves cache by
+		// themselves.
+		CacheMarks: []string{"anthropic/", "google/gemini"}},
 	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true},
 	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach, CacheKey: true},
 	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true,
-		MaxTemperature: 1, Reasoning: Thinking, Attach: anthropicAttach},
+		MaxTemperature: 1, Reasoning: Thinking, Attach: anthropicAttach, CacheMarks: []string{""}},
 	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
 		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true,
 		MaxTemperature: 2, Reasoning: ThinkingConfig, Attach: geminiAttach},

@@ -341,7 +341,7 @@ func TestParseResponseParts(t *testing.T) {
 	if len(turn.Calls) != 2 || turn.Calls[0].Arguments != "{}" || turn.Calls[1].Arguments != "{}" || turn.Calls[1].ID != "x1" || !isGeneratedID(turn.Calls[0].ID) {
 		t.Errorf("calls = %+v", turn.Calls)
 	}
-	want := providers.Usage{InputTokens: 12, OutputTokens: 12, CachedTokens: 4, ReasoningTokens: 7, TotalTokens: 24}
+	want := providers.Usage{InputTokens: 12, OutputTokens: 12, CacheReadTokens: 4, ReasoningTokens: 7, TotalTokens: 24}
 	if turn.Usage != want {
 		t.Errorf("Usage = %+v, want %+v", turn.Usage, want)
 	}

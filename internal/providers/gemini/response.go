@@ -161,7 +161,8 @@ func modelContent(parts json.RawMessage) (json.RawMessage, error) {
 
 // readUsage maps usageMetadata. Gemini counts thoughts apart from the
 // candidates; like the other protocols, output here includes them.
-// promptTokenCount already includes cached tokens.
+// promptTokenCount already includes the cached tokens
+// (cachedContentTokenCount); Gemini reports no cache writes.
 func readUsage(u gjson.Result) providers.Usage {
 	n := func(path string) int { return int(u.Get(path).Int()) }
 	in := n("promptTokenCount") + n("toolUsePromptTokenCount")
@@ -174,7 +175,7 @@ func readUsage(u gjson.Result) providers.Usage {
 	return providers.Usage{
 		InputTokens:     in,
 		OutputTokens:    out,
-		CachedTokens:    n("cachedContentTokenCount"),
+		CacheReadTokens: n("cachedContentTokenCount"),
 		ReasoningTokens: thoughts,
 		TotalTokens:     total,
 	}

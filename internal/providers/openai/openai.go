@@ -114,20 +114,25 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 }
 
 // BuildRequest implements providers.Protocol. The body is written in one
-// pass, so its cost is linear in the size of the history.
+// pass, so its cost is linear in the size of the history. Request.Cache
+// marks content parts for the OpenRouter models that cache only what is
+// marked (cache.go) and names the conversation in prompt_cache_key.
 func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if r.Model == "" {
 		return nil, fmt.Errorf("openai: build request: no model")
-	}
-	msgs := make([]json.RawMessage, 0, len(r.Messages)+1)
-	if r.System != "" {
-		msgs = append(msgs, message("system", r.System))
 	}
 	for i, m := range r.Messages {
 		if !gjson.ValidBytes(m) {
 			return nil, fmt.Errorf("openai: build request: message %d is not valid JSON", i)
 		}
-		msgs = append(msgs, m)
+	}
+	msgs := make([]json.RawMessage, 0, len(r.Messages)+1)
+	if r.System != "" {
+		msgs = append(msgs, message("system", r.System))
+	}
+	msgs = append(msgs, r.Messages...)
+	if r.Cache.Mark {
+		markCache(msgs, r.System != "")
 	}
 	tools, err := p.FormatTools(r.Tools)
 	if err != nil {
@@ -146,6 +151,10 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if len(tools) > 0 {
 		b = append(b, `,"tools":`...)
 		b = append(b, tools...)
+	}
+	if r.Cache.Key != "" {
+		b = append(b, `,"prompt_cache_key":`...)
+		b = append(b, providers.Quote(r.Cache.Key)...)
 	}
 	if r.Stream {
 		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)

@@ -107,7 +107,9 @@ func reasoningText(msg gjson.Result) string {
 
 // parseUsage reads usage in the dialects seen: cached tokens under
 // prompt_tokens_details (OpenAI, OpenRouter), top-level cached_tokens
-// (Moonshot) or prompt_cache_hit_tokens (DeepSeek).
+// (Moonshot) or prompt_cache_hit_tokens (DeepSeek); prompt_tokens includes
+// them in all of these. OpenRouter adds cache_write_tokens beside
+// cached_tokens, and its cost.
 func parseUsage(u gjson.Result) providers.Usage {
 	if !u.IsObject() {
 		return providers.Usage{}
@@ -120,11 +122,13 @@ func parseUsage(u gjson.Result) providers.Usage {
 		cached = u.Get("prompt_cache_hit_tokens")
 	}
 	return providers.Usage{
-		InputTokens:     int(u.Get("prompt_tokens").Int()),
-		OutputTokens:    int(u.Get("completion_tokens").Int()),
-		CachedTokens:    int(cached.Int()),
-		ReasoningTokens: int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
-		TotalTokens:     int(u.Get("total_tokens").Int()),
+		InputTokens:      int(u.Get("prompt_tokens").Int()),
+		OutputTokens:     int(u.Get("completion_tokens").Int()),
+		CacheReadTokens:  int(cached.Int()),
+		CacheWriteTokens: int(u.Get("prompt_tokens_details.cache_write_tokens").Int()),
+		ReasoningTokens:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+		TotalTokens:      int(u.Get("total_tokens").Int()),
+		Cost:             providers.ReportedCost(u.Get("cost")),
 	}
 }
 

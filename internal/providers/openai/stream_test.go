@@ -50,7 +50,7 @@ func TestStream(t *testing.T) {
 			deltas: "Hel|lo",
 			text:   "Hello",
 			echo:   `{"role":"assistant","content":"Hello"}`,
-			usage:  providers.Usage{InputTokens: 10, OutputTokens: 5, CachedTokens: 4, ReasoningTokens: 2, TotalTokens: 15},
+			usage:  providers.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 4, ReasoningTokens: 2, TotalTokens: 15},
 			stop:   "stop",
 		},
 		{

@@ -183,14 +183,16 @@ func reasoningText(item gjson.Result) []string {
 	return out
 }
 
-// usage reads a ResponseUsage object.
+// usage reads a ResponseUsage object. input_tokens includes the cached
+// ones; OpenRouter's Responses endpoint adds its cost.
 func usage(u gjson.Result) providers.Usage {
 	return providers.Usage{
 		InputTokens:     int(u.Get("input_tokens").Int()),
 		OutputTokens:    int(u.Get("output_tokens").Int()),
-		CachedTokens:    int(u.Get("input_tokens_details.cached_tokens").Int()),
+		CacheReadTokens: int(u.Get("input_tokens_details.cached_tokens").Int()),
 		ReasoningTokens: int(u.Get("output_tokens_details.reasoning_tokens").Int()),
 		TotalTokens:     int(u.Get("total_tokens").Int()),
+		Cost:            providers.ReportedCost(u.Get("cost")),
 	}
 }
 

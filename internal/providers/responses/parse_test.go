@@ -122,7 +122,7 @@ func TestParseResponseUsageAndReasoning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := providers.Usage{InputTokens: 10, OutputTokens: 7, CachedTokens: 4, ReasoningTokens: 3, TotalTokens: 17}
+	want := providers.Usage{InputTokens: 10, OutputTokens: 7, CacheReadTokens: 4, ReasoningTokens: 3, TotalTokens: 17}
 	if turn.Usage != want {
 		t.Errorf("usage %+v, want %+v", turn.Usage, want)
 	}

@@ -186,6 +186,12 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if doc, err = providers.SetRaw(doc, "store", []byte("false")); err != nil {
 		return nil, err
 	}
+	if r.Cache.Key != "" {
+		// Keeps the steps of one conversation on the same prompt cache.
+		if doc, err = setString(doc, "prompt_cache_key", r.Cache.Key); err != nil {
+			return nil, err
+		}
+	}
 	if wantsEncryptedReasoning(r.Model) {
 		if doc, err = providers.SetRaw(doc, "include", []byte(`["reasoning.encrypted_content"]`)); err != nil {
 			return nil, err
