@@ -126,7 +126,10 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	defer flush()
 	useConfigFile(args, stdio)
 	app := newApp(stdio)
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	args, err := commandWords(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
 	if err == nil {
 		return exitOK
 	}
