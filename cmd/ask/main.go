@@ -254,9 +254,9 @@ func newApp(stdio *IO) *cli.App {
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
 		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return withCode(exitUsage, fmt.Errorf("%w (see ask --help)", err))
-		},
+	}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return flagError(err, app.Flags, "ask")
 	}
 	for _, c := range app.Commands {
 		setUsageError(c, "ask "+c.Name)
@@ -272,7 +272,7 @@ func setUsageError(c *cli.Command, path string) {
 	// (the tests) would race on it. --help covers what it does.
 	c.HideHelpCommand = true
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return withCode(exitUsage, fmt.Errorf("%w (see %s --help)", err, path))
+		return flagError(err, c.Flags, path)
 	}
 	for _, sub := range c.Subcommands {
 		setUsageError(sub, path+" "+sub.Name)

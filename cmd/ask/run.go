@@ -126,12 +126,15 @@ func runAction(c *cli.Context, stdio *IO) error {
 // for `ask provider request` and `ask tools`, which send nothing. On a
 // terminal the run asks its approvals there, holding status off the line.
 func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*run.Run, string, error) {
-	prompt, err := readPrompt(c, stdio)
-	if err != nil && !c.IsSet("plan") {
-		return nil, "", err
-	}
+	// The settings first: `ask -p "what is this"` is an unknown provider
+	// (-p is not the prompt, as it is for some other tools) before it is a
+	// run without a prompt.
 	s, err := resolve(c, stdio)
 	if err != nil {
+		return nil, "", err
+	}
+	prompt, err := readPrompt(c, stdio)
+	if err != nil && !c.IsSet("plan") {
 		return nil, "", err
 	}
 	if c.IsSet("plan") {
@@ -436,6 +439,9 @@ func outcome(r *run.Run, res *loop.Result) (int, string) {
 		code = exitRefused
 	default:
 		code = exitCode(res.Err)
+		if r.NoKeyFallback(res.Err) {
+			code = exitAuth
+		}
 	}
 	// A --safe refusal is what a CI job running with --safe watches for, so
 	// it also wins over a limit: the run tried something it must not.

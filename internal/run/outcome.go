@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // Why says in one line why a run that did not complete stopped, "" for
@@ -33,11 +34,22 @@ func (r *Run) Why(res *loop.Result) string {
 			err = errors.New("run ended without an answer")
 		}
 		why = err.Error()
+		if r.NoKeyFallback(err) {
+			why = fmt.Sprintf("no provider key is set (set one of %s), and Ollama on localhost, tried instead, did not answer at %s: %v",
+				strings.Join(KeyVariables(), ", "), r.BaseURL, err)
+		}
 	}
 	if res.Refused && (res.Status == loop.StatusCompleted || limited(res.Status)) {
 		why = strings.TrimPrefix(why+"; ", "; ") + refusals(res)
 	}
 	return why
+}
+
+// NoKeyFallback reports whether err is the failure to reach Ollama on
+// localhost, which the run tried only because no key was set: what the
+// user lacks is a key, not a running Ollama.
+func (r *Run) NoKeyFallback(err error) bool {
+	return r.Settings.Provider.Source == noKeySource && errors.Is(err, providers.ErrConnect)
 }
 
 // limited reports whether a status is a limit the run reached.

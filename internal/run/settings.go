@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -266,6 +267,9 @@ func envLayer(getenv func(string) string) Settings {
 func chooseProvider(named Setting[string], cfg *Config, getenv func(string) string) (Setting[string], error) {
 	if named.IsGiven() {
 		if _, err := catalog.Lookup(named.Value); err != nil {
+			if strings.Contains(strings.TrimSpace(named.Value), " ") {
+				err = fmt.Errorf("%w (-p is --provider; the prompt takes no flag: ask %s)", err, shellQuote(named.Value))
+			}
 			return named, asKind(Usage, err)
 		}
 		return named, nil
@@ -277,7 +281,26 @@ func chooseProvider(named Setting[string], cfg *Config, getenv func(string) stri
 			}
 		}
 	}
-	return Given("ollama", "default: no key variable is set"), nil
+	return Given("ollama", noKeySource), nil
+}
+
+// noKeySource is the source of the provider chosen when no key is set.
+const noKeySource = "default: no key variable is set"
+
+// KeyVariables are the variables that hold a provider's key, in the order
+// the first set one chooses the provider.
+func KeyVariables() []string {
+	var out []string
+	for _, p := range catalog.All() {
+		if p.NeedsKey() {
+			for _, v := range p.KeyEnv {
+				if !slices.Contains(out, v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // resolveBaseURL applies --base-url (or a carried one), ASK_BASE_URL, the
