@@ -252,7 +252,7 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
+		Commands:               []*cli.Command{replayCommand(stdio), logCommand(stdio), configCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
 	}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -142,6 +144,9 @@ func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*r
 			return nil, "", err
 		}
 	}
+	if conv := s.Conversation; conv != nil && conv.Continues != "" && !c.Bool("quiet") {
+		fmt.Fprintf(stdio.Err, "ask: %s\n", termtext.Safe(conv.Continues))
+	}
 	if conv := s.Conversation; conv != nil && len(conv.Held().Flags()) > 0 {
 		carryHeld(c.Context, stdio, &s, c.Bool("quiet"))
 	}
@@ -251,11 +256,11 @@ func readPrompt(c *cli.Context, stdio *IO) (string, error) {
 			return "", usageErr("read stdin: %v", err)
 		}
 		if int64(len(b)) > limit {
-			return "", usageErr("stdin holds more than %s, the cap on piped context; give --max-stdin with a larger size (such as 8M), or less input", formatSize(limit))
+			return "", usageErr("stdin holds more than %s, the cap on piped context; give --max-stdin with a larger size (such as 8M), or less input", bytesize.Format(limit))
 		}
 		input = strings.TrimSpace(string(b))
 		if c.Bool("verbose") && !c.Bool("quiet") && len(b) > 0 {
-			fmt.Fprintf(stdio.Err, "ask: stdin: %s read (cap %s)\n", formatSize(int64(len(b))), formatSize(limit))
+			fmt.Fprintf(stdio.Err, "ask: stdin: %s read (cap %s)\n", bytesize.Format(int64(len(b))), bytesize.Format(limit))
 		}
 	}
 	switch {
@@ -280,7 +285,7 @@ func stdinLimit(c *cli.Context) (int64, error) {
 	if v == "" {
 		return defaultMaxStdin, nil
 	}
-	n, err := parseSize(v)
+	n, err := bytesize.Parse(v)
 	if err != nil {
 		return 0, usageErr("--max-stdin %q: %v; give a size such as 512K, 4M or 1G", v, err)
 	}
@@ -358,7 +363,11 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		out.Sinks = append(out.Sinks, p.sink)
 	}
 	if p.keep {
-		out.KeepAt = run.LastTranscriptPath(stdio.Getenv)
+		store, err := history.Open(stdio.Getenv)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		out.History = &store
 	}
 	streamed := false
 	// An answer to a --schema is printed once validated.

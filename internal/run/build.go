@@ -17,13 +17,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
@@ -158,8 +158,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	// ask's own files steer later runs: a model must not read or rewrite
 	// them, even with the working directory at $HOME.
-	if state := LastTranscriptPath(env.Getenv); state != "" {
-		root.Hide(filepath.Dir(state))
+	if state := history.StateDir(env.Getenv); state != "" {
+		root.Hide(state)
 	}
 	root.Hide(config.Path(env.Getenv))
 	for _, p := range env.Private {

@@ -1,11 +1,11 @@
-package main
+package bytesize
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestParseSize(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		in   string
@@ -27,42 +27,42 @@ func TestParseSize(t *testing.T) {
 		{"1T", 0, false},
 		{"9999999999999G", 0, false},
 	} {
-		got, err := parseSize(tc.in)
+		got, err := Parse(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("Parse(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }
 
-func TestFormatSize(t *testing.T) {
+func TestFormat(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int64]string{0: "0 bytes", 10: "10 bytes", 1 << 20: "1M", 3 << 30: "3G", 1536: "1.5K", 512 << 10: "512K"} {
-		if got := formatSize(n); got != want {
-			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
+		if got := Format(n); got != want {
+			t.Errorf("Format(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
 
-// FuzzParseSize: a size is never negative, and one shown in whole units
+// FuzzParse: a size is never negative, and one shown in whole units
 // reads back as itself.
-func FuzzParseSize(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"1M", "512K", "0", "-1", "9G", "1kib", "99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := parseSize(s)
+		n, err := Parse(s)
 		if err != nil {
 			return
 		}
 		if n < 0 {
-			t.Fatalf("parseSize(%q) = %d", s, n)
+			t.Fatalf("Parse(%q) = %d", s, n)
 		}
-		shown := formatSize(n)
+		shown := Format(n)
 		if strings.ContainsAny(shown, ". ") {
 			return
 		}
-		if back, err := parseSize(shown); err != nil || back != n {
-			t.Fatalf("parseSize(%q) = %d, shown %q, which reads %d, %v", s, n, shown, back, err)
+		if back, err := Parse(shown); err != nil || back != n {
+			t.Fatalf("Parse(%q) = %d, shown %q, which reads %d, %v", s, n, shown, back, err)
 		}
 	})
 }

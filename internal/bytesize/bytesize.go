@@ -1,4 +1,6 @@
-package main
+// Package bytesize reads and writes sizes in bytes as people type them:
+// 512K, 4M, 1G.
+package bytesize
 
 import (
 	"errors"
@@ -7,10 +9,10 @@ import (
 	"strings"
 )
 
-// parseSize reads a size in bytes: a whole number with an optional suffix
+// Parse reads a size in bytes: a whole number with an optional suffix
 // K, M or G (powers of 1024, as ls -h and dd read them; "KB", "MiB" and
 // lower case are taken too).
-func parseSize(s string) (int64, error) {
+func Parse(s string) (int64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
 	shift := 0
@@ -37,8 +39,8 @@ func parseSize(s string) (int64, error) {
 	return n << shift, nil
 }
 
-// formatSize shows a size in bytes as parseSize reads it, rounded down.
-func formatSize(n int64) string {
+// Format shows a size in bytes as Parse reads it, rounded down.
+func Format(n int64) string {
 	for _, u := range []struct {
 		shift int
 		unit  string
