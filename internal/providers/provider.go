@@ -94,6 +94,13 @@ type Request struct {
 	MaxTokens int
 	// Schema, when set, asks for a final answer matching this JSON Schema.
 	Schema json.RawMessage
+	// NoToolCalls withholds the tools on this request (the last step a
+	// limit allows), so that the model answers: tool_choice none where the
+	// protocol has it (OpenAI's, Anthropic's), Gemini's function-calling
+	// mode NONE, and no tools at all where there is no such field
+	// (Ollama). Where the tools stay declared, the history's calls still
+	// name tools the request knows.
+	NoToolCalls bool
 }
 
 // Turn is one reply of the model.

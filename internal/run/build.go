@@ -142,9 +142,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 			r.Close()
 		}
 	}()
-	if r.Mode == policy.ModeAsk {
-		r.MaxSteps = min(r.MaxSteps, policy.AskModeMaxSteps)
-	}
+	r.MaxSteps = s.stepLimit().Value.(int)
 	if r.ModelName == "" && !row.LocalProgram {
 		return nil, Usagef("%s has no default model: name one with --model", row.Name)
 	}

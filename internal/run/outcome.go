@@ -17,7 +17,11 @@ func (r *Run) Why(res *loop.Result) string {
 	switch res.Status {
 	case loop.StatusCompleted:
 	case loop.StatusMaxSteps:
-		why = fmt.Sprintf("stopped after %d steps (--max-steps %d): the answer may be incomplete", res.Steps, r.MaxSteps)
+		limit := fmt.Sprintf("--max-steps %d", r.MaxSteps)
+		if r.MaxSteps < r.Settings.MaxSteps.Value {
+			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, Steps(r.MaxSteps))
+		}
+		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", Steps(res.Steps), limit)
 	case loop.StatusRepeatedCall:
 		why = "stopped: the model asked for the same tool call three times"
 	case loop.StatusParseFailures:

@@ -370,7 +370,7 @@ func (s Settings) Entries() []Entry {
 		{"key", key, s.Key.Source},
 		{"mode", s.Mode.Value, s.Mode.Source},
 		{"safe", s.Safe.Value, s.Safe.Source},
-		{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source},
+		s.stepLimit(),
 		{"timeout", s.Timeout.Value.String(), s.Timeout.Source},
 		{"tool-protocol", s.ToolProtocol.Value, s.ToolProtocol.Source},
 		{"no-stream", s.NoStream.Value, s.NoStream.Source},
@@ -382,6 +382,24 @@ func (s Settings) Entries() []Entry {
 		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
 		{"mcp", list(s.MCP.Value), s.MCP.Source},
 	}
+}
+
+// stepLimit is the step limit a run of s has, with where it comes from:
+// --mode ask allows at most policy.AskModeMaxSteps whatever --max-steps
+// says.
+func (s Settings) stepLimit() Entry {
+	if s.Mode.Value == policy.ModeAsk && s.MaxSteps.Value > policy.AskModeMaxSteps {
+		return Entry{"max-steps", policy.AskModeMaxSteps, fmt.Sprintf("mode ask (%s, from %s, is more than it allows)", Steps(s.MaxSteps.Value), s.MaxSteps.Source)}
+	}
+	return Entry{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source}
+}
+
+// Steps says n steps in English: "1 step", "3 steps".
+func Steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
 
 func nilIfEmpty(s string) any {
