@@ -246,7 +246,15 @@ func readPrompt(c *cli.Context, stdio *IO) (string, error) {
 	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	var input string
-	if !stdio.InTTY && stdio.In != nil && !c.Bool("no-stdin") && (fromStdin || !sharedFile(stdio.In)) {
+	verbose := c.Bool("verbose") && !c.Bool("quiet")
+	readIt := !stdio.InTTY && stdio.In != nil && !c.Bool("no-stdin")
+	if readIt && !fromStdin && sharedFile(stdio.In) {
+		readIt = false
+		if verbose {
+			fmt.Fprintln(stdio.Err, "ask: stdin: not read: it is a file another program has read part of (a while-read loop's list)")
+		}
+	}
+	if readIt {
 		limit, err := stdinLimit(c)
 		if err != nil {
 			return "", err
@@ -259,7 +267,7 @@ func readPrompt(c *cli.Context, stdio *IO) (string, error) {
 			return "", usageErr("stdin holds more than %s, the cap on piped context; give --max-stdin with a larger size (such as 8M), or less input", bytesize.Format(limit))
 		}
 		input = strings.TrimSpace(string(b))
-		if c.Bool("verbose") && !c.Bool("quiet") && len(b) > 0 {
+		if verbose && len(b) > 0 {
 			fmt.Fprintf(stdio.Err, "ask: stdin: %s read (cap %s)\n", bytesize.Format(int64(len(b))), bytesize.Format(limit))
 		}
 	}
