@@ -77,10 +77,10 @@ func runFlags(stdio *IO) []cli.Flag {
 		retriesFlag(d.Retries.Value),
 		&cli.IntFlag{Name: "max-tokens", Value: d.MaxTokens.Value, Usage: "cap each model reply at `N` tokens (default: the provider's own)"},
 		&cli.StringFlag{Name: "schema", Usage: "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {"},
-		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the last run's conversation, with its provider, model, mode and tools unless flags say otherwise"},
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the conversation of the last run in this directory (--workdir), with its provider, model, mode and tools unless flags say otherwise"},
 		&cli.BoolFlag{Name: "no-stdin", Usage: "never read stdin (in a while-read loop, or when stdin stays open)"},
 		&cli.StringFlag{Name: "max-stdin", Value: "1M", Usage: "the most piped context to read, a `SIZE` such as 512K, 4M or 1G; more is an error"},
-		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation recorded in the transcript `FILE`"},
+		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation of the transcript `FILE`, or of a kept run's ID (see ask log)"},
 	}, settingsFlags()...)
 }
 
