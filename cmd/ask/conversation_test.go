@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,19 @@ import (
 // conversationEnv runs ask with its state in a temporary directory.
 func conversationEnv(t *testing.T, srv *fakeprovider.Server) (askEnv, string) {
 	state := t.TempDir()
-	return askEnv{server: srv, wd: t.TempDir(), env: map[string]string{"XDG_STATE_HOME": state}}, filepath.Join(state, "ask", "last.jsonl")
+	return askEnv{server: srv, wd: t.TempDir(), env: map[string]string{"XDG_STATE_HOME": state}}, filepath.Join(state, "ask", "runs")
+}
+
+// newestRun is the newest run kept in the history directory dir, or a
+// path that does not exist when none is.
+func newestRun(t *testing.T, dir string) string {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(names) == 0 {
+		return filepath.Join(dir, "no run is kept")
+	}
+	slices.Sort(names)
+	return names[len(names)-1]
 }
 
 // roles lists a request's messages as role:content, tool calls as
@@ -55,7 +68,7 @@ func TestContinue(t *testing.T) {
 	if r := runAsk(t, e, "-m", "gpt-test-1", "--mode", "ask", "what is here?"); r.code != 0 {
 		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
 	}
-	if _, err := os.Stat(last); err != nil {
+	if _, err := os.Stat(newestRun(t, last)); err != nil {
 		t.Fatalf("the first run was not kept: %v", err)
 	}
 	r := runAsk(t, e, "-c", "are you sure?")
@@ -80,7 +93,7 @@ func TestContinue(t *testing.T) {
 	if got := declaredNames(reqs[2]); got != readOnly {
 		t.Errorf("continued run declared %s, want the first run's %s", got, readOnly)
 	}
-	events, err := os.ReadFile(last)
+	events, err := os.ReadFile(newestRun(t, last))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +120,7 @@ func TestContinue(t *testing.T) {
 // runStarted is the run.started event of the last run kept for -c.
 func runStarted(t *testing.T, last string) gjson.Result {
 	t.Helper()
-	data, err := os.ReadFile(last)
+	data, err := os.ReadFile(newestRun(t, last))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +203,7 @@ func TestContinueTakesUserToolsOnlyWhenTold(t *testing.T) {
 	// names is started, and stderr says how to start it.
 	other := e
 	other.wd = t.TempDir()
-	r := runAsk(t, other, "-c", "two")
+	r := runAsk(t, other, "-c", "--workdir", e.wd, "two")
 	if r.code != 0 {
 		t.Fatalf("continued run: code %d stderr %s", r.code, r.stderr)
 	}
@@ -202,13 +215,13 @@ func TestContinueTakesUserToolsOnlyWhenTold(t *testing.T) {
 	}
 
 	// The flags bring them back, each its own.
-	if r := runAsk(t, other, "-c", "--tools-file", absTools, "--mcp", greeter, "three"); r.code != 0 {
+	if r := runAsk(t, other, "-c", "--workdir", e.wd, "--tools-file", absTools, "--mcp", greeter, "three"); r.code != 0 {
 		t.Fatalf("run with the flags: code %d stderr %s", r.code, r.stderr)
 	}
 	if got, want := declaredNames(srv.Requests()[2]), builtins+",hello_file,greeter__hello"; got != want {
 		t.Errorf("with the flags declared %s, want %s", got, want)
 	}
-	if r := runAsk(t, other, "-c", "--mcp", waver, "four"); r.code != 0 {
+	if r := runAsk(t, other, "-c", "--workdir", e.wd, "--mcp", waver, "four"); r.code != 0 {
 		t.Fatalf("run with --mcp: code %d stderr %s", r.code, r.stderr)
 	}
 	if got, want := declaredNames(srv.Requests()[3]), builtins+",waver__wave"; got != want {
@@ -218,18 +231,18 @@ func TestContinueTakesUserToolsOnlyWhenTold(t *testing.T) {
 	// A yes on the terminal brings back what the transcript names.
 	onTTY := other
 	onTTY.tty, onTTY.ttyPath = true, answersOnTerminal(t, "y\n")
-	if r := runAsk(t, onTTY, "-c", "--mcp", greeter, "--tools-file", absTools, "five"); r.code != 0 {
+	if r := runAsk(t, onTTY, "-c", "--workdir", e.wd, "--mcp", greeter, "--tools-file", absTools, "five"); r.code != 0 {
 		t.Fatalf("fifth run: code %d stderr %s", r.code, r.stderr)
 	}
 	onTTY.ttyPath = answersOnTerminal(t, "y\n")
-	if r := runAsk(t, onTTY, "-c", "six"); r.code != 0 {
+	if r := runAsk(t, onTTY, "-c", "--workdir", e.wd, "six"); r.code != 0 {
 		t.Fatalf("confirmed run: code %d stderr %s", r.code, r.stderr)
 	}
 	if got, want := declaredNames(srv.Requests()[5]), builtins+",hello_file,greeter__hello"; got != want {
 		t.Errorf("confirmed on the terminal declared %s, want %s", got, want)
 	}
 
-	if r := runAsk(t, other, "-c", "--no-tools", "seven"); r.code == 0 {
+	if r := runAsk(t, other, "-c", "--workdir", e.wd, "--no-tools", "seven"); r.code == 0 {
 		if set := runStarted(t, last).Get("settings"); set.Get("tools_file").Exists() || set.Get("mcp").Exists() {
 			t.Errorf("a run with --no-tools recorded tools to carry on with: %s", set.Raw)
 		}
@@ -424,7 +437,7 @@ func TestContinueErrors(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{"no earlier run", env, []string{"-c", "q"}, "--continue: there is no earlier run to continue"},
+		{"no earlier run", env, []string{"-c", "q"}, "--continue: no earlier run in "},
 		{"nowhere to look", map[string]string{}, []string{"-c", "q"}, "set XDG_STATE_HOME or HOME"},
 		{"both flags", env, []string{"-c", "--resume", "openai.jsonl", "q"}, "choose one"},
 		{"missing file", env, []string{"--resume", "nope.jsonl", "q"}, "--resume nope.jsonl: open"},
@@ -462,7 +475,7 @@ func TestResumeOfAnEditedTranscript(t *testing.T) {
 	if r := runAsk(t, e, "one"); r.code != 0 {
 		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
 	}
-	data, err := os.ReadFile(last)
+	data, err := os.ReadFile(newestRun(t, last))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +544,7 @@ func TestAsksOwnFilesAreOutOfReach(t *testing.T) {
 	if strings.Contains(out.ToolCalls[4].Content, "config.json") || strings.Contains(out.ToolCalls[4].Content, ".local/state") {
 		t.Errorf("search looked into ask's own files: %q", out.ToolCalls[4].Content)
 	}
-	last, err := os.ReadFile(filepath.Join(home, ".local", "state", "ask", "last.jsonl"))
+	last, err := os.ReadFile(newestRun(t, filepath.Join(home, ".local", "state", "ask", "runs")))
 	if err != nil || strings.HasPrefix(string(last), planted) || !strings.Contains(string(last), `"prompt":"go"`) || !strings.Contains(string(last), `"run.finished"`) {
 		t.Errorf("the kept run is not this run's own record: %v %.200s", err, last)
 	}

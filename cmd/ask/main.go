@@ -126,7 +126,10 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	defer flush()
 	useConfigFile(args, stdio)
 	app := newApp(stdio)
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	args, err := commandWords(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -249,11 +252,11 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), modelsCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
+		Commands:               []*cli.Command{replayCommand(stdio), logCommand(stdio), configCommand(stdio), modelsCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return withCode(exitUsage, fmt.Errorf("%w (see ask --help)", err))
-		},
+	}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return flagError(err, app.Flags, "ask")
 	}
 	for _, c := range app.Commands {
 		setUsageError(c, "ask "+c.Name)
@@ -269,7 +272,7 @@ func setUsageError(c *cli.Command, path string) {
 	// (the tests) would race on it. --help covers what it does.
 	c.HideHelpCommand = true
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return withCode(exitUsage, fmt.Errorf("%w (see %s --help)", err, path))
+		return flagError(err, c.Flags, path)
 	}
 	for _, sub := range c.Subcommands {
 		setUsageError(sub, path+" "+sub.Name)

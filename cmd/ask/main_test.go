@@ -234,6 +234,11 @@ func TestExitCodes(t *testing.T) {
 		{name: "provider error after retries", replies: []fakeprovider.Reply{{Status: 500, Body: "<html><title>Bad Gateway</title></html>"}, {Status: 500, Body: "oops"}, {Status: 500, Body: "oops"}},
 			args: []string{"x", "--no-stream"}, wantCode: 3, wantErrRe: "HTTP 500"},
 		{name: "max steps", replies: loopForever(3), args: []string{"--max-steps", "2", "x"}, wantCode: 5, wantErrRe: "stopped after 2 steps"},
+		{name: "no key and no Ollama", noServer: true, env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:1"}, args: []string{"--retries", "0", "x"},
+			wantCode: 4, wantErrRe: "no provider key is set"},
+		{name: "a prompt after -p", noServer: true, args: []string{"-p", "what is this"}, wantCode: 2, wantErrRe: "unknown provider \"what is this\""},
+		{name: "bad duration", args: []string{"--timeout", "5", "x"}, wantCode: 2, wantErrRe: "give a duration such as 30s or 5m"},
+		{name: "command word", args: []string{"tool", "list"}, wantCode: 2, wantErrRe: "ask -- tool list"},
 		{name: "json and events", args: []string{"--json", "--events", "x"}, wantCode: 2, wantErrRe: "choose one"},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -88,8 +90,10 @@ func runFlags(stdio *IO) []cli.Flag {
 		&cli.Float64Flag{Name: "temperature", Value: d.Temperature.Value, DefaultText: temperature, Usage: "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)"},
 		&cli.StringFlag{Name: "reasoning", Value: d.Reasoning.Value, DefaultText: reasoning, Usage: "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)"},
 		&cli.StringFlag{Name: "schema", Usage: "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {"},
-		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the last run's conversation, with its provider, model, mode and tools unless flags say otherwise"},
-		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation recorded in the transcript `FILE`"},
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the conversation of the last run in this directory (--workdir), with its provider, model, mode and tools unless flags say otherwise"},
+		&cli.BoolFlag{Name: "no-stdin", Usage: "never read stdin (in a while-read loop, or when stdin stays open)"},
+		&cli.StringFlag{Name: "max-stdin", Value: "1M", Usage: "the most piped context to read, a `SIZE` such as 512K, 4M or 1G; more is an error"},
+		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation of the transcript `FILE`, or of a kept run's ID (see ask log)"},
 	}, settingsFlags()...)
 }
 
@@ -137,18 +141,24 @@ func runAction(c *cli.Context, stdio *IO) error {
 // for `ask provider request` and `ask tools`, which send nothing. On a
 // terminal the run asks its approvals there, holding status off the line.
 func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*run.Run, string, error) {
-	prompt, err := readPrompt(c.Args().Slice(), stdio)
-	if err != nil && !c.IsSet("plan") {
-		return nil, "", err
-	}
+	// The settings first: `ask -p "what is this"` is an unknown provider
+	// (-p is not the prompt, as it is for some other tools) before it is a
+	// run without a prompt.
 	s, err := resolve(c, stdio)
 	if err != nil {
+		return nil, "", err
+	}
+	prompt, err := readPrompt(c, stdio)
+	if err != nil && !c.IsSet("plan") {
 		return nil, "", err
 	}
 	if c.IsSet("plan") {
 		if prompt, err = run.PlanPrompt(c.String("plan"), s.Mode.Value, stdio.Wd, prompt); err != nil {
 			return nil, "", err
 		}
+	}
+	if conv := s.Conversation; conv != nil && conv.Continues != "" && !c.Bool("quiet") {
+		fmt.Fprintf(stdio.Err, "ask: %s\n", termtext.Safe(conv.Continues))
 	}
 	if conv := s.Conversation; conv != nil && len(conv.Held().Flags()) > 0 {
 		carryHeld(c.Context, stdio, &s, c.Bool("quiet"))
@@ -231,21 +241,48 @@ func runEnv(c *cli.Context, stdio *IO, status *statusLine) run.Env {
 	return env
 }
 
-// readPrompt joins the arguments and, when stdin is not a terminal, appends
-// what it holds as context. "-" alone means the prompt is stdin.
-func readPrompt(args []string, stdio *IO) (string, error) {
+// readPrompt joins the arguments and, when stdin is not a terminal and
+// --no-stdin is not given, appends what it holds as context, up to
+// --max-stdin bytes. "-" alone means the prompt is stdin. A pipe is read to
+// its end: what comes through it may be the context (`sleep 8 | ask hi`
+// waits the 8 seconds). A file another program has read part of (the list
+// of `while read f; do ask "review $f"; done < files.txt`) is left alone,
+// so that the loop goes on.
+func readPrompt(c *cli.Context, stdio *IO) (string, error) {
+	args := c.Args().Slice()
 	fromStdin := len(args) == 1 && args[0] == "-"
 	if fromStdin {
 		args = nil
 	}
+	if fromStdin && c.Bool("no-stdin") {
+		return "", usageErr("the prompt - means stdin, which --no-stdin says never to read")
+	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	var input string
-	if !stdio.InTTY && stdio.In != nil {
-		b, err := io.ReadAll(stdio.In)
+	verbose := c.Bool("verbose") && !c.Bool("quiet")
+	readIt := !stdio.InTTY && stdio.In != nil && !c.Bool("no-stdin")
+	if readIt && !fromStdin && sharedFile(stdio.In) {
+		readIt = false
+		if verbose {
+			fmt.Fprintln(stdio.Err, "ask: stdin: not read: it is a file another program has read part of (a while-read loop's list)")
+		}
+	}
+	if readIt {
+		limit, err := stdinLimit(c)
+		if err != nil {
+			return "", err
+		}
+		b, err := io.ReadAll(io.LimitReader(stdio.In, limit+1))
 		if err != nil {
 			return "", usageErr("read stdin: %v", err)
 		}
+		if int64(len(b)) > limit {
+			return "", usageErr("stdin holds more than %s, the cap on piped context; give --max-stdin with a larger size (such as 8M), or less input", bytesize.Format(limit))
+		}
 		input = strings.TrimSpace(string(b))
+		if verbose && len(b) > 0 {
+			fmt.Fprintf(stdio.Err, "ask: stdin: %s read (cap %s)\n", bytesize.Format(int64(len(b))), bytesize.Format(limit))
+		}
 	}
 	switch {
 	case fromStdin || prompt == "":
@@ -257,6 +294,39 @@ func readPrompt(args []string, stdio *IO) (string, error) {
 		return "", usageErr("no prompt: give it as arguments (ask \"why does make fail?\") or on stdin")
 	}
 	return prompt, nil
+}
+
+// defaultMaxStdin is the cap on piped context when --max-stdin is not
+// given: about a quarter of a million tokens, more than most models take.
+const defaultMaxStdin = 1 << 20
+
+// stdinLimit is --max-stdin in bytes.
+func stdinLimit(c *cli.Context) (int64, error) {
+	v := c.String("max-stdin")
+	if v == "" {
+		return defaultMaxStdin, nil
+	}
+	n, err := bytesize.Parse(v)
+	if err != nil {
+		return 0, usageErr("--max-stdin %q: %v; give a size such as 512K, 4M or 1G", v, err)
+	}
+	return n, nil
+}
+
+// sharedFile reports whether in is a regular file read part-way already:
+// another program (a shell's `while read` loop) is going through it, and
+// what follows is its, not this run's context.
+func sharedFile(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	return err == nil && off > 0
 }
 
 // presentation is how a run's outcome is shown: which of stdout's forms,
@@ -314,7 +384,11 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		out.Sinks = append(out.Sinks, p.sink)
 	}
 	if p.keep {
-		out.KeepAt = run.LastTranscriptPath(stdio.Getenv)
+		store, err := history.Open(stdio.Getenv)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		out.History = &store
 	}
 	streamed := false
 	// An answer to a --schema is printed once validated.
@@ -400,6 +474,9 @@ func outcome(r *run.Run, res *loop.Result) (int, string) {
 		code = exitRefused
 	default:
 		code = exitCode(res.Err)
+		if r.NoKeyFallback(res.Err) {
+			code = exitAuth
+		}
 	}
 	// A --safe refusal is what a CI job running with --safe watches for, so
 	// it also wins over a limit: the run tried something it must not.

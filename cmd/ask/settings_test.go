@@ -87,7 +87,8 @@ func TestConfigPrecedence(t *testing.T) {
 		{name: "profile from the environment", env: map[string]string{"ASK_PROFILE": "ci"}, setting: "profile", value: "ci", source: "env ASK_PROFILE"},
 		{name: "profile flag over environment", env: map[string]string{"ASK_PROFILE": "ci"}, args: []string{"--profile", "local"},
 			setting: "provider", value: "ollama", source: fromLocal},
-		{name: "top level shows through a profile", args: []string{"--profile", "ci"}, setting: "max-steps", value: 12.0, source: fromFile},
+		// The profile's mode ask allows 3 steps: the file's 12 shows in the source.
+		{name: "top level shows through a profile", args: []string{"--profile", "ci"}, setting: "max-steps", value: 3.0, source: "mode ask (12 steps, from " + fromFile + ", is more than it allows)"},
 		{name: "a profile's empty list clears", args: []string{"--profile", "ci"}, setting: "allow-tool", value: []any{}, source: fromCI},
 		{name: "list from the file", setting: "deny-tool", value: []any{"shell:rm *"}, source: fromFile},
 		{name: "list flag replaces the file's", args: []string{"--deny-tool", "shell"}, setting: "deny-tool", value: []any{"shell"}, source: "flag --deny-tool"},

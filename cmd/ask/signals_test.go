@@ -59,11 +59,11 @@ func checkStateDir(t *testing.T, cmd *exec.Cmd) {
 			state = v
 		}
 	}
-	left, _ := filepath.Glob(filepath.Join(state, "ask", ".last-*.jsonl"))
+	left, _ := filepath.Glob(filepath.Join(state, "ask", "runs", ".last-*.jsonl"))
 	if len(left) > 0 {
 		t.Errorf("private copies left behind: %v", left)
 	}
-	evs := readTranscript(t, filepath.Join(state, "ask", "last.jsonl"))
+	evs := readTranscript(t, newestRun(t, filepath.Join(state, "ask", "runs")))
 	if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished {
 		t.Errorf("the last run's copy ends with %s", last.Type)
 	}

@@ -83,10 +83,12 @@ func cachedRun(tb testing.TB, sim *anthropicCache, mark bool) *loop.Result {
 		Model: caller,
 		System: prompts.System(prompts.Env{Version: "bench", Date: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), OS: "linux",
 			Workdir: "/src/app", Mode: "agent", Tools: true}, ""),
-		Prompt:   "Read the files of internal/store one by one and tell me where the cache is invalidated.",
-		Tools:    decl,
-		Toolbox:  sourceFiles{},
-		MaxSteps: sim.steps,
+		Prompt:  "Read the files of internal/store one by one and tell me where the cache is invalidated.",
+		Tools:   decl,
+		Toolbox: sourceFiles{},
+		// One step to spare: on the last step a limit allows, the request
+		// withholds the tools, which Anthropic reads as a new prompt.
+		MaxSteps: sim.steps + 1,
 	})
 	if res.Status != loop.StatusCompleted || res.Steps != sim.steps {
 		tb.Fatalf("run: %s after %d steps (%v)", res.Status, res.Steps, res.Err)

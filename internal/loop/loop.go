@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ask-cli/ask/internal/policy"
@@ -59,6 +60,10 @@ var (
 	ErrTimeout     = errors.New("timeout reached")
 	ErrInterrupted = errors.New("interrupted")
 )
+
+// LastStepNote ends the system prompt of the last step a limit allows,
+// whose request offers no tools.
+const LastStepNote = "This is the last step the run allows: no tool can be called now. Answer now, with what you have found so far, and say what is left undone if anything is."
 
 // Limits of DESIGN §5 that are not flags.
 const (
@@ -180,14 +185,21 @@ func (r *runner) run(ctx context.Context) {
 	for step := 1; ; step++ {
 		r.res.Steps = step
 		r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
-		turn, err := r.call(ctx, providers.Request{
+		req := providers.Request{
 			System:    r.cfg.System,
 			Messages:  r.history,
 			Tools:     r.cfg.Tools,
 			Stream:    r.cfg.Stream,
 			MaxTokens: r.cfg.MaxTokens,
 			Schema:    r.cfg.Schema,
-		}, r.hooks(step))
+		}
+		// The last step the limit allows withholds the tools and says so,
+		// so that a run stopped by its limit still ends with an answer.
+		if step == r.cfg.MaxSteps && len(r.cfg.Tools) > 0 {
+			req.NoToolCalls = true
+			req.System = strings.TrimLeft(req.System+"\n\n", "\n") + LastStepNote
+		}
+		turn, err := r.call(ctx, req, r.hooks(step))
 		if err != nil {
 			r.fail(ctx, err)
 			return

@@ -106,6 +106,13 @@ type Request struct {
 	// Cache asks the provider to cache the request's stable prefix
 	// (DESIGN §3, Cost); the zero value asks for nothing.
 	Cache Cache
+	// NoToolCalls withholds the tools on this request (the last step a
+	// limit allows), so that the model answers: tool_choice none where the
+	// protocol has it (OpenAI's, Anthropic's), Gemini's function-calling
+	// mode NONE, and no tools at all where there is no such field
+	// (Ollama). Where the tools stay declared, the history's calls still
+	// name tools the request knows.
+	NoToolCalls bool
 }
 
 // Cache is how a request asks for its prefix to be cached.

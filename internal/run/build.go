@@ -19,13 +19,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
@@ -148,9 +148,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 			r.Close()
 		}
 	}()
-	if r.Mode == policy.ModeAsk {
-		r.MaxSteps = min(r.MaxSteps, policy.AskModeMaxSteps)
-	}
+	r.MaxSteps = s.stepLimit().Value.(int)
 	if r.ModelName == "" && !row.LocalProgram {
 		return nil, Usagef("%s has no default model: name one with --model", row.Name)
 	}
@@ -176,8 +174,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	// ask's own files steer later runs: a model must not read or rewrite
 	// them, even with the working directory at $HOME.
-	if state := LastTranscriptPath(env.Getenv); state != "" {
-		root.Hide(filepath.Dir(state))
+	if state := history.StateDir(env.Getenv); state != "" {
+		root.Hide(state)
 	}
 	root.Hide(config.Path(env.Getenv))
 	for _, p := range env.Private {

@@ -8,28 +8,25 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
 )
 
-// Conversations: every run of the main command also writes its transcript
-// to $XDG_STATE_HOME/ask/last.jsonl (default ~/.local/state/ask/), and
-// `ask -c` carries on from it, `ask --resume FILE` from any transcript. The
+// Conversations: every run of the main command also keeps its transcript
+// among the past runs (internal/history), and `ask -c` carries on from the
+// last one of the working directory, `ask --resume ID|FILE` from any. The
 // conversation itself comes from the transcript's run.finished event, whose
 // history is the loop's own (every message in the protocol's form, each
 // tool call answered); the new run records it again in its run.started
 // settings, so that `ask replay` sends the same requests.
-
-// lastTranscriptName is the file under $XDG_STATE_HOME/ask that holds the
-// last run's transcript.
-const lastTranscriptName = "last.jsonl"
 
 // Conversation is an earlier run to carry on from.
 type Conversation struct {
@@ -39,6 +36,8 @@ type Conversation struct {
 	Provider string   // the provider it was held with
 	Tools    []string // the tools it offered
 	History  []json.RawMessage
+	// Continues says which run --continue carries on, for stderr.
+	Continues string
 	// KeepTools: no flag chose the tools, so the run offers the same ones.
 	KeepTools bool
 	start     records.Event
@@ -54,18 +53,12 @@ func readConversation(in Inputs) (*Conversation, error) {
 	if in.Continue && in.Resume != "" {
 		return nil, Usagef("--continue and --resume both name the conversation to carry on: choose one")
 	}
-	path, flag := absPath(in.Wd, in.Resume), "--resume "+in.Resume
-	if in.Resume == "" {
-		flag = "--continue"
-		if path = LastTranscriptPath(in.Getenv); path == "" {
-			return nil, Usagef("--continue: cannot tell where the last run was kept: set XDG_STATE_HOME or HOME")
-		}
+	path, flag, err := conversationPath(in)
+	if err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && in.Resume == "":
-		return nil, Usagef("--continue: there is no earlier run to continue (%s does not exist)", path)
-	case err != nil:
+	if err != nil {
 		return nil, Usagef("%s: %v", flag, err)
 	}
 	conv, err := ParseConversation(data)
@@ -73,11 +66,82 @@ func readConversation(in Inputs) (*Conversation, error) {
 		return nil, Usagef("%s: %v", flag, err)
 	}
 	conv.Source = flag
+	if in.Continue {
+		conv.Continues = fmt.Sprintf("continuing run %s of %s", filepath.Base(strings.TrimSuffix(path, ".jsonl")), conv.start.Time.Local().Format("2006-01-02 15:04"))
+		if p := conv.start.Settings; p != nil {
+			conv.Continues += fmt.Sprintf(" (%q)", shortPrompt(p.Prompt))
+		}
+	}
 	f := in.Flags
 	// Each of these flags chooses tools; without them the run offers the
 	// earlier run's.
 	conv.KeepTools = !f.Mode.IsGiven() && !f.Safe.IsGiven() && !f.NoTools.IsGiven() && !f.ToolsFile.IsGiven() && !f.MCP.IsGiven()
 	return conv, nil
+}
+
+// conversationPath is the transcript --continue or --resume names, and
+// the flag that named it: for --continue the last kept run whose working
+// directory is this run's; for --resume a file, else a kept run's id.
+func conversationPath(in Inputs) (path, flag string, err error) {
+	store, err := history.Open(in.Getenv)
+	if err != nil {
+		return "", "", asKind(Usage, err)
+	}
+	store.Migrate(in.Getenv)
+	if in.Resume != "" {
+		flag = "--resume " + in.Resume
+		path = absPath(in.Wd, in.Resume)
+		// A file by that name wins; a word that could not be an id
+		// (a path, a .jsonl name) is a file that is missing.
+		_, statErr := os.Stat(path)
+		if statErr == nil || store.Dir == "" || strings.Contains(in.Resume, "/") || strings.Contains(in.Resume, ".json") {
+			return path, flag, nil
+		}
+		e, err := store.Find(in.Resume)
+		if err != nil {
+			return "", "", Usagef("%s: %v", flag, err)
+		}
+		return e.Path, flag, nil
+	}
+	flag = "--continue"
+	if store.Dir == "" {
+		return "", "", Usagef("--continue: no runs are kept: set XDG_STATE_HOME or HOME, and leave ASK_HISTORY_RUNS and ASK_HISTORY_SIZE unset or above 0")
+	}
+	dir := workdirOf(in)
+	e, found, err := store.Last(dir)
+	if err != nil {
+		return "", "", Usagef("--continue: %v", err)
+	}
+	if !found {
+		return "", "", Usagef("--continue: no earlier run in %s to continue (ask log lists the runs of every directory; ask --resume ID continues one)", dir)
+	}
+	return e.Path, flag, nil
+}
+
+// workdirOf is the working directory a run of in would have, as
+// tools.NewRoot makes it (absolute, symbolic links resolved), for -c to
+// find the runs made there.
+func workdirOf(in Inputs) string {
+	dir := in.Wd
+	if in.Flags.Workdir.IsGiven() {
+		dir = absPath(in.Wd, in.Flags.Workdir.Value)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
+}
+
+// shortPrompt is a prompt cut to one short line, for messages.
+func shortPrompt(p string) string {
+	p = strings.Join(strings.Fields(p), " ")
+	if r := []rune(p); len(r) > 60 {
+		p = string(r[:60]) + "…"
+	}
+	return p
 }
 
 // ParseConversation reads a transcript's provider, tools and final
@@ -219,24 +283,19 @@ func shellQuote(s string) string {
 	return fmt.Sprintf("%q", s) // a NUL byte, which no shell word holds
 }
 
-// LastTranscriptPath is where the last run's transcript is kept, or ""
-// when neither XDG_STATE_HOME nor HOME says where. A relative
-// XDG_STATE_HOME is ignored, as the XDG base directory specification asks.
-func LastTranscriptPath(getenv func(string) string) string {
-	dir := getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(dir) {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
+// keepRun starts keeping a run in store under a new id, after moving
+// the transcript older versions kept into it; nil keeps nothing.
+func keepRun(store *history.Store, getenv func(string) string) (*lastRun, error) {
+	if store == nil || store.Dir == "" {
+		return nil, nil
 	}
-	return filepath.Join(dir, "ask", lastTranscriptName)
+	store.Migrate(getenv)
+	return openLastRun(store.Path(history.NewID(time.Now())))
 }
 
 // lastRun writes a run's transcript to a private temporary file beside
-// last.jsonl and renames it into place when the run ends, so that runs in
-// parallel never mix their lines: the last to finish is the last run.
+// the kept runs and renames it into place when the run ends, so that runs
+// in parallel never mix their lines, and a run is listed only once whole.
 type lastRun struct {
 	f       *os.File
 	path    string

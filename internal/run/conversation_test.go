@@ -6,23 +6,6 @@ import (
 	"testing"
 )
 
-func TestLastTranscriptPath(t *testing.T) {
-	tests := []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, "/s/ask/last.jsonl"},
-		{map[string]string{"HOME": "/h"}, "/h/.local/state/ask/last.jsonl"},
-		{map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/h"}, "/h/.local/state/ask/last.jsonl"},
-		{map[string]string{}, ""},
-	}
-	for _, tt := range tests {
-		if got := LastTranscriptPath(func(k string) string { return tt.env[k] }); got != tt.want {
-			t.Errorf("LastTranscriptPath(%v) = %q, want %q", tt.env, got, tt.want)
-		}
-	}
-}
-
 // TestLastRunIsWholeOrAbsent checks that a kept run replaces the earlier
 // one only when it is complete, and that no temporary files are left.
 func TestLastRunIsWholeOrAbsent(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
@@ -21,9 +22,9 @@ type Output struct {
 	// stdout under --events, replay --check's own record. Nil entries are
 	// skipped.
 	Sinks []io.Writer
-	// KeepAt is where the transcript is also kept for a later --continue;
-	// "" keeps it nowhere.
-	KeepAt string
+	// History, when set, keeps the transcript among the past runs (ask
+	// log, --continue), and prunes them to its limits after.
+	History *history.Store
 	// Observe is told of every event as it is written.
 	Observe func(records.Event)
 	// OnText receives answer text as it arrives; nil when nobody shows it
@@ -51,13 +52,17 @@ type Result struct {
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
-	last, err := openLastRun(out.KeepAt)
+	last, err := keepRun(out.History, r.env.Getenv)
 	if err != nil && r.env.Verbose {
-		r.note("not keeping this run for --continue: %v", err)
+		r.note("not keeping this run in the history: %v", err)
 	}
 	defer func() {
-		if err := last.commit(); err != nil && r.env.Verbose {
-			r.note("not keeping this run for --continue: %v", err)
+		err := last.commit()
+		if err == nil && out.History != nil {
+			err = out.History.Prune()
+		}
+		if err != nil && r.env.Verbose {
+			r.note("not keeping this run in the history: %v", err)
 		}
 	}()
 	rec := records.NewRecorder(append(out.Sinks, last.writer())...)

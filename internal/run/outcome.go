@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // Why says in one line why a run that did not complete stopped, "" for
@@ -16,7 +17,11 @@ func (r *Run) Why(res *loop.Result) string {
 	switch res.Status {
 	case loop.StatusCompleted:
 	case loop.StatusMaxSteps:
-		why = fmt.Sprintf("stopped after %d steps (--max-steps %d): the answer may be incomplete", res.Steps, r.MaxSteps)
+		limit := fmt.Sprintf("--max-steps %d", r.MaxSteps)
+		if r.MaxSteps < r.Settings.MaxSteps.Value {
+			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, Steps(r.MaxSteps))
+		}
+		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", Steps(res.Steps), limit)
 	case loop.StatusRepeatedCall:
 		why = "stopped: the model asked for the same tool call three times"
 	case loop.StatusParseFailures:
@@ -33,11 +38,22 @@ func (r *Run) Why(res *loop.Result) string {
 			err = errors.New("run ended without an answer")
 		}
 		why = err.Error()
+		if r.NoKeyFallback(err) {
+			why = fmt.Sprintf("no provider key is set (set one of %s), and Ollama on localhost, tried instead, did not answer at %s: %v",
+				strings.Join(KeyVariables(), ", "), r.BaseURL, err)
+		}
 	}
 	if res.Refused && (res.Status == loop.StatusCompleted || limited(res.Status)) {
 		why = strings.TrimPrefix(why+"; ", "; ") + refusals(res)
 	}
 	return why
+}
+
+// NoKeyFallback reports whether err is the failure to reach Ollama on
+// localhost, which the run tried only because no key was set: what the
+// user lacks is a key, not a running Ollama.
+func (r *Run) NoKeyFallback(err error) bool {
+	return r.Settings.Provider.Source == noKeySource && errors.Is(err, providers.ErrConnect)
 }
 
 // limited reports whether a status is a limit the run reached.

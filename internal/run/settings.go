@@ -296,6 +296,9 @@ func envLayer(getenv func(string) string) Settings {
 func chooseProvider(named Setting[string], cfg *Config, getenv func(string) string) (Setting[string], error) {
 	if named.IsGiven() {
 		if _, err := catalog.Lookup(named.Value); err != nil {
+			if strings.Contains(strings.TrimSpace(named.Value), " ") {
+				err = fmt.Errorf("%w (-p is --provider; the prompt takes no flag: ask %s)", err, shellQuote(named.Value))
+			}
 			return named, asKind(Usage, err)
 		}
 		return named, nil
@@ -307,7 +310,26 @@ func chooseProvider(named Setting[string], cfg *Config, getenv func(string) stri
 			}
 		}
 	}
-	return Given("ollama", "default: no key variable is set"), nil
+	return Given("ollama", noKeySource), nil
+}
+
+// noKeySource is the source of the provider chosen when no key is set.
+const noKeySource = "default: no key variable is set"
+
+// KeyVariables are the variables that hold a provider's key, in the order
+// the first set one chooses the provider.
+func KeyVariables() []string {
+	var out []string
+	for _, p := range catalog.All() {
+		if p.NeedsKey() {
+			for _, v := range p.KeyEnv {
+				if !slices.Contains(out, v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // resolveBaseURL applies --base-url (or a carried one), ASK_BASE_URL, the
@@ -381,7 +403,7 @@ func (s Settings) Entries() []Entry {
 		{"key", key, s.Key.Source},
 		{"mode", s.Mode.Value, s.Mode.Source},
 		{"safe", s.Safe.Value, s.Safe.Source},
-		{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source},
+		s.stepLimit(),
 		{"timeout", s.Timeout.Value.String(), s.Timeout.Source},
 		{"tool-protocol", s.ToolProtocol.Value, s.ToolProtocol.Source},
 		{"no-stream", s.NoStream.Value, s.NoStream.Source},
@@ -405,6 +427,24 @@ func aliasValue(m map[string]string) map[string]string {
 		return map[string]string{}
 	}
 	return m
+}
+
+// stepLimit is the step limit a run of s has, with where it comes from:
+// --mode ask allows at most policy.AskModeMaxSteps whatever --max-steps
+// says.
+func (s Settings) stepLimit() Entry {
+	if s.Mode.Value == policy.ModeAsk && s.MaxSteps.Value > policy.AskModeMaxSteps {
+		return Entry{"max-steps", policy.AskModeMaxSteps, fmt.Sprintf("mode ask (%s, from %s, is more than it allows)", Steps(s.MaxSteps.Value), s.MaxSteps.Source)}
+	}
+	return Entry{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source}
+}
+
+// Steps says n steps in English: "1 step", "3 steps".
+func Steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
 
 func nilIfEmpty(s string) any {

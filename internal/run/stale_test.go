@@ -25,7 +25,7 @@ func TestStaleLastRunCopiesAreRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	last, err := openLastRun(filepath.Join(dir, lastTranscriptName))
+	last, err := openLastRun(filepath.Join(dir, "last.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestStaleLastRunCopiesAreRemoved(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the stale copy is still there (%v)", err)
 	}
-	for _, p := range []string{fresh, other, filepath.Join(dir, lastTranscriptName)} {
+	for _, p := range []string{fresh, other, filepath.Join(dir, "last.jsonl")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s was removed: %v", filepath.Base(p), err)
 		}

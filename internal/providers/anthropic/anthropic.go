@@ -202,6 +202,11 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		providers.Field{Key: "system", Value: systemValue},
 		providers.Field{Key: "messages", Value: providers.JoinArray(msgs)},
 		providers.Field{Key: "tools", Value: toolsValue})
+	if toolsValue != nil && r.NoToolCalls {
+		// The history's tool_use blocks need the tools declared; none
+		// forbids calling them.
+		fields = append(fields, providers.Field{Key: "tool_choice", Value: json.RawMessage(`{"type":"none"}`)})
+	}
 	if format != nil {
 		fields = append(fields, providers.Field{Key: "output_config", Value: providers.Object(providers.Field{Key: "format", Value: format})})
 	}

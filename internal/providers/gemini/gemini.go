@@ -232,7 +232,10 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	// values; the body is then written once, in order, so that the
 	// conversation (each message validated above) is copied a single time
 	// however long it grows.
-	var instr, config json.RawMessage
+	var instr, config, toolConfig json.RawMessage
+	if tools != nil && r.NoToolCalls {
+		toolConfig = json.RawMessage(`{"functionCallingConfig":{"mode":"NONE"}}`)
+	}
 	if system != "" {
 		var part []byte
 		part, err = providers.SetRaw([]byte(`{}`), "text", providers.Quote(system))
@@ -269,6 +272,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		providers.Field{Key: "contents", Value: providers.JoinArray(r.Messages)},
 		providers.Field{Key: "systemInstruction", Value: instr},
 		providers.Field{Key: "tools", Value: tools},
+		providers.Field{Key: "toolConfig", Value: toolConfig},
 		providers.Field{Key: "generationConfig", Value: config},
 	), nil
 }

@@ -206,7 +206,9 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tools != nil {
+	// Ollama has no tool_choice: a request that must not call tools
+	// declares none (its templates render the history's calls anyway).
+	if tools != nil && !r.NoToolCalls {
 		if doc, err = providers.SetRaw(doc, "tools", tools); err != nil {
 			return nil, err
 		}

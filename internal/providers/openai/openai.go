@@ -151,6 +151,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if len(tools) > 0 {
 		b = append(b, `,"tools":`...)
 		b = append(b, tools...)
+		if r.NoToolCalls {
+			b = append(b, `,"tool_choice":"none"`...)
+		}
 	}
 	if r.Cache.Key != "" {
 		b = append(b, `,"prompt_cache_key":`...)

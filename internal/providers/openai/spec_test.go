@@ -70,6 +70,8 @@ func TestRequestsMatchSpec(t *testing.T) {
 		r.Messages = append(r.Messages, user)
 		r.Stream = strings.HasSuffix(name, ".sse")
 		build(name+" (next request)", r)
+		r.NoToolCalls = true
+		build(name+" (last step)", r)
 	}
 
 	for name, body := range bodies {

@@ -33,6 +33,13 @@ func TestSpecValid(t *testing.T) {
 			if err := validateCreateResponse(t, body); err != nil {
 				t.Errorf("first request: %v", err)
 			}
+			req.NoToolCalls = true // as on the last step a limit allows
+			if body, err = p.BuildRequest(req); err != nil {
+				t.Fatal(err)
+			}
+			if err := validateCreateResponse(t, body); err != nil {
+				t.Errorf("first request as the last step: %v", err)
+			}
 		})
 	}
 	for _, name := range responseFixtures(t) {

@@ -182,6 +182,11 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		if doc, err = providers.SetRaw(doc, "tools", tools); err != nil {
 			return nil, err
 		}
+		if r.NoToolCalls {
+			if doc, err = providers.SetRaw(doc, "tool_choice", []byte(`"none"`)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if doc, err = providers.SetRaw(doc, "store", []byte("false")); err != nil {
 		return nil, err

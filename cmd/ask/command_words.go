@@ -1,0 +1,144 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Words that are commands are not paid prompts (DESIGN §4). `ask help`
+// and `ask version` run locally; a prompt of up to three words whose first
+// is one edit away from a command's name (`ask tool list`, `ask replya`)
+// is not sent: ask names the command it looks like. One rule makes any of
+// them a prompt: `--` before it (`ask -- tool list`). A prompt given as one
+// quoted argument holding a space is a prompt too, since no command name
+// has one.
+
+// maxCommandLikeWords is how long a prompt may be and still be taken for a
+// mistyped command: a longer one is a sentence.
+const maxCommandLikeWords = 3
+
+// minNearWord is the shortest word taken for a mistyped command name.
+const minNearWord = 4
+
+// commandWords checks the prompt words of args before they are run. It
+// returns the arguments to run instead (help and version), or an error
+// for a prompt that looks like a command; args unchanged otherwise.
+func commandWords(app *cli.App, args []string) ([]string, error) {
+	words, forced := promptWords(app, args)
+	if forced || len(words) == 0 || len(words) > maxCommandLikeWords {
+		return args, nil
+	}
+	for _, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n") {
+			return args, nil // quoted: a prompt
+		}
+	}
+	switch {
+	case len(words) == 1 && words[0] == "help":
+		return []string{args[0], "--help"}, nil
+	case len(words) == 2 && words[0] == "help" && isCommand(app, words[1]):
+		return []string{args[0], words[1], "--help"}, nil
+	case len(words) == 1 && words[0] == "version":
+		return []string{args[0], "--version"}, nil
+	}
+	name, ok := nearCommand(app, words[0])
+	if !ok {
+		return args, nil
+	}
+	typed := strings.Join(words, " ")
+	meant := strings.Join(append([]string{name}, words[1:]...), " ")
+	if name == "help" || name == "version" {
+		meant = name
+	}
+	return nil, usageErr("%q looks like the command \"ask %s\", so it was not sent to the model; to send it as a prompt, put -- before it: ask -- %s",
+		typed, meant, typed)
+}
+
+// promptWords are the positional arguments of the main command in args,
+// as reorderArgs finds them; forced is true when the user typed "--"
+// before them. A command name first means no prompt at all.
+func promptWords(app *cli.App, args []string) (words []string, forced bool) {
+	if len(args) < 2 {
+		return nil, false
+	}
+	takesValue := valueFlags(app.Flags)
+	if first := firstPositional(takesValue, args[1:]); isCommand(app, first) {
+		return nil, false
+	}
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			return nil, true
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		_, known := takesValue[name]
+		if len(a) > 1 && a[0] == '-' && (known || len(words) == 0) {
+			if takesValue[name] && !hasValue {
+				i++
+			}
+			continue
+		}
+		words = append(words, a)
+	}
+	return words, false
+}
+
+func isCommand(app *cli.App, name string) bool {
+	for _, c := range app.Commands {
+		if slices.Contains(c.Names(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearCommand returns the command name (or help, version) that word is
+// exactly or one edit away from.
+func nearCommand(app *cli.App, word string) (string, bool) {
+	names := []string{"help", "version"}
+	for _, c := range app.Commands {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	w := strings.ToLower(word)
+	for _, n := range names {
+		// A short word one edit from a short name is more often a word
+		// ("dog" is not "log").
+		if w == n || len(w) >= minNearWord && editDistance(w, n) <= 1 {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of two neighbours, each
+// one edit ("replya" is one edit from "replay").
+func editDistance(a, b string) int {
+	r, s := []rune(a), []rune(b)
+	d := make([][]int, len(r)+1)
+	for i := range d {
+		d[i] = make([]int, len(s)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(r); i++ {
+		for j := 1; j <= len(s); j++ {
+			cost := 1
+			if r[i-1] == s[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && r[i-1] == s[j-2] && r[i-2] == s[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(r)][len(s)]
+}

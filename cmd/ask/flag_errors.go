@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Flag errors come from Go's flag package in its own words ("invalid value
+// "5" for flag -timeout: parse error", "flag provided but not defined:
+// -frobnicate"); flagError says them in ask's, with what to do.
+
+var (
+	reUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+	reNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
+	reBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): `)
+)
+
+// flagError rewrites a flag parsing error of the command at path (as "ask"
+// or "ask provider send") whose flags are flags.
+func flagError(err error, flags []cli.Flag, path string) error {
+	msg := err.Error()
+	see := fmt.Sprintf("see %s --help", path)
+	if m := reUndefined.FindStringSubmatch(msg); m != nil {
+		hint := see
+		if near := nearestFlag(m[1], flags); near != "" {
+			hint = "did you mean " + near + "?"
+		}
+		return usageErr("unknown flag %s: %s", dashed(m[1]), hint)
+	}
+	if m := reNoValue.FindStringSubmatch(msg); m != nil {
+		return usageErr("%s needs a value: %s", dashed(m[1]), valueHint(findFlag(m[1], flags), see))
+	}
+	if m := reBadValue.FindStringSubmatch(msg); m != nil {
+		return usageErr("%s %s: %s", dashed(m[2]), m[1], valueHint(findFlag(m[2], flags), see))
+	}
+	return withCode(exitUsage, fmt.Errorf("%w (%s)", err, see))
+}
+
+// dashed writes a flag name as it is typed: -v, --timeout.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// valueHint says what kind of value a flag takes.
+func valueHint(f cli.Flag, see string) string {
+	switch f.(type) {
+	case *cli.DurationFlag:
+		return "give a duration such as 30s or 5m"
+	case *cli.IntFlag:
+		return "give a whole number such as 3"
+	case *cli.BoolFlag:
+		return "it is a switch: give it alone, or as --name=true or --name=false"
+	case *cli.Float64Flag:
+		return "give a number such as 0.7"
+	}
+	return see
+}
+
+func findFlag(name string, flags []cli.Flag) cli.Flag {
+	for _, f := range flags {
+		for _, n := range namesOf(f) {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// nearestFlag is the flag whose name is nearest to name, as typed, when
+// it is near enough to be what was meant: at most two edits, and fewer
+// than half the name.
+func nearestFlag(name string, flags []cli.Flag) string {
+	best, dist := "", 3
+	for _, f := range flags {
+		for _, n := range namesOf(f) {
+			if len(n) < 2 {
+				continue
+			}
+			if d := editDistance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
+				best, dist = n, d
+			}
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return dashed(best)
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/termtext"
+)
+
+// logCommand is `ask log`: the runs kept under $XDG_STATE_HOME/ask
+// (internal/history), newest first; any of them can be continued with
+// --resume ID.
+func logCommand(stdio *IO) *cli.Command {
+	jsonFlag := func(usage string) []cli.Flag {
+		return []cli.Flag{&cli.BoolFlag{Name: "json", Usage: usage}}
+	}
+	listUsage := "print a JSON array of {id, time, workdir, provider, model, prompt, status}"
+	return &cli.Command{
+		Name:      "log",
+		Usage:     "the runs kept under $XDG_STATE_HOME/ask, newest first (continue one with ask --resume ID)",
+		ArgsUsage: " ",
+		Flags:     jsonFlag(listUsage),
+		Action:    func(c *cli.Context) error { return logList(c, stdio, "") },
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "list the kept runs: id, time, status, working directory, prompt",
+				Flags:  jsonFlag(listUsage),
+				Action: func(c *cli.Context) error { return logList(c, stdio, "") },
+			},
+			{
+				Name:      "show",
+				Usage:     "show run ID (or the start of its id): its prompt and answer; --json prints its transcript's events",
+				ArgsUsage: "ID",
+				Flags:     jsonFlag("print the transcript's events as a JSON array"),
+				Action:    func(c *cli.Context) error { return logShow(c, stdio) },
+			},
+			{
+				Name:      "search",
+				Usage:     "list the kept runs whose prompt or answer holds TEXT (case ignored)",
+				ArgsUsage: "TEXT",
+				Flags:     jsonFlag(listUsage),
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return usageErr("ask log search: give the TEXT to look for")
+					}
+					return logList(c, stdio, strings.Join(c.Args().Slice(), " "))
+				},
+			},
+		},
+	}
+}
+
+func openHistory(stdio *IO) (history.Store, error) {
+	store, err := history.Open(stdio.Getenv)
+	if err != nil {
+		return store, usageErr("%v", err)
+	}
+	store.Migrate(stdio.Getenv)
+	return store, nil
+}
+
+// logList prints the kept runs, those holding text when it is not "".
+func logList(c *cli.Context, stdio *IO, text string) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if text == "" && c.NArg() > 0 {
+		return subcommandAction(c)
+	}
+	store, err := openHistory(stdio)
+	if err != nil {
+		return err
+	}
+	var runs []history.Entry
+	if text == "" {
+		runs, err = store.List()
+	} else {
+		runs, err = store.Search(text)
+	}
+	if err != nil {
+		return withCode(exitFailure, fmt.Errorf("read the kept runs: %w", err))
+	}
+	if c.Bool("json") {
+		return writeJSON(stdio.Out, nonNil(runs), stdio.OutTTY)
+	}
+	if len(runs) == 0 {
+		if store.Dir == "" {
+			fmt.Fprintln(stdio.Err, "ask: no runs are kept (ASK_HISTORY_RUNS or ASK_HISTORY_SIZE is 0, or neither XDG_STATE_HOME nor HOME is set)")
+		}
+		return nil
+	}
+	var rows [][]string
+	for _, r := range runs {
+		rows = append(rows, []string{r.ID, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
+			termtext.Safe(tildePath(r.Workdir, stdio.Getenv("HOME"))), termtext.Safe(shorten(r.Prompt, 60))})
+	}
+	return printTable(stdio.Out, []string{"ID", "TIME", "STATUS", "WORKDIR", "PROMPT"}, rows...)
+}
+
+// logShow prints one kept run.
+func logShow(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() != 1 {
+		return usageErr("ask log show: give one run's ID (ask log lists them)")
+	}
+	store, err := openHistory(stdio)
+	if err != nil {
+		return err
+	}
+	e, err := store.Find(c.Args().First())
+	if err != nil {
+		return usageErr("ask log show: %v", err)
+	}
+	data, err := os.ReadFile(e.Path)
+	if err != nil {
+		return withCode(exitFailure, err)
+	}
+	events, err := records.Read(bytes.NewReader(data))
+	if err != nil {
+		return withCode(exitFailure, fmt.Errorf("%s: %w", e.Path, err))
+	}
+	if c.Bool("json") {
+		return writeJSON(stdio.Out, events, stdio.OutTTY)
+	}
+	w := stdio.Out
+	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
+	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
+	fmt.Fprintf(w, "transcript: %s (ask replay it; ask --resume %s to continue)\n\n", e.Path, e.ID)
+	fmt.Fprintf(w, "prompt:\n%s\n", termtext.Safe(strings.TrimRight(e.Prompt, "\n")))
+	for _, ev := range events {
+		if ev.Type == records.TypeToolStarted {
+			fmt.Fprintf(w, "  step %d: %s %s\n", ev.Step, ev.Name, termtext.Safe(shorten(ev.Arguments, 100)))
+		}
+	}
+	if e.Answer != "" {
+		fmt.Fprintf(w, "\nanswer:\n%s\n", termtext.Safe(strings.TrimRight(e.Answer, "\n")))
+	}
+	return nil
+}
+
+// tildePath writes a path under home as ~/…, for a narrow column.
+func tildePath(p, home string) string {
+	if home != "" && home != "/" {
+		if rest, ok := strings.CutPrefix(p, strings.TrimRight(home, "/")+"/"); ok {
+			return "~/" + rest
+		}
+	}
+	return p
+}

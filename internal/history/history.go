@@ -1,0 +1,308 @@
+// Package history keeps every run's transcript under
+// $XDG_STATE_HOME/ask/runs (default ~/.local/state/ask/runs), one file a
+// run, named by its id, so that past runs can be listed, searched and
+// continued (DESIGN §6).
+//
+// Runs in parallel share nothing but the directory: each writes its own
+// file (a private temporary one, renamed into place when it ends, by
+// internal/run), and the list is read from the files themselves, so there
+// is no index to keep in step. Pruning removes the oldest files past the
+// limits; two runs pruning at once remove the same files, which is
+// harmless.
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// Defaults of the limits; ASK_HISTORY_RUNS and ASK_HISTORY_SIZE change
+// them.
+const (
+	DefaultMaxRuns  = 500
+	DefaultMaxBytes = 100 << 20
+)
+
+// Store is the directory of kept runs and its limits.
+type Store struct {
+	// Dir is where the runs are; "" keeps nothing.
+	Dir      string
+	MaxRuns  int
+	MaxBytes int64
+}
+
+// Open is the store the environment describes. A relative XDG_STATE_HOME
+// is ignored, as the XDG base directory specification asks; without it
+// or HOME, Dir is "". A limit that cannot be read is an error.
+func Open(getenv func(string) string) (Store, error) {
+	s := Store{MaxRuns: DefaultMaxRuns, MaxBytes: DefaultMaxBytes}
+	if state := StateDir(getenv); state != "" {
+		s.Dir = filepath.Join(state, "runs")
+	}
+	if v := getenv("ASK_HISTORY_RUNS"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return s, fmt.Errorf("ASK_HISTORY_RUNS=%q: give a whole number of runs to keep (0 keeps none)", v)
+		}
+		s.MaxRuns = n
+	}
+	if v := getenv("ASK_HISTORY_SIZE"); v != "" {
+		n, err := bytesize.Parse(v)
+		if err != nil {
+			return s, fmt.Errorf("ASK_HISTORY_SIZE=%q: %v; give a size such as 50M", v, err)
+		}
+		s.MaxBytes = n
+	}
+	if s.MaxRuns == 0 || s.MaxBytes == 0 {
+		s.Dir = ""
+	}
+	return s, nil
+}
+
+// StateDir is ask's directory under $XDG_STATE_HOME, or "" when neither
+// XDG_STATE_HOME nor HOME says where.
+func StateDir(getenv func(string) string) string {
+	dir := getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "ask")
+}
+
+// NewID is a new run's id: its start time in UTC to the microsecond, so
+// that ids sort as the runs started (-c continues the newest), and a
+// random suffix, so that runs started at once differ.
+func NewID(now time.Time) string {
+	var b [2]byte
+	rand.Read(b[:])
+	return now.UTC().Format("20060102-150405.000000") + "-" + hex.EncodeToString(b[:])
+}
+
+var idPattern = regexp.MustCompile(`^\d{8}-\d{6}\.\d{6}-[0-9a-f]{4}$`)
+
+// IsID reports whether s has the form of a run id.
+func IsID(s string) bool { return idPattern.MatchString(s) }
+
+// Path is where the run id is kept.
+func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+".jsonl") }
+
+// Entry is one kept run, as `ask log --json` shows it.
+type Entry struct {
+	ID       string    `json:"id"`
+	Time     time.Time `json:"time"`
+	Workdir  string    `json:"workdir"`
+	Provider string    `json:"provider"`
+	Model    string    `json:"model"`
+	Prompt   string    `json:"prompt"`
+	// Status is run.finished's; "unfinished" for a run killed before it.
+	Status string `json:"status"`
+	Answer string `json:"-"`
+	Path   string `json:"-"`
+}
+
+// ids are the kept runs' ids, oldest first.
+func (s Store) ids() ([]string, error) {
+	if s.Dir == "" {
+		return nil, nil
+	}
+	names, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n.Name(), ".jsonl"); ok && IsID(id) && n.Type().IsRegular() {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// List reads every kept run, newest first. A file that cannot be read as
+// a transcript is left out.
+func (s Store) List() ([]Entry, error) {
+	ids, err := s.ids()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, id := range slices.Backward(ids) {
+		if e, err := s.read(id, true); err == nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Last is the newest run kept whose working directory is workdir; false
+// when there is none.
+func (s Store) Last(workdir string) (Entry, bool, error) {
+	ids, err := s.ids()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for _, id := range slices.Backward(ids) {
+		if e, err := s.read(id, false); err == nil && e.Workdir == workdir {
+			return e, true, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
+// Find is the run of id, or of the one id that starts with it.
+func (s Store) Find(id string) (Entry, error) {
+	ids, err := s.ids()
+	if err != nil {
+		return Entry{}, err
+	}
+	var match []string
+	for _, have := range ids {
+		if have == id {
+			match = []string{id}
+			break
+		}
+		if id != "" && strings.HasPrefix(have, id) {
+			match = append(match, have)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return Entry{}, fmt.Errorf("no kept run has id %q (ask log lists them)", id)
+	case 1:
+		return s.read(match[0], true)
+	}
+	return Entry{}, fmt.Errorf("%q is the start of %d run ids; give more of it", id, len(match))
+}
+
+// read reads the entry of run id: from its first event only, or, with
+// whole, from its last too (status and answer).
+func (s Store) read(id string, whole bool) (Entry, error) {
+	path := s.Path(id)
+	f, err := os.Open(path)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first, err := br.ReadBytes('\n')
+	if err != nil {
+		return Entry{}, err
+	}
+	var start records.Event
+	if err := json.Unmarshal(first, &start); err != nil || start.Type != records.TypeRunStarted {
+		return Entry{}, fmt.Errorf("%s is not a transcript", path)
+	}
+	e := Entry{ID: id, Time: start.Time, Provider: start.Provider, Model: start.Model, Path: path, Status: "unfinished"}
+	if start.Settings != nil {
+		e.Workdir, e.Prompt = start.Settings.Workdir, start.Settings.Prompt
+	}
+	if !whole {
+		return e, nil
+	}
+	var last []byte
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			last = line
+		}
+		if err != nil {
+			break
+		}
+	}
+	var end records.Event
+	if json.Unmarshal(last, &end) == nil && end.Type == records.TypeRunFinished {
+		e.Status = end.Status
+		if end.Answer != nil {
+			e.Answer = *end.Answer
+		}
+	}
+	return e, nil
+}
+
+// Search is the kept runs whose prompt or answer holds text, case
+// ignored, newest first.
+func (s Store) Search(text string) ([]Entry, error) {
+	all, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	needle := strings.ToLower(text)
+	var out []Entry
+	for _, e := range all {
+		if strings.Contains(strings.ToLower(e.Prompt), needle) || strings.Contains(strings.ToLower(e.Answer), needle) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Prune removes the oldest runs until at most MaxRuns are kept, holding
+// at most MaxBytes together; the newest run always stays. It is best
+// effort: a file another run removed first is gone either way.
+func (s Store) Prune() error {
+	ids, err := s.ids()
+	if err != nil {
+		return err
+	}
+	var total int64
+	kept := 0
+	var errs []error
+	for _, id := range slices.Backward(ids) {
+		info, err := os.Stat(s.Path(id))
+		if err != nil {
+			continue
+		}
+		total += info.Size()
+		kept++
+		if kept == 1 || kept <= s.MaxRuns && total <= s.MaxBytes {
+			continue
+		}
+		if err := os.Remove(s.Path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Migrate moves the one transcript older versions kept
+// ($XDG_STATE_HOME/ask/last.jsonl) into the store, so that -c still finds
+// it. The rename is atomic: of two runs migrating at once, one moves it.
+func (s Store) Migrate(getenv func(string) string) {
+	state := StateDir(getenv)
+	if s.Dir == "" || state == "" {
+		return
+	}
+	old := filepath.Join(state, "last.jsonl")
+	info, err := os.Lstat(old)
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	if os.MkdirAll(s.Dir, 0o700) != nil {
+		return
+	}
+	os.Rename(old, s.Path(NewID(info.ModTime())))
+}
