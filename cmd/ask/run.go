@@ -259,8 +259,11 @@ type presentation struct {
 
 // finalJSON is what --json prints.
 type finalJSON struct {
-	Status    string          `json:"status"`
-	Answer    string          `json:"answer"`
+	Status string `json:"status"`
+	Answer string `json:"answer"`
+	// Value is the answer parsed, for a run with --schema whose answer
+	// validated, so that scripts need no fromjson.
+	Value     json.RawMessage `json:"value,omitempty"`
 	Provider  string          `json:"provider"`
 	Model     string          `json:"model"`
 	Steps     int             `json:"steps"`
@@ -323,6 +326,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		j := finalJSON{Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
 			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials),
 			Changes: nonNil(res.Changes), ExitCode: code}
+		if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
+			j.Value = json.RawMessage(res.Answer)
+		}
 		if res.Err != nil {
 			j.Error = res.Err.Error()
 		}
