@@ -163,9 +163,11 @@ type askResult struct {
 }
 
 type askEnv struct {
-	env    map[string]string
-	stdin  string
-	tty    bool // stdout and stderr are terminals
+	env   map[string]string
+	stdin string
+	tty   bool // stdout and stderr are terminals
+	// outTTY makes stdout alone a terminal.
+	outTTY bool
 	wd     string
 	server *fakeprovider.Server
 	// idle, when set, shortens the stream idle timeout.
@@ -212,7 +214,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	}
 	stdio := &IO{
 		In: strings.NewReader(e.stdin), Out: stdout, Err: &errb,
-		InTTY: e.stdin == "", OutTTY: e.tty, ErrTTY: e.tty,
+		InTTY: e.stdin == "", OutTTY: e.tty || e.outTTY, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },
 		HTTP:    &http.Client{Timeout: 30 * time.Second, Transport: e.transport},

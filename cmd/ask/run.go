@@ -309,9 +309,33 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	streamed := false
 	// An answer to a --schema is printed once validated.
 	if stdio.OutTTY && !p.jsonOut && !p.events && !r.HasSchema() {
+		// Every step's text streams as it comes, and a step's text may turn
+		// out to be narration before tool calls rather than the answer; a
+		// step after one that wrote starts after a blank line, so narration
+		// never runs into the answer.
+		var step, textStep int
+		endsInNewline := false
+		out.Observe = func(ev records.Event) {
+			if ev.Type == records.TypeRequest {
+				step = ev.Step
+			}
+			note(stdio, status, p, ev)
+		}
 		out.OnText = func(text string) {
+			if text == "" {
+				return
+			}
 			status.clear()
-			streamed = true
+			if streamed && step != textStep {
+				sep := "\n\n"
+				if endsInNewline {
+					sep = "\n"
+				}
+				io.WriteString(stdout, sep)
+				status.wrote(sep)
+			}
+			streamed, textStep = true, step
+			endsInNewline = strings.HasSuffix(text, "\n")
 			io.WriteString(stdout, text)
 			status.wrote(text)
 		}
