@@ -57,6 +57,7 @@ func providerCommand(stdio *IO) *cli.Command {
 			},
 			providerRequestCommand(stdio),
 			providerSendCommand(stdio),
+			providerAppendCommand(stdio),
 		},
 	}
 }
