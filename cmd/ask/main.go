@@ -133,7 +133,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	code := exitCode(err)
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(err.Error()))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), errorLine(err.Error()))
 	}
 	return code
 }
@@ -222,6 +222,23 @@ func isFlagError(err error) bool {
 }
 
 // oneLine keeps an error message to one line.
+// errorLine is an error as the line after "ask:" says it: one line, and a
+// message that starts with a command's path ("ask provider send: ...")
+// without its "ask ", which the prefix already says.
+func errorLine(s string) string {
+	s = oneLine(s)
+	if rest, ok := strings.CutPrefix(s, "ask "); ok {
+		word, _, _ := strings.Cut(rest, " ")
+		if commandNames[strings.TrimSuffix(word, ":")] {
+			return rest
+		}
+	}
+	return s
+}
+
+// commandNames are the commands of ask, whose paths start messages.
+var commandNames = map[string]bool{"replay": true, "config": true, "completion": true, "provider": true, "tools": true, "sandbox": true}
+
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -258,6 +275,7 @@ func newApp(stdio *IO) *cli.App {
 	for _, c := range app.Commands {
 		setUsageError(c, "ask "+c.Name)
 	}
+	addExamples(app)
 	return app
 }
 

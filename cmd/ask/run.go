@@ -102,9 +102,21 @@ func retriesFlag(value int) cli.Flag {
 	return &cli.IntFlag{Name: "retries", Value: value, Usage: "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff"}
 }
 
+// checkQuietVerbose refuses -q with -v: one silences stderr, the other
+// asks it to say more, and neither can win without surprise.
+func checkQuietVerbose(c *cli.Context) error {
+	if c.Bool("quiet") && c.Bool("verbose") {
+		return usageErr("-q (--quiet) and -v (--verbose) ask for opposite things: choose one")
+	}
+	return nil
+}
+
 func runAction(c *cli.Context, stdio *IO) error {
 	if c.Bool("json") && c.Bool("events") {
 		return usageErr("--json and --events both write to stdout: choose one")
+	}
+	if err := checkQuietVerbose(c); err != nil {
+		return err
 	}
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
@@ -378,7 +390,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		return nil
 	}
 	if msg != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(msg))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), errorLine(msg))
 	}
 	return &silentError{code: code}
 }
