@@ -25,8 +25,8 @@ func providerAppendCommand(stdio *IO) *cli.Command {
 			"   ask provider append -p openai --reply reply.sse --results results.json request.json > next.json\n" +
 			"   ask tools run calls.json | ask provider append -p anthropic --reply reply.sse --results - request.json",
 		Flags: stageFlags(
-			&cli.StringFlag{Name: "reply", Usage: "the response body or recorded stream the request got, as `ask provider send` printed it (`FILE` or - for stdin)"},
-			&cli.StringFlag{Name: "results", Usage: "the results of the reply's tool calls, as `ask tools run` printed them (`FILE` or - for stdin)"},
+			&cli.StringFlag{Name: "reply", Usage: "the response body or recorded stream the request got, in `FILE` (- for stdin), as ask provider send printed it"},
+			&cli.StringFlag{Name: "results", Usage: "the results of the reply's tool calls, in `FILE` (- for stdin), as ask tools run printed them"},
 			toolProtocolFlag(),
 		),
 		Action: func(c *cli.Context) error { return providerAppend(c, stdio) },
