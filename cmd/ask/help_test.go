@@ -143,21 +143,6 @@ func TestToolsQueryHelp(t *testing.T) {
 // not repeat "ask" after the "ask:" prefix.
 func TestErrorsSayAskOnce(t *testing.T) {
 	t.Parallel()
-	app := newApp(&IO{})
-	var names []string
-	for _, c := range app.Commands {
-		names = append(names, c.Name)
-	}
-	for name := range commandNames {
-		if !slices.Contains(names, name) {
-			t.Errorf("commandNames has %q, which is not a command", name)
-		}
-	}
-	for _, n := range names {
-		if !commandNames[n] {
-			t.Errorf("commandNames lacks %q", n)
-		}
-	}
 	for _, args := range [][]string{
 		{"provider", "frobnicate"},
 		{"provider", "send", "a.json", "b.json"},

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -229,15 +230,26 @@ func errorLine(s string) string {
 	s = oneLine(s)
 	if rest, ok := strings.CutPrefix(s, "ask "); ok {
 		word, _, _ := strings.Cut(rest, " ")
-		if commandNames[strings.TrimSuffix(word, ":")] {
+		if commandNames()[strings.TrimSuffix(word, ":")] {
 			return rest
 		}
 	}
 	return s
 }
 
-// commandNames are the commands of ask, whose paths start messages.
-var commandNames = map[string]bool{"replay": true, "config": true, "completion": true, "provider": true, "tools": true, "sandbox": true}
+// commandNames are the names of ask's commands, whose paths start
+// messages. It is set in init: the app it reads prints messages itself.
+var commandNames func() map[string]bool
+
+func init() {
+	commandNames = sync.OnceValue(func() map[string]bool {
+		names := map[string]bool{}
+		for _, c := range newApp(&IO{}).Commands {
+			names[c.Name] = true
+		}
+		return names
+	})
+}
 
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
