@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/completion"
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // Completion scripts are generated from the app's own commands and flags,
@@ -71,8 +72,13 @@ func completionCommands(cmds []*cli.Command) []*completion.Command {
 			flags = append(flags, cli.HelpFlag)
 		}
 		n := &completion.Command{Name: c.Name, Aliases: c.Aliases, Usage: c.Usage, Flags: completionFlags(flags), Subcommands: completionCommands(c.VisibleCommands())}
-		if c.Name == "completion" {
+		switch c.Name {
+		case "completion":
 			n.Args = completionShells
+		case "show":
+			// The built-in tools; the names a tools file or an MCP server
+			// adds are known only once they are loaded.
+			n.Args = builtinToolNames()
 		}
 		out = append(out, n)
 	}
@@ -101,12 +107,23 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 			cf.Values = config.Colors
 		case "workdir":
 			cf.Kind = completion.Dir
+		case "profile":
+			cf.ValuesFrom = "ask config --profiles"
 		default:
 			cf.Kind = map[string]completion.Kind{"FILE": completion.File, "DIR": completion.Dir}[cf.Placeholder]
 		}
 		out = append(out, cf)
 	}
 	return out
+}
+
+// builtinToolNames are the names of the built-in tools.
+func builtinToolNames() []string {
+	var names []string
+	for _, t := range tools.Builtins(nil) {
+		names = append(names, t.Info().Name)
+	}
+	return names
 }
 
 // placeholderOf is the `NAME` a flag's usage quotes for its value, as

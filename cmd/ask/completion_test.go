@@ -19,7 +19,7 @@ func TestCompletionScripts(t *testing.T) {
 		{"zsh", []string{"#compdef ask", "'(--provider -p)'{--provider,-p}", "--profile[", "'*--allow-tool[", ":color:(auto always never)",
 			"_ask_config", "compdef _ask ask", "'1:value:(bash zsh fish)'"}},
 		{"fish", []string{"complete -c ask", "-l provider -s p", "-l profile", "-l color -x -a 'auto always never'", "-a 'config'",
-			"__fish_seen_subcommand_from completion' -f -a 'bash fish zsh'"}},
+			"__fish_ask_at \\'/completion\\'' -f -a 'bash fish zsh'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shell, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestBashCompletionCompletes(t *testing.T) {
 		{[]string{"ask", "-m", "gpt", "con"}, "config"},
 		{[]string{"ask", "why", "con"}, ""}, // a prompt, not a command
 		{[]string{"ask", "completion", ""}, "bash zsh fish"},
-		{[]string{"ask", "config", "--"}, "--json --profile --help"},
+		{[]string{"ask", "config", "--"}, "--json --profile --profiles --help"},
 		{[]string{"ask", "replay", "--rec"}, "--recorded-results"},
 	}
 	for _, tt := range tests {

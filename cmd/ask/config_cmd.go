@@ -47,6 +47,7 @@ object: {"config_file", "config_found", "settings": {NAME: {"value", "source"}}}
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"},
 			&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file (default: $ASK_PROFILE)"},
+			&cli.BoolFlag{Name: "profiles", Usage: "print the names of the config file's profiles, one a line (what shell completion offers for --profile)"},
 		},
 		Action: func(c *cli.Context) error { return configAction(c, stdio) },
 	}
@@ -55,6 +56,16 @@ object: {"config_file", "config_found", "settings": {NAME: {"value", "source"}}}
 func configAction(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("config takes no arguments, got %q", c.Args().First())
+	}
+	if c.Bool("profiles") {
+		// Listed even when the profile chosen is unknown: that is when a
+		// user needs the names.
+		if f := stdio.config.File; f != nil {
+			for _, name := range f.ProfileNames() {
+				fmt.Fprintln(stdio.Out, name)
+			}
+		}
+		return nil
 	}
 	s, err := resolve(c, stdio)
 	if err != nil {

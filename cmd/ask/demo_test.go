@@ -55,7 +55,7 @@ func TestDemoSession(t *testing.T) {
 		}
 		out := filepath.Join("..", "..", "internal", "demo", "testdata", "session.jsonl")
 		r := runAsk(t, askEnv{wd: dir, env: map[string]string{"OPENROUTER_API_KEY": "demo-key-not-real"}},
-			"--provider", "openrouter", "--model", "openai/gpt-4o-mini", "--base-url", srv.URL, "--transcript", out, demoQuestion)
+			"--provider", "openrouter", "--model", "openai/gpt-4o-mini", "--base-url", srv.URL, "--yes", "--transcript", out, demoQuestion)
 		if r.code != 0 {
 			t.Fatalf("recording the demo: exit %d: %s", r.code, r.stderr)
 		}

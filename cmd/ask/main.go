@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -136,7 +137,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	code := exitCode(err)
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(err.Error()))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), errorLine(err.Error()))
 	}
 	return code
 }
@@ -225,6 +226,34 @@ func isFlagError(err error) bool {
 }
 
 // oneLine keeps an error message to one line.
+// errorLine is an error as the line after "ask:" says it: one line, and a
+// message that starts with a command's path ("ask provider send: ...")
+// without its "ask ", which the prefix already says.
+func errorLine(s string) string {
+	s = oneLine(s)
+	if rest, ok := strings.CutPrefix(s, "ask "); ok {
+		word, _, _ := strings.Cut(rest, " ")
+		if commandNames()[strings.TrimSuffix(word, ":")] {
+			return rest
+		}
+	}
+	return s
+}
+
+// commandNames are the names of ask's commands, whose paths start
+// messages. It is set in init: the app it reads prints messages itself.
+var commandNames func() map[string]bool
+
+func init() {
+	commandNames = sync.OnceValue(func() map[string]bool {
+		names := map[string]bool{}
+		for _, c := range newApp(&IO{}).Commands {
+			names[c.Name] = true
+		}
+		return names
+	})
+}
+
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -261,6 +290,7 @@ func newApp(stdio *IO) *cli.App {
 	for _, c := range app.Commands {
 		setUsageError(c, "ask "+c.Name)
 	}
+	addExamples(app)
 	return app
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
@@ -50,6 +51,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakeprovider": cmdFakeProvider,
 			"fakerequests": cmdFakeRequests,
+			"jsonpath":     cmdJSONPath,
 		},
 	})
 }
@@ -124,6 +126,37 @@ func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdJSONPath checks a value in a JSON file, as a script would with jq:
+// `jsonpath FILE PATH WANT` compares the compact JSON at the gjson PATH
+// (e.g. value.n) with WANT; `! jsonpath FILE PATH` says PATH is absent.
+// FILE may be stdout, for the last command's output.
+func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
+	if (neg && len(args) != 2) || (!neg && len(args) != 3) {
+		ts.Fatalf("usage: jsonpath FILE PATH WANT, or ! jsonpath FILE PATH")
+	}
+	content := ts.ReadFile(args[0])
+	if !gjson.Valid(content) {
+		ts.Fatalf("%s is not JSON: %q", args[0], content)
+	}
+	got := gjson.Get(content, args[1])
+	if neg {
+		if got.Exists() {
+			ts.Fatalf("%s has %s: %s", args[0], args[1], got.Raw)
+		}
+		return
+	}
+	var compact bytes.Buffer
+	if !got.Exists() {
+		ts.Fatalf("%s has no %s", args[0], args[1])
+	}
+	if err := json.Compact(&compact, []byte(got.Raw)); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if compact.String() != args[2] {
+		ts.Fatalf("%s %s = %s, want %s", args[0], args[1], compact.String(), args[2])
+	}
+}
+
 // askResult is what one in-process run printed and returned.
 type askResult struct {
 	stdout, stderr string
@@ -131,9 +164,11 @@ type askResult struct {
 }
 
 type askEnv struct {
-	env    map[string]string
-	stdin  string
-	tty    bool // stdout and stderr are terminals
+	env   map[string]string
+	stdin string
+	tty   bool // stdout and stderr are terminals
+	// outTTY makes stdout alone a terminal.
+	outTTY bool
 	wd     string
 	server *fakeprovider.Server
 	// idle, when set, shortens the stream idle timeout.
@@ -180,7 +215,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	}
 	stdio := &IO{
 		In: strings.NewReader(e.stdin), Out: stdout, Err: &errb,
-		InTTY: e.stdin == "", OutTTY: e.tty, ErrTTY: e.tty,
+		InTTY: e.stdin == "", OutTTY: e.tty || e.outTTY, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },
 		HTTP:    &http.Client{Timeout: 30 * time.Second, Transport: e.transport},

@@ -396,3 +396,27 @@ func TestManPageListsRunStatuses(t *testing.T) {
 		t.Errorf("found %d run statuses in internal/loop/loop.go; the parse missed some", n)
 	}
 }
+
+// TestLoopScriptDocumented requires loop.sh, which pipeline_loop.txtar runs
+// against a fake provider until the final answer, to appear line for line
+// in the man page's EXAMPLES.
+func TestLoopScriptDocumented(t *testing.T) {
+	t.Parallel()
+	a, err := txtar.ParseFile("testdata/script/pipeline_loop.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, f := range a.Files {
+		if f.Name == "loop.sh" {
+			script = string(f.Data)
+		}
+	}
+	if !strings.Contains(script, "ask provider append") {
+		t.Fatalf("pipeline_loop.txtar's loop.sh does not append: %q", script)
+	}
+	examples := manSection(manText(t), "EXAMPLES")
+	if !strings.Contains(examples, script) {
+		t.Errorf("man/ask.1 EXAMPLES does not show loop.sh of testdata/script/pipeline_loop.txtar:\n%s", script)
+	}
+}

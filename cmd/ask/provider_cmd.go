@@ -22,6 +22,7 @@ func providerCommand(stdio *IO) *cli.Command {
 		Name:            "provider",
 		Action:          subcommandAction,
 		Usage:           "run one provider stage at a time, JSON in and JSON out",
+		UsageText:       "ask provider COMMAND [flags] [INPUT]",
 		HideHelpCommand: true,
 		Subcommands: []*cli.Command{
 			{
@@ -57,6 +58,7 @@ func providerCommand(stdio *IO) *cli.Command {
 			},
 			providerRequestCommand(stdio),
 			providerSendCommand(stdio),
+			providerAppendCommand(stdio),
 		},
 	}
 }

@@ -89,6 +89,9 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
+	if err := checkQuietVerbose(c); err != nil {
+		return err
+	}
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
 	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Replay = recorded })

@@ -119,9 +119,21 @@ func retriesFlag(value int) cli.Flag {
 	return &cli.IntFlag{Name: "retries", Value: value, Usage: "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff"}
 }
 
+// checkQuietVerbose refuses -q with -v: one silences stderr, the other
+// asks it to say more, and neither can win without surprise.
+func checkQuietVerbose(c *cli.Context) error {
+	if c.Bool("quiet") && c.Bool("verbose") {
+		return usageErr("-q (--quiet) and -v (--verbose) ask for opposite things: choose one")
+	}
+	return nil
+}
+
 func runAction(c *cli.Context, stdio *IO) error {
 	if c.Bool("json") && c.Bool("events") {
 		return usageErr("--json and --events both write to stdout: choose one")
+	}
+	if err := checkQuietVerbose(c); err != nil {
+		return err
 	}
 	quiet := c.Bool("quiet")
 	status := statusFor(stdio, quiet)
@@ -342,8 +354,11 @@ type presentation struct {
 
 // finalJSON is what --json prints.
 type finalJSON struct {
-	Status    string          `json:"status"`
-	Answer    string          `json:"answer"`
+	Status string `json:"status"`
+	Answer string `json:"answer"`
+	// Value is the answer parsed, for a run with --schema whose answer
+	// validated, so that scripts need no fromjson.
+	Value     json.RawMessage `json:"value,omitempty"`
 	Provider  string          `json:"provider"`
 	Model     string          `json:"model"`
 	Steps     int             `json:"steps"`
@@ -393,9 +408,33 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	streamed := false
 	// An answer to a --schema is printed once validated.
 	if stdio.OutTTY && !p.jsonOut && !p.events && !r.HasSchema() {
+		// Every step's text streams as it comes, and a step's text may turn
+		// out to be narration before tool calls rather than the answer; a
+		// step after one that wrote starts after a blank line, so narration
+		// never runs into the answer.
+		var step, textStep int
+		endsInNewline := false
+		out.Observe = func(ev records.Event) {
+			if ev.Type == records.TypeRequest {
+				step = ev.Step
+			}
+			note(stdio, status, p, ev)
+		}
 		out.OnText = func(text string) {
+			if text == "" {
+				return
+			}
 			status.clear()
-			streamed = true
+			if streamed && step != textStep {
+				sep := "\n\n"
+				if endsInNewline {
+					sep = "\n"
+				}
+				io.WriteString(stdout, sep)
+				status.wrote(sep)
+			}
+			streamed, textStep = true, step
+			endsInNewline = strings.HasSuffix(text, "\n")
 			io.WriteString(stdout, text)
 			status.wrote(text)
 		}
@@ -410,6 +449,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		j := finalJSON{Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
 			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials),
 			Changes: nonNil(res.Changes), ExitCode: code}
+		if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
+			j.Value = json.RawMessage(res.Answer)
+		}
 		if res.Err != nil {
 			j.Error = res.Err.Error()
 		}
@@ -440,7 +482,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		return nil
 	}
 	if msg != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), oneLine(msg))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), errorLine(msg))
 	}
 	return &silentError{code: code}
 }

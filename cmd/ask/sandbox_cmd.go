@@ -16,6 +16,7 @@ func sandboxCommand(stdio *IO) *cli.Command {
 		Name:            "sandbox",
 		Action:          subcommandAction,
 		Usage:           "what the kernel here can confine for --sandbox (file system, network)",
+		UsageText:       "ask sandbox check [--json]",
 		HideHelpCommand: true,
 		Subcommands: []*cli.Command{{
 			Name:  "check",

@@ -109,11 +109,11 @@ func TestStagesRejectMalformedInput(t *testing.T) {
 
 		// arguments and flags
 		{"two inputs", []string{"provider", "format-tools", "a.json", "b.json"}, "[]",
-			"ask provider format-tools reads one input, got 2 arguments: pipe the JSON in, or name one file"},
+			"provider format-tools reads one input, got 2 arguments: pipe the JSON in, or name one file"},
 		{"a missing file", []string{"provider", "parse-tool-calls", "nope.json"}, "",
 			"read input: open "},
 		{"a flag after the input", []string{"tools", "run", "-", "--safe"}, "[]",
-			"ask tools run: put --safe before the arguments (ask tools run [flags] ...)"},
+			"tools run: put --safe before the arguments (ask tools run [flags] ...)"},
 		{"request: no prompt", []string{"provider", "request", "-p", "openai"}, "",
 			`no prompt: give it as arguments (ask "why does make fail?") or on stdin`},
 		{"request: bad mode", []string{"provider", "request", "--mode", "yolo", "x"}, "",
@@ -123,8 +123,8 @@ func TestStagesRejectMalformedInput(t *testing.T) {
 		{"list: arguments", []string{"provider", "list", "openai"}, "", "provider list takes no arguments"},
 		{"show: unknown tool", []string{"tools", "show", "--mode", "ask", "write_file"}, "",
 			`no tool "write_file" is offered in mode ask with these flags: choose one of read_file, list_directory, search`},
-		{"unknown provider stage", []string{"provider", "bogus"}, "", `ask provider: unknown command "bogus": choose list, format-tools, parse-tool-calls, format-tool-result, request, send`},
-		{"unknown tools command", []string{"tools", "lst"}, "", `ask tools: unknown command "lst": choose list, show, run`},
+		{"unknown provider stage", []string{"provider", "bogus"}, "", `provider: unknown command "bogus": choose list, format-tools, parse-tool-calls, format-tool-result, request, send, append`},
+		{"unknown tools command", []string{"tools", "lst"}, "", `tools: unknown command "lst": choose list, show, run`},
 		{"show: no name", []string{"tools", "show"}, "", "tools show takes one tool name (ask tools list shows them)"},
 	}
 	for _, tt := range tests {
@@ -156,7 +156,7 @@ func TestStagesDoNotWaitOnATerminal(t *testing.T) {
 		{"provider", "send"}, {"tools", "run"},
 	} {
 		r := runAsk(t, askEnv{}, args...) // no stdin: a terminal
-		want := "ask: ask " + strings.Join(args, " ") + " reads JSON on stdin: pipe it in"
+		want := "ask: " + strings.Join(args, " ") + " reads JSON on stdin: pipe it in"
 		if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, r.code, r.stderr, want)
 		}

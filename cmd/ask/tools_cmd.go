@@ -21,27 +21,38 @@ var toolFlagNames = map[string]bool{
 	"workdir": true, "tools-file": true, "mcp": true, "timeout": true, "quiet": true, "profile": true,
 }
 
+// toolQueryFlagNames are the ones `ask tools list` and `show` show: they
+// run nothing, so approvals and the timeout mean nothing to them.
+var toolQueryFlagNames = map[string]bool{
+	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "no-tools": true,
+	"workdir": true, "tools-file": true, "mcp": true, "quiet": true, "profile": true,
+}
+
 func toolsCommand(stdio *IO) *cli.Command {
 	flags := func(extra ...cli.Flag) []cli.Flag {
 		return append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), toolFlagNames), extra...)
+	}
+	queryFlags := func(extra ...cli.Flag) []cli.Flag {
+		return append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), toolQueryFlagNames), extra...)
 	}
 	return &cli.Command{
 		Name:            "tools",
 		Action:          subcommandAction,
 		Usage:           "the tools the model is offered: list them, show one, run calls",
+		UsageText:       "ask tools COMMAND [flags] [INPUT]",
 		HideHelpCommand: true,
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
 				Usage:  "list the tools the mode and flags would declare: a table on a terminal, standardized tools JSON in a pipe",
-				Flags:  flags(&cli.BoolFlag{Name: "json", Usage: "print the standardized tools JSON even on a terminal"}),
+				Flags:  queryFlags(&cli.BoolFlag{Name: "json", Usage: "print the standardized tools JSON even on a terminal"}),
 				Action: func(c *cli.Context) error { return toolsList(c, stdio) },
 			},
 			{
 				Name:      "show",
 				Usage:     "print one tool's full declaration: description, parameters, risk, approval",
 				ArgsUsage: "NAME",
-				Flags:     flags(),
+				Flags:     queryFlags(),
 				Action:    func(c *cli.Context) error { return toolsShow(c, stdio) },
 			},
 			{

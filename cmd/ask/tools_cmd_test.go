@@ -124,7 +124,7 @@ func TestToolsRun(t *testing.T) {
 		{name: "--yes approves", flags: []string{"--yes"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"echo hi"}`)}, want: []string{"ok: hi"}},
 		{name: "an allow pattern approves", flags: []string{"--allow-tool", "shell:echo *"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"echo hi"}`)}, want: []string{"ok: hi"}},
 		{name: "deny wins", flags: []string{"--yes", "--deny-tool", "shell:echo *"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"echo hi"}`)},
-			want: []string{"error: denied: denied by --deny-tool shell:echo *"}, wantErr: "ask: shell denied: denied by --deny-tool"},
+			want: []string{"error: denied: --deny-tool shell:echo * matches it"}, wantErr: "ask: shell denied: --deny-tool shell:echo * matches it"},
 		{name: "quiet", flags: []string{"-q", "--mode", "plan"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"ls"}`)},
 			want: []string{"error: denied: shell runs commands, which plan mode does not allow"}},
 		{name: "timeout", flags: []string{"--yes", "--timeout", "200ms"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"sleep 5"}`)},

@@ -21,7 +21,7 @@ func Bash(root *Command) string {
 	// that is neither a flag, a flag's value nor a command is an argument
 	// (the prompt), after which no command can follow.
 	nodes := walk(root)
-	var valueFlags, commandPaths []string
+	var valueFlags, commandPaths, aliasArms []string
 	for _, n := range nodes {
 		for _, f := range n.Flags {
 			if f.TakesValue {
@@ -30,6 +30,10 @@ func Bash(root *Command) string {
 		}
 		for _, s := range n.Subcommands {
 			commandPaths = append(commandPaths, "\""+pathKey(n)+"/"+s.Name+"\"")
+			// An alias leads to the command's own path.
+			for _, a := range s.Aliases {
+				aliasArms = append(aliasArms, fmt.Sprintf("            \"%s/%s\") path=\"%s/%s\" ;;\n", pathKey(n), a, pathKey(n), s.Name))
+			}
 		}
 	}
 	valueFlags = dedupe(valueFlags)
@@ -43,6 +47,7 @@ func Bash(root *Command) string {
 	if len(commandPaths) > 0 {
 		fmt.Fprintf(&b, "            %s) path=\"$path/$word\" ;;\n", strings.Join(commandPaths, "|"))
 	}
+	b.WriteString(strings.Join(aliasArms, ""))
 	b.WriteString("            *) seen_arg=1 ;;\n")
 	b.WriteString("        esac\n")
 	b.WriteString("    done\n\n")
@@ -53,12 +58,21 @@ func Bash(root *Command) string {
 	byKind := map[Kind][]string{}
 	words := map[string]string{}
 	var wordFlags []string
+	from := map[string]string{}
+	var fromFlags []string
 	for _, n := range nodes {
 		for _, f := range n.Flags {
 			if !f.TakesValue {
 				continue
 			}
 			pattern := strings.Join(f.dashedNames(), "|")
+			if f.ValuesFrom != "" {
+				if _, ok := from[pattern]; !ok {
+					fromFlags = append(fromFlags, pattern)
+				}
+				from[pattern] = f.ValuesFrom
+				continue
+			}
 			if len(f.Values) > 0 {
 				if _, ok := words[pattern]; !ok {
 					wordFlags = append(wordFlags, pattern)
@@ -71,6 +85,9 @@ func Bash(root *Command) string {
 	}
 	for _, p := range wordFlags {
 		fmt.Fprintf(&b, "        %s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return 0 ;;\n", p, words[p])
+	}
+	for _, p := range fromFlags {
+		fmt.Fprintf(&b, "        %s) COMPREPLY=($(compgen -W \"$(%s 2>/dev/null)\" -- \"$cur\")); return 0 ;;\n", p, from[p])
 	}
 	kinds := []struct {
 		kind   Kind

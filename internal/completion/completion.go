@@ -1,8 +1,8 @@
 // Package completion writes bash, zsh and fish completion scripts for a
 // program described as a tree of commands and flags. It knows no CLI
 // library: the program converts its own commands into a Command tree, so
-// the scripts never fall behind them. The scripts are static; none calls
-// the program back at <Tab>.
+// the scripts never fall behind them. The scripts are static but for a
+// flag's ValuesFrom, a command they run at <Tab>.
 package completion
 
 import (
@@ -31,7 +31,11 @@ type Flag struct {
 	Repeatable  bool     // may be given more than once
 	Placeholder string   // what the value is called in help ("FILE"); "" is the flag's name
 	Values      []string // the fixed words the value is one of
-	Kind        Kind     // what the value is when it is not one of Values
+	// ValuesFrom is a command line whose output, one value a line, is
+	// what the value may be, read at <Tab> (profile names from a config
+	// file); its errors are dropped.
+	ValuesFrom string
+	Kind       Kind // what the value is when it is neither
 }
 
 // Kind is what a flag's value is.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,7 @@ func tiny() *Command {
 			{Names: []string{"dir"}, Usage: "work in [DIR]", TakesValue: true, Kind: Dir},
 			{Names: []string{"tag", "t"}, Usage: "a tag; repeatable", TakesValue: true, Repeatable: true},
 			{Names: []string{"verbose"}, Usage: "say what's done"},
+			{Names: []string{"profile"}, Usage: "a profile", TakesValue: true, ValuesFrom: "printf 'dev\\nprod\\n'"},
 		},
 		Subcommands: []*Command{
 			{Name: "remote", Aliases: []string{"r"}, Usage: "manage: remotes", Flags: []Flag{{Names: []string{"json"}, Usage: "print JSON"}},
@@ -42,7 +44,9 @@ func TestScripts(t *testing.T) {
 			`--out) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;`,
 			`--dir) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;`,
 			`--tag|-t|--name) COMPREPLY=(); return 0 ;;`,
-			`"") flags="--color -c --out --dir --tag -t --verbose"; words="remote shell" ;;`,
+			`"") flags="--color -c --out --dir --tag -t --verbose --profile"; words="remote shell" ;;`,
+			`"/r") path="/remote" ;;`,
+			`--profile) COMPREPLY=($(compgen -W "$(printf 'dev\nprod\n' 2>/dev/null)" -- "$cur")); return 0 ;;`,
 			`"/remote") flags="--json"; words="add" ;;`,
 			`"/remote/add") flags="--name"; words="" ;;`,
 			`"/shell") flags=""; words="sh bash" ;;`,
@@ -60,19 +64,23 @@ func TestScripts(t *testing.T) {
 			"_tiny_remote_add() {",
 			"'1:value:(sh bash)'",
 			"compdef _tiny tiny",
+			`'--profile[a profile]:profile:{compadd -- ${(f)"$(printf '\''dev\nprod\n'\'' 2>/dev/null)"}}'`,
 		}},
 		{"fish", Fish, []string{
-			"__fish_seen_subcommand_from remote r shell; and return 1",
-			"complete -c tiny -n '__fish_tiny_no_command' -l color -s c -x -a 'auto never' -d 'when: auto or never'",
+			"case '--color' '-c' '--out' '--dir' '--tag' '-t' '--profile' '--name'\n                set skip 1",
+			"case '/remote' '/r'\n                set path '/remote'",
+			"case '/remote/add'\n                set path '/remote/add'",
+			`complete -c tiny -n '__fish_tiny_in \'\'' -l color -s c -x -a 'auto never' -d 'when: auto or never'`,
 			"-l out -r -F -d",
 			"-l dir -x -a '(__fish_complete_directories)'",
 			"-l tag -s t -x -d",
 			`-l verbose -f -d 'say what\'s done'`,
-			"complete -c tiny -n '__fish_tiny_no_command' -f -a 'remote' -d 'manage: remotes'",
-			"-n '__fish_seen_subcommand_from remote r; and not __fish_seen_subcommand_from add' -l json -f",
-			"-n '__fish_seen_subcommand_from remote r; and not __fish_seen_subcommand_from add' -f -a 'add'",
-			"-n '__fish_seen_subcommand_from remote r; and __fish_seen_subcommand_from add' -l name -x",
-			"-n '__fish_seen_subcommand_from shell' -f -a 'bash sh'",
+			`-l profile -x -a '(printf \'dev\\nprod\\n\' 2>/dev/null)'`,
+			`complete -c tiny -n '__fish_tiny_at \'\'' -f -a 'remote' -d 'manage: remotes'`,
+			`-n '__fish_tiny_in \'/remote\'' -l json -f`,
+			`-n '__fish_tiny_at \'/remote\'' -f -a 'add'`,
+			`-n '__fish_tiny_in \'/remote/add\'' -l name -x`,
+			`-n '__fish_tiny_at \'/shell\'' -f -a 'bash sh'`,
 		}},
 	}
 	for _, tt := range tests {
@@ -116,6 +124,8 @@ func TestBashCompletes(t *testing.T) {
 		{[]string{"tiny", "remote", ""}, "add"},
 		{[]string{"tiny", "remote", "add", "--"}, "--name"},
 		{[]string{"tiny", "shell", "b"}, "bash"},
+		{[]string{"tiny", "r", "a"}, "add"},
+		{[]string{"tiny", "--profile", "p"}, "prod"},
 	}
 	for _, tt := range tests {
 		var words []string
@@ -129,6 +139,57 @@ func TestBashCompletes(t *testing.T) {
 		}
 		if got := strings.TrimSpace(string(out)); got != tt.want {
 			t.Errorf("%v completes to %q, want %q", tt.words, got, tt.want)
+		}
+	}
+}
+
+// The fish script completes the tiny program in a fish: a command only
+// where one goes, never a prompt's word.
+func TestFishCompletes(t *testing.T) {
+	t.Parallel()
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skip("no fish")
+	}
+	script := filepath.Join(t.TempDir(), "tiny.fish")
+	if err := os.WriteFile(script, []byte(Fish(tiny())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		line string
+		want []string // the completions' words, sorted
+	}{
+		{"tiny ", []string{"remote", "shell"}},
+		{"tiny --c", []string{"--color"}},
+		{"tiny -c ", []string{"auto", "never"}},
+		{"tiny --tag remote ", []string{"remote", "shell"}},
+		{"tiny prompt remote ", nil},
+		{"tiny prompt --v", []string{"--verbose"}},
+		{"tiny remote ", []string{"add"}},
+		{"tiny r ", []string{"add"}},
+		{"tiny remote add --", []string{"--name"}},
+		{"tiny remote add x ", nil},
+		{"tiny shell ", []string{"bash", "sh"}},
+		{"tiny --profile ", []string{"dev", "prod"}},
+	}
+	for _, tt := range tests {
+		// Files are completed where nothing else is; the script's own
+		// directory holds only the script.
+		cmd := exec.Command(fish, "--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, tt.line)
+		cmd.Dir = filepath.Dir(script)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", tt.line, err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if w, _, _ := strings.Cut(l, "\t"); w != "" && w != "tiny.fish" {
+				got = append(got, w)
+			}
+		}
+		sort.Strings(got)
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%q completes to %q, want %q", tt.line, got, tt.want)
 		}
 	}
 }

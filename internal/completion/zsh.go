@@ -74,6 +74,8 @@ func zshFlagSpec(f Flag) string {
 		}
 		msg = ":" + strings.ToLower(msg)
 		switch {
+		case f.ValuesFrom != "":
+			value = msg + `:{compadd -- ${(f)"$(` + f.ValuesFrom + ` 2>/dev/null)"}}`
 		case len(f.Values) > 0:
 			value = msg + ":(" + strings.Join(f.Values, " ") + ")"
 		case f.Kind == File:

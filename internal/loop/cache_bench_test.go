@@ -81,7 +81,7 @@ func cachedRun(tb testing.TB, sim *anthropicCache, mark bool) *loop.Result {
 	}
 	res := loop.Run(context.Background(), loop.Config{
 		Model: caller,
-		System: prompts.System(prompts.Env{Version: "bench", Date: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), OS: "linux",
+		System: prompts.System(prompts.Env{Date: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), OS: "linux",
 			Workdir: "/src/app", Mode: "agent", Tools: true}, ""),
 		Prompt:  "Read the files of internal/store one by one and tell me where the cache is invalidated.",
 		Tools:   decl,

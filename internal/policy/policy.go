@@ -240,7 +240,7 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	}
 	for _, d := range p.Deny {
 		if d.denies(c.Name, subject, line) {
-			return Verdict{Reason: "denied by --deny-tool " + d.String()}, false
+			return Verdict{Reason: "--deny-tool " + d.String() + " matches it"}, false
 		}
 	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {

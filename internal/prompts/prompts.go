@@ -8,8 +8,9 @@ import (
 )
 
 // Env is what the default system prompt tells the model about its setting.
+// ask's version is not among it: it means nothing to the model, and a
+// prompt that changed with every release would change every recorded run.
 type Env struct {
-	Version string
 	Date    time.Time
 	OS      string // runtime.GOOS
 	Workdir string
@@ -28,19 +29,24 @@ var modeGuidance = map[string]string{
 }
 
 const toolGuidance = `Use the tools to ground your answer in the actual files; do not guess at their contents. ` +
-	`Read a file before editing it, and make the smallest edit that does the job. ` +
 	`Independent tool calls may be made together in one step. ` +
-	`Paths are relative to the working directory. ` +
-	`When you are done, reply without tool calls: say briefly what you found or changed.`
+	`Paths are relative to the working directory.`
+
+// modeToolGuidance ends the tool guidance for each mode: only agent mode
+// edits, and each mode's final reply is its own.
+var modeToolGuidance = map[string]string{
+	"ask":  "When you are done, reply without tool calls: answer briefly from what you found.",
+	"plan": "When you are done, reply without tool calls with the plan, naming the files each step would touch.",
+	"agent": "Read a file before editing it, and make the smallest edit that does the job. " +
+		"When you are done, reply without tool calls: say briefly what you found or changed.",
+}
 
 // System renders the default system prompt, then appends extra (the user's
 // --system text) when it is not empty. It stays small on purpose: it is
 // sent with every request.
 func System(env Env, extra string) string {
 	var b strings.Builder
-	b.WriteString("You are ask ")
-	b.WriteString(env.Version)
-	b.WriteString(", a command-line assistant working in a user's shell.\n")
+	b.WriteString("You are ask, a command-line assistant working in a user's shell.\n")
 	b.WriteString("Date: ")
 	b.WriteString(env.Date.Format("2006-01-02"))
 	b.WriteString(". OS: ")
@@ -54,6 +60,9 @@ func System(env Env, extra string) string {
 	}
 	if env.Tools {
 		b.WriteString(toolGuidance)
+		if g, ok := modeToolGuidance[env.Mode]; ok {
+			b.WriteString(" " + g)
+		}
 		b.WriteString("\n")
 	}
 	b.WriteString("Your reply is printed in a terminal or read by a script: be direct, use plain text, and keep it short unless asked for detail.")

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSystem(t *testing.T) {
-	env := Env{Version: "v1.2.3", Date: time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC), OS: "linux", Workdir: "/src/app", Mode: "agent", Tools: true}
+	env := Env{Date: time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC), OS: "linux", Workdir: "/src/app", Mode: "agent", Tools: true}
 	tests := []struct {
 		name    string
 		env     Env
@@ -15,9 +15,10 @@ func TestSystem(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"facts", env, "", []string{"ask v1.2.3", "2026-11-22", "linux", "/src/app", "Mode: agent", "Read a file before editing"}, nil},
+		{"facts", env, "", []string{"You are ask, ", "2026-11-22", "linux", "/src/app", "Mode: agent", "Read a file before editing"}, []string{"ask dev", "ask v"}},
 		{"extra appended last", env, "  Answer in French.  ", []string{"\n\nAnswer in French."}, nil},
-		{"plan mode", Env{Mode: "plan", Tools: true}, "", []string{"numbered plan"}, []string{"Mode: agent"}},
+		{"plan mode", Env{Mode: "plan", Tools: true}, "", []string{"numbered plan", "reply without tool calls with the plan"}, []string{"Mode: agent", "edit", "changed"}},
+		{"ask mode", Env{Mode: "ask", Tools: true}, "", []string{"Mode: ask", "answer briefly"}, []string{"edit", "changed"}},
 		{"no tools", Env{Mode: "agent"}, "", nil, []string{"Read a file before editing"}},
 	}
 	for _, tt := range tests {
@@ -42,7 +43,7 @@ func TestSystem(t *testing.T) {
 
 // The default prompt is sent every step; peer CLIs send tens of KB.
 func TestSystemIsSmall(t *testing.T) {
-	got := System(Env{Version: "v0.0.0", Date: time.Now(), OS: "linux", Workdir: strings.Repeat("d", 100), Mode: "agent", Tools: true}, "")
+	got := System(Env{Date: time.Now(), OS: "linux", Workdir: strings.Repeat("d", 100), Mode: "agent", Tools: true}, "")
 	if len(got) > 1200 {
 		t.Errorf("default system prompt is %d bytes, want at most 1200", len(got))
 	}

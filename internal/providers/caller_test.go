@@ -31,6 +31,7 @@ func (echoProtocol) BuildRequest(r Request) ([]byte, error) {
 func (echoProtocol) Framing() Framing                       { return SSE }
 func (echoProtocol) Endpoint(base, _ string, _ bool) string { return base + "/x" }
 func (echoProtocol) Authorize(h http.Header, key string)    { h.Set("Authorization", "Bearer "+key) }
+func (echoProtocol) HistoryField() string                   { return "messages" }
 func (echoProtocol) NewStream() Stream                      { return &echoStream{} }
 func (echoProtocol) ParseResponse(body []byte) (*Turn, error) {
 	var v struct{ Text string }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
@@ -95,4 +96,27 @@ func Object(fields ...Field) []byte {
 		b = append(b, f.Value...)
 	}
 	return append(b, '}')
+}
+
+// AppendHistory returns a request body of p with msgs added at the end of
+// its conversation (p.HistoryField()). Every other byte of the body stays as
+// it was, and msgs go in verbatim, so whatever the provider needs back
+// (thinking blocks, signatures, reasoning items) is echoed as it came.
+func AppendHistory(p Protocol, body []byte, msgs []json.RawMessage) ([]byte, error) {
+	field := p.HistoryField()
+	hist := gjson.GetBytes(body, field)
+	if !hist.IsArray() {
+		return nil, fmt.Errorf("the request body has no %q array, where %s requests hold the conversation: is it a request of another provider?", field, p.Name())
+	}
+	var items []json.RawMessage
+	hist.ForEach(func(_, v gjson.Result) bool {
+		items = append(items, json.RawMessage(v.Raw))
+		return true
+	})
+	for i, m := range msgs {
+		if !json.Valid(m) {
+			return nil, fmt.Errorf("message %d to append is not valid JSON", i)
+		}
+	}
+	return SetRaw(body, field, JoinArray(append(items, msgs...)))
 }

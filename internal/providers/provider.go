@@ -38,6 +38,11 @@ type Protocol interface {
 	// BuildRequest renders the request body for one step.
 	BuildRequest(r Request) ([]byte, error)
 
+	// HistoryField names the request body's top-level array that holds the
+	// conversation in the protocol's own form ("messages", "input",
+	// "contents"): the array AppendHistory extends.
+	HistoryField() string
+
 	// ParseResponse reads a non-streamed response body into a Turn.
 	ParseResponse(body []byte) (*Turn, error)
 

@@ -198,7 +198,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		proto = withKnobs{proto, s.temperature(), s.Reasoning.Value}
 	}
 	r.System = prompts.System(prompts.Env{
-		Version: env.Version, Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
+		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 		Project: r.projectFile(),
 	}, s.System.Value)
 	if proto, err = r.useSchema(proto); err != nil {

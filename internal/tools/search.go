@@ -26,17 +26,21 @@ const (
 // dependencies drown real matches.
 var skippedDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true}
 
+// vcsDirs are skipped even when the model asks for ignored files.
+var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
+
 type search struct{ root *Root }
 
 func (search) Info() Info {
 	return Info{
 		Name:        "search",
-		Description: "Search text files for a pattern (skips .git, node_modules, binary and large files). Prints \"file:line: text\" with a line of context around; at most 20 matches.",
+		Description: "Search text files for a pattern (skips what .gitignore ignores, .git, node_modules, binary and large files). Prints \"file:line: text\" with a line of context around; at most 20 matches.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"pattern":{"type":"string"},` +
 			`"path":{"type":"string","description":"file or directory, default \".\""},` +
 			`"glob":{"type":"string","description":"file name filter, e.g. *.go"},` +
-			`"regex":{"type":"boolean","description":"pattern is a Go regexp (default: literal)"}},` +
+			`"regex":{"type":"boolean","description":"pattern is a Go regexp (default: literal)"},` +
+			`"include_ignored":{"type":"boolean","description":"also search files that .gitignore ignores, and node_modules"}},` +
 			`"required":["pattern"]}`),
 		Risk: Read,
 	}
@@ -48,6 +52,8 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		Path    string `json:"path"`
 		Glob    string `json:"glob"`
 		Regex   bool   `json:"regex"`
+		// IncludeIgnored searches what the ignore files leave out.
+		IncludeIgnored bool `json:"include_ignored"`
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return "", err
@@ -86,6 +92,17 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		literal: literal,
 		glob:    args.Glob,
 	}
+	if !args.IncludeIgnored {
+		s.skipDirs = skippedDirs
+		// A file given explicitly is searched even when ignored, as
+		// ripgrep does, and so is everything in a directory given so.
+		if info, err := osRoot.Stat(rel); err == nil && info.IsDir() {
+			s.ignore = loadIgnoreRules(t.root, osRoot, rel)
+			if s.ignore != nil && s.ignore.ignored(rel, true) {
+				s.ignore = nil
+			}
+		}
+	}
 	if err := s.walk(ctx, rel); err != nil {
 		return "", fmt.Errorf("search: %w", err)
 	}
@@ -93,6 +110,9 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		msg := fmt.Sprintf("no matches for %q in %s", args.Pattern, args.Path)
 		if s.skippedLarge > 0 {
 			msg += fmt.Sprintf(" (%s over 2 MB skipped)", plural(s.skippedLarge, "file", "files"))
+		}
+		if s.skippedIgnored > 0 {
+			msg += fmt.Sprintf(" (%s ignored by .gitignore not searched; set include_ignored to search them)", plural(s.skippedIgnored, "path", "paths"))
 		}
 		return msg, nil
 	}
@@ -112,13 +132,18 @@ type searcher struct {
 	match   func([]byte) bool
 	literal []byte // non-nil for a literal search: lets whole files be skipped fast
 	glob    string
+	// skipDirs are directory names never entered; ignore, when not nil,
+	// are the repository's ignore rules.
+	skipDirs map[string]bool
+	ignore   *ignoreRules
 
-	out          strings.Builder
-	content      bytes.Buffer // reused for every file
-	scratch      []byte
-	total, shown int
-	skippedLarge int
-	wroteGroup   bool
+	out            strings.Builder
+	content        bytes.Buffer // reused for every file
+	scratch        []byte
+	total, shown   int
+	skippedLarge   int
+	skippedIgnored int
+	wroteGroup     bool
 }
 
 func (s *searcher) walk(ctx context.Context, start string) error {
@@ -139,12 +164,29 @@ func (s *searcher) walk(ctx context.Context, start string) error {
 			return nil
 		}
 		if d.IsDir() {
-			if p != start && skippedDirs[d.Name()] {
+			if p == start {
+				if s.ignore != nil {
+					s.ignore.loadDir(s.root, p)
+				}
+				return nil
+			}
+			if vcsDirs[d.Name()] || s.skipDirs[d.Name()] {
 				return fs.SkipDir
+			}
+			if s.ignore != nil {
+				if s.ignore.ignored(p, true) {
+					s.skippedIgnored++
+					return fs.SkipDir
+				}
+				s.ignore.loadDir(s.root, p)
 			}
 			return nil
 		}
 		if !d.Type().IsRegular() { // symlinks, sockets, devices
+			return nil
+		}
+		if s.ignore != nil && s.ignore.ignored(p, false) {
+			s.skippedIgnored++
 			return nil
 		}
 		if s.glob != "" && !globMatch(s.glob, p) {

@@ -163,3 +163,141 @@ func BenchmarkSearchTree(b *testing.B) {
 		})
 	}
 }
+
+func TestSearchIgnoreFiles(t *testing.T) {
+	t.Parallel()
+	root := newTestRoot(t, map[string]string{
+		".git/info/exclude":  "# local only\nsecret.txt\n",
+		".gitignore":         "build/\n*.log\n!keep.log\n/top-only.txt\n",
+		"build/out.txt":      "needle\n",
+		"app.log":            "needle\n",
+		"keep.log":           "needle\n",
+		"top-only.txt":       "needle\n",
+		"sub/top-only.txt":   "needle\n",
+		"secret.txt":         "needle\n",
+		"gen.go":             "needle\n",
+		"sub/.gitignore":     "gen.go\n!important.log\n",
+		"sub/gen.go":         "needle\n",
+		"sub/important.log":  "needle\n",
+		"sub/other.log":      "needle\n",
+		"sub/deep/real.go":   "needle\n",
+		"node_modules/x.js":  "needle\n",
+		"sub/build/copy.txt": "needle\n",
+	})
+	tool := search{root}
+	tests := []struct {
+		name, args string
+		found      []string
+		notFound   []string
+	}{
+		{name: "ignore files honoured", args: `{"pattern":"needle"}`,
+			found: []string{"keep.log:1:", "sub/top-only.txt:1:", "gen.go:1:", "sub/important.log:1:", "sub/deep/real.go:1:"},
+			notFound: []string{"build/out.txt", "app.log", "\ntop-only.txt", "secret.txt", "sub/gen.go", "sub/other.log",
+				"node_modules", "sub/build/copy.txt"}},
+		{name: "a subdirectory still sees the rules above it", args: `{"pattern":"needle","path":"sub"}`,
+			found:    []string{"sub/top-only.txt:1:", "sub/important.log:1:", "sub/deep/real.go:1:"},
+			notFound: []string{"sub/gen.go", "sub/other.log", "sub/build"}},
+		{name: "an ignored directory given explicitly is searched", args: `{"pattern":"needle","path":"build"}`,
+			found: []string{"build/out.txt:1:"}},
+		{name: "an ignored file given explicitly is searched", args: `{"pattern":"needle","path":"app.log"}`,
+			found: []string{"app.log:1:"}},
+		{name: "include_ignored", args: `{"pattern":"needle","include_ignored":true}`,
+			found: []string{"build/out.txt:1:", "app.log:1:", "secret.txt:1:", "sub/gen.go:1:", "sub/other.log:1:",
+				"node_modules/x.js:1:", "sub/build/copy.txt:1:"},
+			notFound: []string{".git/"}},
+		{name: "no match names what was skipped", args: `{"pattern":"zebra"}`,
+			found: []string{"ignored by .gitignore not searched; set include_ignored"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := runTool(t, tool, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.found {
+				if !strings.Contains(got, f) {
+					t.Errorf("output\n%s\ndoes not contain %q", got, f)
+				}
+			}
+			for _, n := range tt.notFound {
+				if strings.Contains("\n"+got, n) {
+					t.Errorf("output\n%s\ncontains %q", got, n)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchIgnoreOutsideRoot: the working directory is a subdirectory of a
+// repository, whose top .gitignore and a worktree's common info/exclude
+// still apply; outside any repository .gitignore means nothing, as with
+// ripgrep.
+func TestSearchIgnoreOutsideRoot(t *testing.T) {
+	t.Parallel()
+	repo := newTestRoot(t, map[string]string{
+		".git/info/exclude":               "excluded.txt\n",
+		".gitignore":                      "*.log\nwork/local/\n",
+		"work/a.log":                      "needle\n",
+		"work/excluded.txt":               "needle\n",
+		"work/local/x.txt":                "needle\n",
+		"work/kept.txt":                   "needle\n",
+		"linked/.git":                     "gitdir: ../.git/worktrees/linked\n",
+		"linked/excluded.txt":             "needle\n",
+		".git/worktrees/linked/commondir": "../..\n",
+	})
+	work, err := NewRoot(filepath.Join(repo.Dir(), "work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := runTool(t, search{work}, `{"pattern":"needle"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "kept.txt:1: needle" {
+		t.Errorf("search in a repository's subdirectory =\n%s", got)
+	}
+	linked, err := NewRoot(filepath.Join(repo.Dir(), "linked"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := runTool(t, search{linked}, `{"pattern":"needle"}`); !strings.HasPrefix(got, "no matches") {
+		t.Errorf("a linked worktree's common info/exclude was not applied:\n%s", got)
+	}
+
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, ".gitignore"), []byte("*.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "plain.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noRepo, err := NewRoot(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := runTool(t, search{noRepo}, `{"pattern":"needle"}`); got != "plain.txt:1: needle" {
+		t.Errorf("outside a repository .gitignore was applied:\n%s", got)
+	}
+}
+
+// TestSearchIgnoredDoNotCrowdOut: matches in an ignored build directory no
+// longer use up the match cap before the real one.
+func TestSearchIgnoredDoNotCrowdOut(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".gitignore": "build/\n", "src/real.go": "needle here\n"}
+	for i := range 30 {
+		files[fmt.Sprintf("build/a%02d.txt", i)] = "needle\n"
+	}
+	root := newTestRoot(t, files)
+	got, err := runTool(t, search{root}, `{"pattern":"needle"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "src/real.go:1: needle here" {
+		t.Errorf("search =\n%s", got)
+	}
+	all, _ := runTool(t, search{root}, `{"pattern":"needle","include_ignored":true}`)
+	if !strings.Contains(all, "more matches not shown") || strings.Contains(all, "src/real.go") {
+		t.Errorf("include_ignored: build/ should crowd out src/ again:\n%s", all)
+	}
+}

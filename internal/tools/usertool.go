@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/schema"
 )
 
@@ -68,6 +69,13 @@ func LoadToolsFile(path string, root *Root) ([]Tool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tools file: %w", err)
+	}
+	// A syntax error is named by line and column, which a hand-edited
+	// file needs.
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := jsonpos.Check(path, data); err != nil {
+			return nil, fmt.Errorf("tools file %w", err)
+		}
 	}
 	tools, err := parseToolsFile(data, root)
 	if err != nil {

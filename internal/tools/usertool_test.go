@@ -104,7 +104,8 @@ func TestUserToolLoadErrors(t *testing.T) {
 		{"bad_risk.json", []string{`tool #1 "risky"`, `risk "dangerous": choose read, write or exec`}},
 		{"bad_timeout.json", []string{`tool #1 "slowpoke"`, `timeout "ten seconds"`}},
 		{"bad_missing_command.json", []string{`tool #1 "nothing"`, "command is required"}},
-		{"bad_json.json", []string{"bad_json.json", "not valid JSON"}},
+		{"bad_json.json", []string{"bad_json.json: invalid JSON at line 2, column 1: unexpected end of JSON input"}},
+		{"bad_trailing_comma.json", []string{"bad_trailing_comma.json: invalid JSON at line 2, column 67: invalid character '}'"}},
 		{"bad_empty.json", []string{"no tools declared"}},
 		{"no_such_file.json", []string{"no_such_file.json", "no such file"}},
 	}
@@ -143,7 +144,7 @@ func TestUserToolLoadInline(t *testing.T) {
 		{"parameters not an object", `{"tools":[{"name":"a","description":"d","command":"true","parameters":[1]}]}`, "parameters must be a JSON Schema object"},
 		{"ref to a file is refused", `{"tools":[{"name":"a","description":"d","command":"true","parameters":{"type":"object","properties":{"x":{"$ref":"file:///etc/passwd"}}}}]}`, "parameters"},
 		{"name of a wrong type", `{"tools":[{"name":5,"description":"d","command":"true"}]}`, "not a valid tool object"},
-		{"trailing data", `{"tools":[{"name":"a","description":"d","command":"true"}]} {}`, "unexpected data"},
+		{"trailing data", `{"tools":[{"name":"a","description":"d","command":"true"}]} {}`, "invalid JSON at line 1, column 61: invalid character '{' after top-level value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

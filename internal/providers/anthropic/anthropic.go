@@ -37,6 +37,9 @@ func (*Protocol) Name() string { return "anthropic" }
 // Framing is SSE with named events.
 func (*Protocol) Framing() providers.Framing { return providers.SSE }
 
+// HistoryField implements providers.Protocol.
+func (*Protocol) HistoryField() string { return "messages" }
+
 // Endpoint is base + "/messages"; the model travels in the body.
 func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
 	return strings.TrimRight(baseURL, "/") + "/messages"

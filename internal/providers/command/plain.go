@@ -82,6 +82,9 @@ func (Plain) NewStream() providers.Stream { return &lines{} }
 // Framing implements providers.Protocol.
 func (Plain) Framing() providers.Framing { return providers.NDJSON }
 
+// HistoryField implements providers.Protocol.
+func (Plain) HistoryField() string { return "messages" }
+
 // Endpoint implements providers.Protocol: there is no URL.
 func (Plain) Endpoint(string, string, bool) string { return "" }
 

@@ -28,6 +28,9 @@ func (*Protocol) Name() string { return "gemini" }
 // Framing is SSE (alt=sse); the separators are CRLF, which ReadSSE accepts.
 func (*Protocol) Framing() providers.Framing { return providers.SSE }
 
+// HistoryField implements providers.Protocol.
+func (*Protocol) HistoryField() string { return "contents" }
+
 // Endpoint is base + "/models/MODEL:generateContent", or
 // ":streamGenerateContent?alt=sse" for a stream. A model given with its
 // collection ("models/x", "tunedModels/y") keeps it.

@@ -43,6 +43,9 @@ func (*Protocol) Name() string { return "ollama" }
 // request's stream flag rather than by Content-Type.
 func (*Protocol) Framing() providers.Framing { return providers.NDJSON }
 
+// HistoryField implements providers.Protocol.
+func (*Protocol) HistoryField() string { return "messages" }
+
 // Endpoint implements providers.Protocol. The base is the server root
 // (http://localhost:11434, OLLAMA_HOST); a trailing slash and a base that
 // already names the API root (https://ollama.com/api) are accepted too.

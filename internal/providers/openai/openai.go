@@ -32,6 +32,9 @@ func (*Protocol) Name() string { return "openai" }
 // Framing implements providers.Protocol: streams are SSE ending in [DONE].
 func (*Protocol) Framing() providers.Framing { return providers.SSE }
 
+// HistoryField implements providers.Protocol.
+func (*Protocol) HistoryField() string { return "messages" }
+
 // Endpoint implements providers.Protocol. The model travels in the body.
 func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
 	return strings.TrimRight(baseURL, "/") + "/chat/completions"

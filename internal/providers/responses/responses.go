@@ -55,6 +55,9 @@ func (*Protocol) Name() string { return "responses" }
 // Framing is SSE; the JSON "type" of each event says what it is.
 func (*Protocol) Framing() providers.Framing { return providers.SSE }
 
+// HistoryField implements providers.Protocol.
+func (*Protocol) HistoryField() string { return "input" }
+
 // Endpoint is {base}/responses; the model travels in the body.
 func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
 	return strings.TrimRight(baseURL, "/") + "/responses"

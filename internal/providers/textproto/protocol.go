@@ -106,6 +106,9 @@ func (p *Protocol) NewStream() providers.Stream { return &stream{inner: p.inner.
 // Framing implements providers.Protocol.
 func (p *Protocol) Framing() providers.Framing { return p.inner.Framing() }
 
+// HistoryField implements providers.Protocol.
+func (p *Protocol) HistoryField() string { return p.inner.HistoryField() }
+
 // Endpoint implements providers.Protocol.
 func (p *Protocol) Endpoint(baseURL, model string, stream bool) string {
 	return p.inner.Endpoint(baseURL, model, stream)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/textproto"
+	"github.com/ask-cli/ask/internal/run"
+)
+
+func providerAppendCommand(stdio *IO) *cli.Command {
+	return &cli.Command{
+		Name:      "append",
+		Usage:     "a request, the reply to it and its tool results → the next request",
+		ArgsUsage: "--reply FILE [--results FILE] [REQUEST|-]",
+		Description: "Adds the reply's assistant turn, verbatim (thinking blocks, signatures and reasoning items\n" +
+			"included), and the tool results in the provider's form to the request's conversation; nothing\n" +
+			"else in the request changes. A loop of send, parse-tool-calls, tools run and append takes every\n" +
+			"step of a run by hand (see EXAMPLES in man ask).\n\n" +
+			"Examples:\n" +
+			"   ask provider append -p openai --reply reply.sse --results results.json request.json > next.json\n" +
+			"   ask tools run calls.json | ask provider append -p anthropic --reply reply.sse --results - request.json",
+		Flags: stageFlags(
+			&cli.StringFlag{Name: "reply", Usage: "the response body or recorded stream the request got, in `FILE` (- for stdin), as ask provider send printed it"},
+			&cli.StringFlag{Name: "results", Usage: "the results of the reply's tool calls, in `FILE` (- for stdin), as ask tools run printed them"},
+			toolProtocolFlag(),
+		),
+		Action: func(c *cli.Context) error { return providerAppend(c, stdio) },
+	}
+}
+
+// providerAppend builds the next request of a run taken step by step: the
+// request as it was, with the assistant turn of its reply and the results
+// of the turn's calls at the end of its conversation, as the loop does.
+func providerAppend(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	replyName, resultsName := c.String("reply"), c.String("results")
+	if replyName == "" {
+		return usageErr("ask provider append: --reply is required: the response the request got (ask provider send prints it)")
+	}
+	stdinUsers := 0
+	for _, fromStdin := range []bool{replyName == "-", resultsName == "-", c.Args().First() == "" || c.Args().First() == "-"} {
+		if fromStdin {
+			stdinUsers++
+		}
+	}
+	if stdinUsers > 1 {
+		return usageErr("ask provider append: only one of the request, --reply and --results can be read from stdin: name files for the others")
+	}
+	request, err := readStageInput(c, stdio)
+	if err != nil {
+		return err
+	}
+	if err := request.checkRequestBody(); err != nil {
+		return err
+	}
+	reply, err := readNamedInput(stdio, replyName)
+	if err != nil {
+		return err
+	}
+	prov, proto, err := stageProtocol(c, stdio)
+	if err != nil {
+		return err
+	}
+	form, err := run.TextForm(c.String("tool-protocol"), prov)
+	if err != nil {
+		return err
+	}
+	if prov.LocalProgram {
+		return usageErr("%s runs a local program, not an HTTP API: it has no request to append to", prov.Name)
+	}
+	// A request of another provider is told before its reply is read.
+	if _, err := providers.AppendHistory(proto, request.data, nil); err != nil {
+		return withCode(exitUsage, fmt.Errorf("%s: %w", request.name, err))
+	}
+	turn, err := readReply(reply, prov, proto)
+	if err != nil {
+		return err
+	}
+	var results []providers.ToolResult
+	if resultsName != "" {
+		in, err := readNamedInput(stdio, resultsName)
+		if err != nil {
+			return err
+		}
+		if err := in.decode(&[]providers.ToolResult{}); err != nil {
+			return err
+		}
+		if results, err = providers.ParseToolResultsJSON(in.data); err != nil {
+			return inputErr(in, err)
+		}
+	}
+	if form != "" {
+		// The results as one user message of <tool_result> blocks; it
+		// needs no tools.
+		proto = textproto.Wrap(proto, form, nil)
+	} else if len(turn.Calls) > 0 && resultsName == "" {
+		return usageErr("ask provider append: the reply calls %d tool(s): give their results with --results (ask tools run prints them)", len(turn.Calls))
+	}
+	msgs := turn.Messages
+	if len(results) > 0 {
+		formatted, err := proto.FormatToolResults(results)
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("format tool results for %s: %w", proto.Name(), err))
+		}
+		msgs = append(msgs, formatted...)
+	}
+	next, err := providers.AppendHistory(proto, request.data, msgs)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("%s: %w", request.name, err))
+	}
+	return writeStageJSON(stdio, next)
+}
+
+// readNamedInput reads a stage's input named by a flag: a file, or "-" for
+// stdin.
+func readNamedInput(stdio *IO, name string) (stageInput, error) {
+	if name != "-" {
+		data, err := os.ReadFile(absPath(stdio.Wd, name))
+		if err != nil {
+			return stageInput{}, usageErr("read input: %v", err)
+		}
+		return stageInput{name: name, data: data}, nil
+	}
+	if stdio.InTTY || stdio.In == nil {
+		return stageInput{}, usageErr("ask provider append: stdin is a terminal: pipe the input in or name a file")
+	}
+	data, err := io.ReadAll(stdio.In)
+	if err != nil {
+		return stageInput{}, usageErr("read stdin: %v", err)
+	}
+	return stageInput{name: "stdin", data: data}, nil
+}
