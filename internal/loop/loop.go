@@ -217,6 +217,11 @@ func (r *runner) run(ctx context.Context) {
 				r.finish(StatusParseFailures)
 				return
 			}
+			if step >= r.cfg.MaxSteps {
+				// A correction is one more request, which the limit forbids.
+				r.finish(StatusMaxSteps)
+				return
+			}
 			msg, err := r.protocol().UserMessage(turn.Invalid)
 			if err != nil {
 				r.fail(ctx, err)

@@ -40,6 +40,12 @@ var loopTools = []providers.Tool{
 // whose replies are text, through the text tool protocol.
 func runText(t *testing.T, form textproto.Form, stream bool, replies ...string) (*loop.Result, *toolbox, [][]byte) {
 	t.Helper()
+	return runTextSteps(t, form, stream, 0, replies...)
+}
+
+// runTextSteps is runText with a step limit (0: the loop's default).
+func runTextSteps(t *testing.T, form textproto.Form, stream bool, maxSteps int, replies ...string) (*loop.Result, *toolbox, [][]byte) {
+	t.Helper()
 	var rs []fakeprovider.Reply
 	for _, r := range replies {
 		rs = append(rs, fakeprovider.Reply{Text: r})
@@ -51,6 +57,7 @@ func runText(t *testing.T, form textproto.Form, stream bool, replies ...string) 
 	res := loop.Run(context.Background(), loop.Config{
 		Model:  &providers.Caller{Provider: "fake", Protocol: proto, BaseURL: srv.URL, Model: "m", HTTP: &http.Client{}},
 		System: "sys", Prompt: "what is in a.txt?", Tools: loopTools, Toolbox: box, Stream: stream,
+		MaxSteps: maxSteps,
 	})
 	for i, req := range srv.Requests() {
 		if gjson.GetBytes(req, "tools").Exists() {
@@ -101,6 +108,16 @@ func TestLoopStopsAfterThreeUnreadableReplies(t *testing.T) {
 		if got := lastUser(reqs[i+1]); !strings.Contains(got, want) || !strings.Contains(got, `{"tool": "TOOL_NAME"`) {
 			t.Errorf("correction %d = %q", i+1, got)
 		}
+	}
+}
+
+// TestLoopParseFailureStopsAtTheStepLimit: a correction is one more
+// request, which the step limit forbids like any other.
+func TestLoopParseFailureStopsAtTheStepLimit(t *testing.T) {
+	bad := `{"tool": "read_file", "parameters": {"path": "a.txt"`
+	res, box, reqs := runTextSteps(t, textproto.JSON, false, 2, bad, bad, "never asked")
+	if res.Status != loop.StatusMaxSteps || res.Steps != 2 || len(box.calls) != 0 || len(reqs) != 2 {
+		t.Fatalf("result %+v, %d requests", res, len(reqs))
 	}
 }
 
