@@ -340,7 +340,13 @@ func reorderArgs(app *cli.App, args []string) []string {
 		_, known := takesValue[name]
 		if isFlag && (known || len(positional) == 0) {
 			flags = append(flags, a)
-			if takesValue[name] && !hasValue && i+1 < len(rest) {
+			if takesValue[name] && !hasValue {
+				if i+1 == len(rest) {
+					// The last word is a flag without its value: left
+					// last, it is reported as such, rather than taking
+					// the "--" that would come before the prompt.
+					return append([]string{args[0]}, flags...)
+				}
 				flags = append(flags, rest[i+1])
 				i++
 			}
