@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -12,28 +13,34 @@ import (
 // "5" for flag -timeout: parse error", "flag provided but not defined:
 // -frobnicate"); flagError says them in ask's, with what to do.
 
+// The expressions compile on first use: most runs have no flag error, and
+// every process would pay for compiling them at init.
 var (
-	reUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	reNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
-	reBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): `)
+	reUndefined = lazyRegexp(`^flag provided but not defined: -+(.+)$`)
+	reNoValue   = lazyRegexp(`^flag needs an argument: -+(.+)$`)
+	reBadValue  = lazyRegexp(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): `)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // flagError rewrites a flag parsing error of the command at path (as "ask"
 // or "ask provider send") whose flags are flags.
 func flagError(err error, flags []cli.Flag, path string) error {
 	msg := err.Error()
 	see := fmt.Sprintf("see %s --help", path)
-	if m := reUndefined.FindStringSubmatch(msg); m != nil {
+	if m := reUndefined().FindStringSubmatch(msg); m != nil {
 		hint := see
 		if near := nearestFlag(m[1], flags); near != "" {
 			hint = "did you mean " + near + "?"
 		}
 		return usageErr("unknown flag %s: %s", dashed(m[1]), hint)
 	}
-	if m := reNoValue.FindStringSubmatch(msg); m != nil {
+	if m := reNoValue().FindStringSubmatch(msg); m != nil {
 		return usageErr("%s needs a value: %s", dashed(m[1]), valueHint(findFlag(m[1], flags), see))
 	}
-	if m := reBadValue.FindStringSubmatch(msg); m != nil {
+	if m := reBadValue().FindStringSubmatch(msg); m != nil {
 		return usageErr("%s %s: %s", dashed(m[2]), m[1], valueHint(findFlag(m[2], flags), see))
 	}
 	return withCode(exitUsage, fmt.Errorf("%w (%s)", err, see))

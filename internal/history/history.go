@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ask-cli/ask/internal/bytesize"
@@ -98,10 +99,13 @@ func NewID(now time.Time) string {
 	return now.UTC().Format("20060102-150405.000000") + "-" + hex.EncodeToString(b[:])
 }
 
-var idPattern = regexp.MustCompile(`^\d{8}-\d{6}\.\d{6}-[0-9a-f]{4}$`)
+// idPattern compiles on first use, not in every process at init.
+var idPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\d{8}-\d{6}\.\d{6}-[0-9a-f]{4}$`)
+})
 
 // IsID reports whether s has the form of a run id.
-func IsID(s string) bool { return idPattern.MatchString(s) }
+func IsID(s string) bool { return idPattern().MatchString(s) }
 
 // Path is where the run id is kept.
 func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+".jsonl") }

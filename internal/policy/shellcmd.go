@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -37,7 +38,7 @@ func (c simpleCommand) String() string { return strings.Join(c.words, " ") }
 // subcommand (go test, git status, make check), not an option or a path.
 func (c simpleCommand) key() string {
 	n := c.assigns + 1
-	if n < len(c.words) && subcommand.MatchString(c.words[n]) {
+	if n < len(c.words) && subcommand().MatchString(c.words[n]) {
 		n++
 	}
 	if n > len(c.words) {
@@ -46,7 +47,9 @@ func (c simpleCommand) key() string {
 	return strings.Join(c.words[:n], " ")
 }
 
-var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_.:-]*$`)
+// subcommand and assignment compile on first use, not in every process
+// at init.
+var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_.:-]*$`) })
 
 // maxDepth bounds the scripts read inside scripts (sh -c 'sh -c …') and
 // the wrappers inside wrappers (nohup env nice …).
@@ -429,9 +432,9 @@ func literals(ws []word) ([]string, bool) {
 	return out, true
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
-func isAssignment(s string) bool { return assignment.MatchString(s) }
+func isAssignment(s string) bool { return assignment().MatchString(s) }
 
 // render reads one word.
 func render(x *syntax.Word) word {
