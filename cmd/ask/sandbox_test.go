@@ -116,6 +116,49 @@ func TestAdd(t *testing.T) {
 	}
 }
 
+// TestSandboxHidesPastRuns: the kept runs under $XDG_STATE_HOME/ask hold
+// past prompts and answers from every project; a confined command cannot
+// read them, whichever way it names them.
+func TestSandboxHidesPastRuns(t *testing.T) {
+	t.Parallel()
+	sandboxtest.Require(t, sandbox.Policy{Level: sandbox.Workdir})
+	home := t.TempDir()
+	past := filepath.Join(home, ".local", "state", "ask", "runs", "20261101-101010.000000-abcd.jsonl")
+	if err := os.MkdirAll(filepath.Dir(past), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(past, []byte(`{"type":"run.started","prompt":"PAST-RUN-SECRET"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("cat", "shell", fmt.Sprintf(`{"command":"cat %s"}`, past)),
+			fakeprovider.Call("grep", "shell", `{"command":"grep -r PAST-RUN-SECRET ~/.local/state"}`),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: t.TempDir(), env: map[string]string{"HOME": home}, sandbox: sandbox.Check},
+		"--sandbox", "workdir", "--yes", "--json", "read the past runs")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	var got finalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.ToolCalls) != 2 {
+		t.Fatalf("tool calls %+v", got.ToolCalls)
+	}
+	for _, c := range got.ToolCalls {
+		if c.Denied || !strings.Contains(c.Content, "exit code:") || strings.Contains(c.Content, "PAST-RUN-SECRET") {
+			t.Errorf("%s: a past run was readable in the sandbox, or the command did not run:\n%s", c.ID, c.Content)
+		}
+		if c.ID == "cat" && !strings.Contains(c.Content, "Permission denied") {
+			t.Errorf("cat of a past run failed otherwise than refused:\n%s", c.Content)
+		}
+	}
+}
+
 // Without a kernel that confines, --safe offers no commands and refuses
 // one asked for anyway, saying why.
 func TestSafeWithoutASandboxRefusesCommands(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"path/filepath"
 
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/sandbox"
 )
 
@@ -40,10 +41,17 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 	if real, err := filepath.EvalSymlinks(scratch); err == nil {
 		scratch = real
 	}
+	hidden := sandbox.CredentialStores(r.home(), r.env.Getenv("XDG_CONFIG_HOME"), r.env.Getenv("ASK_CONFIG"))
+	// ask's state holds every kept run: past prompts, answers and what
+	// tools read, from every project. A confined command reads none of it,
+	// as the file tools do not.
+	if state := history.StateDir(r.env.Getenv); state != "" {
+		hidden = append(hidden, state)
+	}
 	sb := &sandbox.Sandbox{
 		Policy: sandbox.Policy{
 			Level: level, Workdir: r.workdir, Scratch: scratch, AllowNetwork: s.AllowNetwork.Value,
-			Hidden: sandbox.CredentialStores(r.home(), r.env.Getenv("XDG_CONFIG_HOME"), r.env.Getenv("ASK_CONFIG")),
+			Hidden: hidden,
 		},
 		Support: check(),
 	}
