@@ -22,12 +22,21 @@ func startTest(t *testing.T, ctx context.Context, opts Options, commands ...stri
 	if opts.Env == nil {
 		opts.Env = tools.ChildEnv(os.Environ())
 	}
-	s, err := Start(ctx, commands, opts)
+	s, err := Start(ctx, commandServers(opts.Sandbox != nil, commands...), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// commandServers are --mcp values, started in the sandbox when asked.
+func commandServers(sandboxed bool, commands ...string) []Server {
+	var out []Server
+	for _, c := range commands {
+		out = append(out, Server{Command: c, Sandbox: sandboxed})
+	}
+	return out
 }
 
 func toolByName(t *testing.T, s *Servers, name string) tools.Tool {
@@ -191,7 +200,7 @@ func TestMCPStartFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Start(context.Background(), []string{tt.command}, Options{Env: os.Environ(), StartTimeout: tt.timeout})
+			_, err := Start(context.Background(), commandServers(false, tt.command), Options{Env: os.Environ(), StartTimeout: tt.timeout})
 			if err == nil {
 				t.Fatal("started")
 			}
@@ -214,7 +223,7 @@ func TestMCPStartFailures(t *testing.T) {
 // One failing server stops the others and names itself.
 func TestMCPStartOneFails(t *testing.T) {
 	good := serverCommand("tools")
-	_, err := Start(context.Background(), []string{good, "ask-no-such-mcp-server", serverCommand("tools")}, Options{Env: os.Environ()})
+	_, err := Start(context.Background(), commandServers(false, good, "ask-no-such-mcp-server", serverCommand("tools")), Options{Env: os.Environ()})
 	if err == nil || !strings.Contains(err.Error(), `"ask-no-such-mcp-server"`) {
 		t.Fatalf("error = %v", err)
 	}
@@ -276,7 +285,7 @@ func alive(pid int) bool {
 }
 
 func TestMCPCloseStopsServersAndTheirChildren(t *testing.T) {
-	s, err := Start(context.Background(), []string{serverCommand("tools"), serverCommand("tools")}, Options{Env: os.Environ()})
+	s, err := Start(context.Background(), commandServers(false, serverCommand("tools"), serverCommand("tools")), Options{Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +333,7 @@ func TestMCPStartCancelled(t *testing.T) {
 	cause := errors.New("interrupted by test")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
-	_, err := Start(ctx, []string{serverCommand("silent")}, Options{Env: os.Environ()})
+	_, err := Start(ctx, commandServers(false, serverCommand("silent")), Options{Env: os.Environ()})
 	if !errors.Is(err, cause) {
 		t.Fatalf("error = %v, want the cancellation cause", err)
 	}
