@@ -322,3 +322,36 @@ func TestMCPRemoteRefusedUnderSafe(t *testing.T) {
 		t.Errorf("call %+v", c)
 	}
 }
+
+// ask mcp list without --tools starts nothing and shows no value of env or
+// headers; a broken block is a usage error at its line and column.
+func TestMCPListWithoutTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"mcpServers": {
+  "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/secret/path.jsonl"}},
+  "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer literal-secret-in-config"}, "disabled": true}
+}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runAsk(t, askEnv{env: map[string]string{"ASK_CONFIG": good}}, "mcp", "list", "--mcp", "./weather --flag")
+	want := "weather\tstdio\t./weather --flag\t(flag --mcp)\n" +
+		"memory\tstdio\tnpx -y @modelcontextprotocol/server-memory\t(env MEMORY_FILE_PATH; config " + good + ")\n" +
+		"remote\thttp+sse\thttps://mcp.example.com/mcp\t(disabled; headers Authorization; config " + good + ")\n"
+	if r.code != exitOK || r.stdout != want {
+		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", r.code, r.stdout, want, r.stderr)
+	}
+	if strings.Contains(r.stdout, "/secret/path") || strings.Contains(r.stdout, "literal-secret") {
+		t.Error("a value of env or headers is shown")
+	}
+
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{\"mcpServers\": {\n  \"x\": {\n    \"command\": \"srv\",\n    \"url\": \"https://e.com\"\n  }\n}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runAsk(t, askEnv{env: map[string]string{"ASK_CONFIG": bad}}, "mcp", "list")
+	if r.code != exitUsage || !strings.Contains(r.stderr, bad+":4:5: mcpServers.x.url: a server has a command") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -235,7 +235,16 @@ func makePlans(specs []Server, names *namer, getenv func(string) string) ([]plan
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", sp.origin(), err)
 		}
-		p.name = names.server(cmp.Or(trimDecorations(sanitize(p.name)), "mcp"))
+		// A name the user chose is kept (sanitized); a derived one loses
+		// its mcp-server- decorations.
+		base := sanitize(p.name)
+		if sp.Name == "" {
+			base = trimDecorations(base)
+		}
+		if len(base) > maxServerNameLen {
+			base = strings.TrimRight(base[:maxServerNameLen], "_-")
+		}
+		p.name = names.server(cmp.Or(base, "mcp"))
 		plans[i] = p
 	}
 	return plans, nil

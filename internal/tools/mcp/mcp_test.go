@@ -365,3 +365,30 @@ func TestMCPStderrForwarded(t *testing.T) {
 		t.Errorf("forwarded stderr = %q", got)
 	}
 }
+
+// A config file's server: argv as given, env values expanded from ask's
+// environment, and the chosen name kept as the tools' prefix.
+func TestMCPConfigStyleServer(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"EXTRA_SOURCE": "from-ask"}
+	s, err := Start(context.Background(), []Server{{
+		Name: "server-tools", Argv: []string{os.Args[0], "--test.run=^$"},
+		Env: map[string]string{serverModeVar: "tools", "ASK_MCP_EXTRA": "v=${env:EXTRA_SOURCE}"},
+	}}, Options{Env: tools.ChildEnv(os.Environ()), Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := call(t, toolByName(t, s, "server-tools__env"), `{}`)
+	if err != nil || !strings.Contains(out, "ASK_MCP_EXTRA=v=from-ask\n") {
+		t.Errorf("env = %q, %v", out, err)
+	}
+
+	// An unset variable stops the server before it starts, naming it.
+	_, err = Start(context.Background(), []Server{{
+		Argv: []string{os.Args[0]}, Env: map[string]string{"K": "${UNSET_VAR}"}, Origin: "MCP server x (config mcpServers)",
+	}}, Options{Getenv: func(string) string { return "" }})
+	if err == nil || err.Error() != "MCP server x (config mcpServers): env K: the environment variable UNSET_VAR is not set" {
+		t.Errorf("err = %v", err)
+	}
+}
