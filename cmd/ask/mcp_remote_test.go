@@ -180,6 +180,16 @@ func TestMCPRemoteBearerToken(t *testing.T) {
 	if !strings.Contains(string(data), endpoint) {
 		t.Error("the transcript does not record the server's URL, which -c and replay need")
 	}
+
+	// Replay connects again, with the header given again.
+	r = runAsk(t, askEnv{env: env}, "replay", "--yes", transcript)
+	if r.code != exitAuth {
+		t.Errorf("replay without --mcp-header: exit %d, stderr %s", r.code, r.stderr)
+	}
+	r = runAsk(t, askEnv{env: env}, "replay", "--check", "--yes", "--mcp-header", "Authorization: Bearer ${ASK_TEST_MCP_TOKEN}", transcript)
+	if r.code != exitOK || r.stdout != "done\n" {
+		t.Errorf("replay with --mcp-header: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // The config file's mcpServers, pasted in Cursor's shape (url, headers with
