@@ -32,6 +32,9 @@ and this command is a quick way to check one. It is JSON with these keys:
   tools: {allow: [PATTERN...], deny: [PATTERN...], yes, file}
   mcp: ["COMMAND ARGS", ...]
   profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
+  mcpServers: {NAME: {command, args, env} or {url, headers}, with type,
+    disabled, sandbox}: the shape of Claude Desktop's and Cursor's files, top
+    level only; "ask mcp list" shows them
 
 A profile's list replaces the top level's; --yes=false and --safe=false undo
 a true from the file. An api_key is used only when its variable is unset, and

@@ -369,7 +369,17 @@ func (s Settings) Entries() []Entry {
 		{"yes", s.Yes.Value, s.Yes.Source},
 		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
 		{"mcp", list(s.MCP.Value), s.MCP.Source},
+		{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
 	}
+}
+
+// mcpNames are the names of the config file's enabled MCP servers.
+func mcpNames(servers []mcp.Server) []string {
+	var out []string
+	for _, sp := range servers {
+		out = append(out, sp.Name)
+	}
+	return out
 }
 
 func nilIfEmpty(s string) any {
