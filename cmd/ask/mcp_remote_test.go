@@ -365,3 +365,58 @@ func TestMCPListWithoutTools(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A remote server that is gone when a tool is called does not stop the
+// run: the call is an error result the model reads, and it answers.
+func TestMCPRemoteServerGoneMidRun(t *testing.T) {
+	t.Parallel()
+	endpoint, _ := inProcessMCP(t)
+	target, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone atomic.Bool
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	proxy.FlushInterval = -1
+	front := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gone.Load() {
+			// Hang up, as a server that has died does.
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front.Listener = l
+	front.Start()
+	defer front.Close()
+
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("echo", "local__echo", `{"message":"hi"}`)}},
+		fakeprovider.Reply{Text: "the server is gone"})
+	defer srv.Close()
+	// Once the model is asked, the MCP server is gone.
+	provURL, _ := url.Parse(srv.URL)
+	toProvider := httputil.NewSingleHostReverseProxy(provURL)
+	toProvider.FlushInterval = -1
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gone.Store(true)
+		toProvider.ServeHTTP(w, r)
+	}))
+	defer model.Close()
+	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": model.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}
+	r := runAsk(t, askEnv{env: env}, "--json", "--mcp", front.URL+target.Path, "echo")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	got := decodeFinal(t, r)
+	c := callsByID(got.ToolCalls)["echo"]
+	if got.Answer != "the server is gone" || !c.IsError || !strings.Contains(c.Content, "local__echo: the MCP server local at "+front.URL+target.Path+" cannot be reached: ") {
+		t.Errorf("answer %q, call %+v", got.Answer, c)
+	}
+}

@@ -263,6 +263,9 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 			return nil, nil, &AuthError{Origin: origin, Status: status, Hint: authHint()}
 		case !sse && spec.Transport == "" && status >= 400 && status < 500 && status != http.StatusTooManyRequests:
 			sse = true // an older server: its SSE endpoint is tried at once
+			if opts.Stderr != nil {
+				fmt.Fprintf(opts.Stderr, "mcp %s: streamable HTTP answered HTTP %d; trying SSE\n", name, status)
+			}
 			continue
 		}
 		transient := status == 0 || status == http.StatusTooManyRequests || status >= 500

@@ -67,13 +67,14 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, err
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: the call was cancelled (%v)", t.info.Name, context.Cause(ctx))
 		}
+		if t.srv.remote != "" {
+			// Gone, restarted (its session lost) or unreachable, whether
+			// the SDK has closed the session yet or not: the run goes on,
+			// and the model learns the server is not there.
+			return "", fmt.Errorf("%s: the MCP server %s at %s cannot be reached: %v", t.info.Name, t.srv.name, t.srv.remote, oneLine(err))
+		}
 		if errors.Is(err, sdk.ErrConnectionClosed) {
 			return "", fmt.Errorf("%s: the MCP server %s has stopped%s", t.info.Name, t.srv.name, t.srv.stderrNote())
-		}
-		if t.srv.remote != "" {
-			// Gone, restarted (its session lost) or unreachable: the run
-			// goes on, and the model learns the server is not there.
-			return "", fmt.Errorf("%s: the MCP server %s at %s cannot be reached: %v", t.info.Name, t.srv.name, t.srv.remote, oneLine(err))
 		}
 		return "", fmt.Errorf("%s: the MCP server %s could not run %s: %v", t.info.Name, t.srv.name, t.remote, err)
 	}
