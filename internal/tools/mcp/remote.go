@@ -174,20 +174,24 @@ func expandHeaders(headers map[string]string, getenv func(string) string) (http.
 	return h, nil
 }
 
-// headerTransport adds the server's headers to every request and keeps
-// the status of the last answer that was not a success, so that a failed
-// handshake can be told apart: wrong credentials, an older server, a
-// server that is down.
+// headerTransport adds the server's headers to every request to the
+// server's own origin (never to where a redirect leads: the headers may
+// carry its credentials) and keeps the status of the last answer that was
+// not a success, so that a failed handshake can be told apart: wrong
+// credentials, an older server, a server that is down.
 type headerTransport struct {
 	base    http.RoundTripper
+	origin  *url.URL
 	headers http.Header
 	status  atomic.Int32
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range t.headers {
-		req.Header[k] = v
+	if req.URL.Scheme == t.origin.Scheme && req.URL.Host == t.origin.Host {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header[k] = v
+		}
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err == nil && resp.StatusCode >= 300 {
@@ -212,8 +216,12 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	ht := &headerTransport{base: base, headers: headers}
+	endpoint, err := url.Parse(spec.URL)
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
 	// No overall timeout: a session holds a stream open for its lifetime.
+	ht := &headerTransport{base: base, origin: endpoint, headers: headers}
 	client := &http.Client{Transport: ht}
 
 	startCtx, cancel := context.WithTimeoutCause(ctx, opts.StartTimeout,

@@ -3,11 +3,13 @@ package mcp
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -288,4 +290,52 @@ func FuzzExpand(f *testing.F) {
 			t.Errorf("expand(%q) failed (%v) but returned %q", s, err, got)
 		}
 	})
+}
+
+// Headers go to the server's own origin only: a redirect elsewhere does
+// not carry the credential.
+func TestRemoteHeadersStayWithTheServer(t *testing.T) {
+	t.Parallel()
+	seen := make(chan string, 10)
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Get("Authorization")
+		http.Error(w, "nothing here", http.StatusNotFound)
+	}))
+	defer elsewhere.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	env := map[string]string{"TOKEN": "redirected-token-0123456789"}
+	_, err := startRemote(t, Options{Getenv: func(k string) string { return env[k] }},
+		Server{URL: redirecting.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}})
+	if err == nil {
+		t.Fatal("connected through a redirect to a server that is not one")
+	}
+	close(seen)
+	n := 0
+	for auth := range seen {
+		n++
+		if auth != "" {
+			t.Errorf("the redirect target got Authorization %q", auth)
+		}
+	}
+	if n == 0 {
+		t.Error("the redirect was not followed, so the test shows nothing")
+	}
+}
+
+// A server that takes the connection and never answers ends the start at
+// the start timeout, with one line saying so.
+func TestRemoteStartTimeout(t *testing.T) {
+	t.Parallel()
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server sees the client hang up
+		<-r.Context().Done()
+	}))
+	defer silent.Close()
+	_, err := startRemote(t, Options{StartTimeout: 300 * time.Millisecond}, Server{URL: silent.URL + "/mcp"})
+	if err == nil || err.Error() != `MCP server "`+silent.URL+`/mcp": no answer within 300ms` {
+		t.Errorf("err = %v", err)
+	}
 }
