@@ -420,3 +420,20 @@ func TestMCPRemoteServerGoneMidRun(t *testing.T) {
 		t.Errorf("answer %q, call %+v", got.Answer, c)
 	}
 }
+
+// A URL with a password is refused before anything is sent, and the
+// password is not repeated.
+func TestMCPRemoteURLWithPassword(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "never asked"})
+	defer srv.Close()
+	for _, args := range [][]string{{"--mcp", "https://me:hunter2@mcp.example.com/mcp", "hi"}, {"mcp", "list", "--mcp", "https://me:hunter2@mcp.example.com/mcp"}} {
+		r := runAsk(t, askEnv{server: srv}, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "the URL holds a password") || strings.Contains(r.stderr+r.stdout, "hunter2") {
+			t.Errorf("ask %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("the model was asked")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
@@ -90,7 +91,8 @@ func mcpServers(values, headerFlags []string, sandboxed bool) ([]mcp.Server, err
 	for _, sp := range out {
 		if sp.Remote() {
 			if err := mcp.CheckServer(sp); err != nil {
-				return nil, Usagef("--mcp %q: %v", sp.URL, err)
+				// Not the URL as given: it may hold a password.
+				return nil, Usagef("--mcp %q: %v", providers.RedactURL(sp.URL), err)
 			}
 		}
 	}

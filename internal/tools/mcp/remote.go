@@ -278,11 +278,14 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 		}
 		transient := status == 0 || status == http.StatusTooManyRequests || status >= 500
 		if !transient || attempt == connectAttempts {
-			what := "cannot connect"
-			if status != 0 {
-				what = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+			tried := transportName(sse)
+			if attempt > 1 {
+				tried += fmt.Sprintf(", tried %d times", attempt)
 			}
-			return nil, nil, fail("%s (%s, tried %d times)", what, transportName(sse), attempt)
+			if status != 0 {
+				return nil, nil, fail("HTTP %d %s (%s)", status, http.StatusText(status), tried)
+			}
+			return nil, nil, fail("cannot connect (%s): %s", tried, oneLine(err))
 		}
 		select {
 		case <-time.After(retryPause):
