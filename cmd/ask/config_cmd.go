@@ -37,6 +37,9 @@ and this command is a quick way to check one. It is JSON with these keys:
   no_project_file: leave the project's AGENTS.md out of the system prompt
   aliases: {SHORT: MODEL}, so that --model SHORT means MODEL
   profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
+  mcpServers: {NAME: {command, args, env} or {url, headers}, with type,
+    disabled, sandbox}: the shape of Claude Desktop's and Cursor's files, top
+    level only; "ask mcp list" shows them
 
 A profile's list replaces the top level's; --yes=false and --safe=false undo
 a true from the file. An api_key is used only when its variable is unset, and

@@ -107,6 +107,11 @@ var examples = map[string][]string{
 		`ask models -p openrouter`,
 		`ask models -p anthropic --json | jq -r '.[].id'`,
 	},
+	"ask mcp list": {
+		`ask mcp list`,
+		`ask mcp list --tools --mcp https://mcp.example.com/mcp --mcp-header 'Authorization: Bearer ${TOKEN}'`,
+		`ask mcp list --tools --json | jq -r '.[].tools[]?.declared'`,
+	},
 	"ask sandbox check": {
 		`ask sandbox check`,
 		`ask sandbox check --json | jq .network`,

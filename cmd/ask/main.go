@@ -192,7 +192,7 @@ func exitCode(err error) int {
 	case errors.As(err, &badInput):
 		return exitUsage
 	case isRunErr:
-		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure, run.Refused: exitRefused}[kind]
+		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure, run.Refused: exitRefused, run.Auth: exitAuth}[kind]
 	case errors.As(err, &keyErr):
 		return exitAuth
 	case errors.As(err, &apiErr):
@@ -281,7 +281,7 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio), logCommand(stdio), configCommand(stdio), modelsCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
+		Commands:               []*cli.Command{replayCommand(stdio), logCommand(stdio), configCommand(stdio), modelsCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), mcpCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
 	}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {

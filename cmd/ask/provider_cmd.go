@@ -89,6 +89,7 @@ func stageFlags(extra ...cli.Flag) []cli.Flag {
 var parseFlagNames = map[string]bool{
 	"provider": true, "profile": true, "tool-protocol": true, "quiet": true,
 	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "no-tools": true, "workdir": true, "tools-file": true, "mcp": true,
+	"mcp-header": true,
 }
 
 // toolProtocolFlag is --tool-protocol for a stage, as the main command has

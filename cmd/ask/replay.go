@@ -32,6 +32,7 @@ func replayCommand(stdio *IO) *cli.Command {
 			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in"},
 			&cli.StringFlag{Name: "sandbox", Value: "off", Usage: "confine the commands the replayed calls run: off, workdir or read-only"},
 			&cli.BoolFlag{Name: "allow-network", Usage: "let sandboxed commands reach the network"},
+			&cli.StringSliceFlag{Name: "mcp-header", Usage: "send the header `'NAME: VALUE'` to the MCP URLs the transcript names (transcripts keep no headers); ${VAR} is read from the environment; repeatable"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
 			&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the replay's own events to `FILE`"},
@@ -84,7 +85,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	s, prompt, recorded, err := run.FromTranscript(events, run.ReplayOptions{
 		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir,
 		Yes: policyFlags.Yes, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
-		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork,
+		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork, MCPHeaders: policyFlags.MCPHeaders,
 	})
 	if err != nil {
 		return err

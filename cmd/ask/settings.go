@@ -53,7 +53,7 @@ func flagSettings(c *cli.Context) run.Settings {
 		}
 	}
 	for name, to := range map[string]*run.Setting[[]string]{
-		"allow-tool": &s.Allow, "deny-tool": &s.Deny, "mcp": &s.MCP, "attach": &s.Attach,
+		"allow-tool": &s.Allow, "deny-tool": &s.Deny, "mcp": &s.MCP, "mcp-header": &s.MCPHeaders, "attach": &s.Attach,
 	} {
 		if src, ok := given(name); ok {
 			*to = run.Given(c.StringSlice(name), src)

@@ -18,7 +18,7 @@ import (
 // (hidden), so that a command line can be reused as it is.
 var toolFlagNames = map[string]bool{
 	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "yes": true, "no-tools": true,
-	"workdir": true, "tools-file": true, "mcp": true, "timeout": true, "quiet": true, "profile": true,
+	"workdir": true, "tools-file": true, "mcp": true, "mcp-header": true, "timeout": true, "quiet": true, "profile": true,
 }
 
 // toolQueryFlagNames are the ones `ask tools list` and `show` show: they

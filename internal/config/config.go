@@ -21,6 +21,10 @@
 //	  },
 //	  "tools": {"allow": ["read_file", "shell:git status*"], "deny": ["shell:rm *"]},
 //	  "mcp": ["npx -y @modelcontextprotocol/server-filesystem ."],
+//	  "mcpServers": {
+//	    "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]},
+//	    "linear": {"url": "https://mcp.linear.app/mcp", "headers": {"Authorization": "Bearer ${LINEAR_TOKEN}"}}
+//	  },
 //	  "profiles": {
 //	    "ci": {"mode": "ask", "safe": true, "no_stream": true}
 //	  }
@@ -31,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -116,10 +121,35 @@ var (
 	ReasoningLevels = []string{"low", "medium", "high"}
 )
 
+// MCPServer is one entry of "mcpServers", in the shape other MCP clients
+// write (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json),
+// so that a block pastes as it is: a local server is command, args and
+// env; a remote one is url and headers. Values of env and headers may name
+// environment variables as ${NAME} or ${env:NAME}. Disabled and Sandbox
+// are ask's own: leave the server out, start it inside the run's sandbox.
+type MCPServer struct {
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Type     string            `json:"type"`
+	Disabled bool              `json:"disabled"`
+	Sandbox  bool              `json:"sandbox"`
+}
+
+// MCPTypes are the values "type" takes: stdio for a command, the rest for
+// a URL ("http" and "streamable-http" are streamable HTTP only, "sse" the
+// older SSE transport only; without a type a URL tries both).
+var MCPTypes = []string{"stdio", "http", "streamable-http", "sse"}
+
 // File is a parsed config file.
 type File struct {
 	Settings
 	Profiles map[string]Settings `json:"profiles"`
+	// MCPServers are the servers every run starts (unless disabled), by
+	// name. They belong to the top level only: a profile cannot hold them.
+	MCPServers map[string]MCPServer `json:"mcpServers"`
 
 	path  string
 	found bool
@@ -211,6 +241,9 @@ func (f *File) ProfileNames() []string {
 // durations, counts, variable names.
 func (f *File) check(providers []string) error {
 	if err := f.checkLayer("", f.Settings, providers); err != nil {
+		return err
+	}
+	if err := f.checkMCPServers(); err != nil {
 		return err
 	}
 	for _, name := range f.ProfileNames() {
@@ -314,6 +347,90 @@ func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 		}
 	}
 	return nil
+}
+
+// MCPServerNames lists the servers of mcpServers, sorted.
+func (f *File) MCPServerNames() []string { return sortedKeys(f.MCPServers) }
+
+// checkMCPServers checks each server of mcpServers: a command or a URL,
+// never both, and only the keys that go with it.
+func (f *File) checkMCPServers() error {
+	for _, name := range f.MCPServerNames() {
+		key := "mcpServers." + name
+		if strings.TrimSpace(name) == "" {
+			return f.errorAt(key, "a server needs a name")
+		}
+		s := f.MCPServers[name]
+		local, remote := f.has(key+".command"), f.has(key+".url")
+		switch {
+		case local && remote:
+			return f.errorAt(key+".url", "a server has a command (started here) or a url (reached over HTTP), not both")
+		case !local && !remote:
+			return f.errorAt(key, "give command (and args) to start a local server, or url for a remote one")
+		case local && strings.TrimSpace(s.Command) == "":
+			return f.errorAt(key+".command", "is empty: name the program that starts the server")
+		}
+		if f.has(key + ".type") {
+			if !contains(MCPTypes, s.Type) {
+				return f.errorAt(key+".type", fmt.Sprintf("%q: choose %s", s.Type, orList(MCPTypes)))
+			}
+			if (s.Type == "stdio") != local {
+				return f.errorAt(key+".type", fmt.Sprintf("%q does not go with a %s", s.Type, map[bool]string{true: "command", false: "url"}[local]))
+			}
+		}
+		for _, k := range []string{"args", "env", "sandbox"} {
+			if remote && f.has(key+"."+k) {
+				return f.errorAt(key+"."+k, "belongs to a server started with command; a url server is reached over HTTP")
+			}
+		}
+		if local && f.has(key+".headers") {
+			return f.errorAt(key+".headers", "belongs to a url server; give a command's credentials in env")
+		}
+		if remote {
+			if msg := checkMCPURL(s.URL); msg != "" {
+				return f.errorAt(key+".url", msg)
+			}
+		}
+		for _, v := range sortedKeys(s.Env) {
+			if !isEnvName(v) {
+				return f.errorAt(key+".env."+v, "is not a variable name (letters, digits and _)")
+			}
+		}
+		for _, h := range sortedKeys(s.Headers) {
+			if !isHeaderName(h) {
+				return f.errorAt(key+".headers."+h, "is not a header name")
+			}
+		}
+	}
+	return nil
+}
+
+// checkMCPURL is "" for an http or https URL without a password, else
+// what is wrong. The URL itself is not repeated: it may hold a secret.
+func checkMCPURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "is not a URL"
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return "give an http:// or https:// URL"
+	}
+	if _, set := u.User.Password(); set {
+		return "holds a password: put the credential in headers, as \"Authorization\": \"Bearer ${TOKEN}\" with TOKEN set in the environment"
+	}
+	return ""
+}
+
+// isHeaderName accepts an HTTP field name (RFC 9110 token characters).
+func isHeaderName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // has reports whether the file holds the key.

@@ -300,6 +300,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("{\n\"mode\": \"ask\",\n\"mode\": 1}")
 	f.Add(`{"tools":{"allow":[{"x":1}]}}`)
 	f.Add(`[`)
+	f.Add(`{"mcpServers":{"fs":{"command":"npx","args":["-y","x"],"env":{"K":"${env:V}"},"sandbox":true},"r":{"url":"https://e.com/mcp","headers":{"Authorization":"Bearer ${T}"},"type":"sse","disabled":true}}}`)
+	f.Add(`{"mcpServers":{"x":{"command":"a","url":"http://u:p@h"}}}`)
+	f.Add(`{"mcpServers":{"a\nb":{}}}`)
 	f.Fuzz(func(t *testing.T, data string) {
 		file, err := Parse("f.json", []byte(data), providerNames)
 		if err != nil {

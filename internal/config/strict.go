@@ -8,7 +8,9 @@ import (
 	"io"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Error is a problem in the config file, at a line and column when it can
@@ -25,8 +27,13 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		where += fmt.Sprintf(":%d:%d", e.Line, e.Column)
 	}
-	if e.Key != "" {
-		return fmt.Sprintf("config file %s: %s: %s", where, e.Key, e.Msg)
+	if key := e.Key; key != "" {
+		// A name chosen in the file (a profile's, a server's) may hold a
+		// line break; the error stays one line.
+		if strings.ContainsFunc(key, unicode.IsControl) {
+			key = strconv.Quote(key)
+		}
+		return fmt.Sprintf("config file %s: %s: %s", where, key, e.Msg)
 	}
 	return fmt.Sprintf("config file %s: %s", where, e.Msg)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
 // Config is the config file as it applies to one invocation: the file,
@@ -112,6 +113,9 @@ func (c *Config) layer() (Settings, error) {
 	strs("tools.allow", r.Tools.Allow, &s.Allow)
 	strs("tools.deny", r.Tools.Deny, &s.Deny)
 	strs("mcp", r.MCP, &s.MCP)
+	if servers := c.mcpServers(); len(servers) > 0 {
+		s.MCPServers = Given(servers, "config "+c.File.Name())
+	}
 	if r.IsSet("timeout") {
 		d, _ := time.ParseDuration(r.Timeout) // checked when the file was read
 		s.Timeout = Given(d, c.source("timeout"))
@@ -175,4 +179,34 @@ func (c *Config) apiKey(provider string) (config.Secret, string) {
 		return "", ""
 	}
 	return k, c.source("providers." + provider + ".api_key")
+}
+
+// mcpServers are the file's mcpServers that are not disabled, in name
+// order. They are optional: one that cannot start is left out with a
+// warning, as other MCP clients do, since this run did not name it.
+func (c *Config) mcpServers() []mcp.Server {
+	f := c.File
+	var out []mcp.Server
+	for _, name := range f.MCPServerNames() {
+		s := f.MCPServers[name]
+		if s.Disabled {
+			continue
+		}
+		transport := ""
+		switch s.Type {
+		case "http", "streamable-http":
+			transport = "http"
+		case "sse":
+			transport = "sse"
+		}
+		var argv []string
+		if s.Command != "" {
+			argv = append([]string{s.Command}, s.Args...)
+		}
+		out = append(out, mcp.Server{
+			Name: name, Argv: argv, Env: s.Env, URL: s.URL, Headers: s.Headers, Transport: transport,
+			Sandbox: s.Sandbox, Optional: true, Origin: "MCP server " + name + " (config mcpServers)",
+		})
+	}
+	return out
 }

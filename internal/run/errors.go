@@ -20,6 +20,8 @@ const (
 	Provider
 	// Refused is a call the --safe profile refused.
 	Refused
+	// Auth is a credential refused: an MCP server's answer of 401 or 403.
+	Auth
 )
 
 // Error is a fault of a kind.

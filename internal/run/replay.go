@@ -56,6 +56,9 @@ type ReplayOptions struct {
 	// transcript's are never used.
 	Sandbox      Setting[string]
 	AllowNetwork Setting[bool]
+	// MCPHeaders are sent to the MCP URLs the transcript names: it keeps
+	// none, since they may hold credentials.
+	MCPHeaders Setting[[]string]
 }
 
 // FromTranscript reads a transcript's events into the settings its run
@@ -92,6 +95,7 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.Reasoning = Given(set.Reasoning, src)
 	s.ToolsFile = Given(set.ToolsFile, src)
 	s.MCP = Given(set.MCP, src)
+	s.MCPHeaders = opt.MCPHeaders.or(s.MCPHeaders)
 	s.Workdir = Given(opt.Workdir, "flag --workdir")
 	// What this invocation allows: its own flags, and --safe if either the
 	// recorded run or this one asks for it.

@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
 // Setting is one setting's value and where it came from: "flag --NAME",
@@ -83,8 +84,14 @@ type Settings struct {
 	Yes       Setting[bool]
 	ToolsFile Setting[string]
 	MCP       Setting[[]string]
-	NoTools   Setting[bool]
-	Workdir   Setting[string]
+	// MCPHeaders are --mcp-header values, "Name: value", sent to every
+	// --mcp URL; a value may name variables as ${NAME}. They are never
+	// recorded: a continued run or a replay is given them again.
+	MCPHeaders Setting[[]string]
+	// MCPServers are the config file's mcpServers that are not disabled.
+	MCPServers Setting[[]mcp.Server]
+	NoTools    Setting[bool]
+	Workdir    Setting[string]
 	// Sandbox is --sandbox: off, workdir or read-only (--safe makes off
 	// read-only). AllowNetwork keeps the network in the sandbox;
 	// SandboxMCP puts the MCP servers in it too.
@@ -136,6 +143,8 @@ func defaults() Settings {
 		Yes:           Given(false, d),
 		ToolsFile:     Given("", d),
 		MCP:           Given([]string(nil), d),
+		MCPHeaders:    Given([]string(nil), d),
+		MCPServers:    Given([]mcp.Server(nil), d),
 		NoTools:       Given(false, d),
 		Workdir:       Given(".", d),
 		Sandbox:       Given(string(sandbox.Off), d),
@@ -174,6 +183,8 @@ func over(hi, lo Settings) Settings {
 	out.Yes = hi.Yes.or(lo.Yes)
 	out.ToolsFile = hi.ToolsFile.or(lo.ToolsFile)
 	out.MCP = hi.MCP.or(lo.MCP)
+	out.MCPHeaders = hi.MCPHeaders.or(lo.MCPHeaders)
+	out.MCPServers = hi.MCPServers.or(lo.MCPServers)
 	out.NoTools = hi.NoTools.or(lo.NoTools)
 	out.Workdir = hi.Workdir.or(lo.Workdir)
 	out.Sandbox = hi.Sandbox.or(lo.Sandbox)
@@ -418,6 +429,7 @@ func (s Settings) Entries() []Entry {
 		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
 		{"mcp", list(s.MCP.Value), s.MCP.Source},
 		{"no-project-file", s.NoProjectFile.Value, s.NoProjectFile.Source},
+		{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
 		{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
 	}
 }
@@ -445,6 +457,15 @@ func Steps(n int) string {
 		return "1 step"
 	}
 	return fmt.Sprintf("%d steps", n)
+}
+
+// mcpNames are the names of the config file's enabled MCP servers.
+func mcpNames(servers []mcp.Server) []string {
+	var out []string
+	for _, sp := range servers {
+		out = append(out, sp.Name)
+	}
+	return out
 }
 
 func nilIfEmpty(s string) any {

@@ -2,19 +2,24 @@ package run
 
 import (
 	"context"
+	"errors"
+	"strings"
 
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
 // loadExtraTools loads the tools that do not come with ask: a tools file's
-// (an absolute path, or "" for none) and those of the MCP servers named by
-// commands, which it starts and the run stops on Close. They come after
-// the built-ins, whose names they may not take.
+// (an absolute path, or "" for none), those of the MCP servers named by
+// commands (--mcp: command lines or URLs) and those of the config file's
+// mcpServers; it starts the servers, and the run stops them on Close.
+// They come after the built-ins, whose names they may not take.
 //
-// A bad MCP command or tools file is a usage error; a server that cannot
-// start or does not speak MCP is a failure; an interruption during the
-// start is returned as the context's cause.
+// A bad MCP command or tools file is a usage error; a server that refuses
+// its credentials is an Auth error; one that cannot start or does not
+// speak MCP is a failure (a config file's is left out with a warning); an
+// interruption during the start is returned as the context's cause.
 func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []tools.Tool, toolsFile string, commands []string) ([]tools.Tool, error) {
 	var extra []tools.Tool
 	if toolsFile != "" {
@@ -24,32 +29,94 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		}
 		extra = list
 	}
-	if len(commands) == 0 {
-		return extra, nil
+	s := r.Settings
+	specs, err := mcpServers(commands, s.MCPHeaders.Value, s.SandboxMCP.Value)
+	if err != nil {
+		return nil, err
 	}
-	for _, command := range commands {
-		if err := mcp.CheckCommand(command); err != nil {
-			return nil, Usagef("--mcp %q: %v", command, err)
-		}
+	for _, sp := range s.MCPServers.Value {
+		sp.Sandbox = sp.Sandbox || s.SandboxMCP.Value
+		specs = append(specs, sp)
+	}
+	if len(specs) == 0 {
+		return extra, nil
 	}
 	var taken []string
 	for _, t := range append(builtins[:len(builtins):len(builtins)], extra...) {
 		taken = append(taken, t.Info().Name)
 	}
-	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version}
+	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
+		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}
-	if r.Settings.SandboxMCP.Value {
-		opts.Sandbox = root.Sandbox
-	}
-	servers, err := mcp.Start(ctx, commands, opts)
+	servers, err := mcp.Start(ctx, specs, opts)
 	if err != nil {
-		if ctx.Err() != nil {
+		var auth *mcp.AuthError
+		switch {
+		case ctx.Err() != nil:
 			return nil, err // an interruption, told by the context's cause
+		case errors.As(err, &auth):
+			return nil, asKind(Auth, err)
 		}
 		return nil, asKind(Failure, err)
 	}
 	r.closers = append(r.closers, servers.Close)
 	return append(extra, servers.Tools()...), nil
+}
+
+// mcpServers turns --mcp values into servers: a URL is reached with the
+// --mcp-header headers, anything else is a command line.
+func mcpServers(values, headerFlags []string, sandboxed bool) ([]mcp.Server, error) {
+	headers, err := ParseMCPHeaders(headerFlags)
+	if err != nil {
+		return nil, err
+	}
+	var out []mcp.Server
+	urls := 0
+	for _, v := range values {
+		if mcp.IsURL(v) {
+			urls++
+			out = append(out, mcp.Server{URL: strings.TrimSpace(v), Headers: headers})
+			continue
+		}
+		if err := mcp.CheckCommand(v); err != nil {
+			return nil, Usagef("--mcp %q: %v", v, err)
+		}
+		out = append(out, mcp.Server{Command: v, Sandbox: sandboxed})
+	}
+	if len(headers) > 0 && urls == 0 {
+		return nil, Usagef("--mcp-header: no --mcp URL to send it to (the config file's servers take theirs from their own headers)")
+	}
+	for _, sp := range out {
+		if sp.Remote() {
+			if err := mcp.CheckServer(sp); err != nil {
+				// Not the URL as given: it may hold a password.
+				return nil, Usagef("--mcp %q: %v", providers.RedactURL(sp.URL), err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ParseMCPHeaders reads --mcp-header values, "Name: value". A credential
+// must come from the environment: an Authorization value that names no
+// variable (${NAME}) is refused, and the value is never repeated.
+func ParseMCPHeaders(values []string) (map[string]string, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, v := range values {
+		name, value, ok := strings.Cut(v, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, Usagef("--mcp-header: give NAME: VALUE, such as 'Authorization: Bearer ${MY_TOKEN}'")
+		}
+		if strings.EqualFold(name, "Authorization") && !strings.Contains(value, "${") {
+			return nil, Usagef("--mcp-header %s: a credential must not be typed on the command line, where it is recorded and shown: put it in an environment variable and write 'Authorization: Bearer ${NAME}' (in single quotes, so the shell leaves it alone)", name)
+		}
+		out[name] = value
+	}
+	return out, nil
 }

@@ -17,10 +17,13 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -58,72 +61,233 @@ type Options struct {
 	// Reserved are names already taken by other tools.
 	Reserved []string
 	Version  string // reported to servers as the client version
-	// Sandbox, when set, confines the servers (--sandbox-mcp): their
+	// Sandbox, when set, confines the commands whose Server.Sandbox is
+	// set (--sandbox-mcp, a config file's "sandbox": true): their
 	// processes are started inside it.
 	Sandbox *sandbox.Sandbox
+	// Getenv expands ${NAME} in Env and Headers; nil is os.Getenv.
+	Getenv func(string) string
+	// Warn receives a line for each Optional server left out.
+	Warn io.Writer
+	// NoNetwork is set when the run may not reach the network (--safe
+	// without --allow-network): a remote server's tools then count as
+	// exec, whatever their annotations say, so that --safe refuses them.
+	NoNetwork bool
+	// HTTP is the transport for remote servers; nil is a clone of
+	// http.DefaultTransport.
+	HTTP http.RoundTripper
+}
+
+func (o Options) getenv() func(string) string {
+	if o.Getenv != nil {
+		return o.Getenv
+	}
+	return os.Getenv
 }
 
 // Servers are the running servers of one run.
 type Servers struct {
 	servers []*server
+	names   []string // of every server given, in order
+	errs    []error  // why an Optional server was left out
 	tools   []tools.Tool
 	once    sync.Once
 }
 
 type server struct {
-	name      string // the prefix of its tools' names
-	command   string // as given to --mcp
-	cmd       *exec.Cmd
+	name      string    // the prefix of its tools' names
+	cmd       *exec.Cmd // nil for a remote server
 	session   *sdk.ClientSession
 	stderr    *tailWriter
 	pgid      atomic.Int64 // the server's process group, once started
 	sandboxed bool         // confined by a working sandbox
-	stopWatch func() bool  // stops the context watch
+	remote    string       // a remote server's URL
+	// endSession ends a remote session's context, after Close.
+	endSession func()
+	stopWatch  func() bool // stops the context watch
 }
 
-// Start starts every command, concurrently, and lists their tools. The
-// servers live until Close or until ctx is cancelled. If any server fails,
-// the others are stopped and the error names the failing command.
-func Start(ctx context.Context, commands []string, opts Options) (*Servers, error) {
+// Server is one MCP server to start (a command) or to connect to (a URL).
+type Server struct {
+	// Name is the prefix of its tools' names; "" derives one from the
+	// command or the URL.
+	Name string
+	// Command is a command line as --mcp takes it; or Argv is the program
+	// and its arguments, as a config file's command and args give them.
+	Command string
+	Argv    []string
+	// Env adds variables to a command's environment; values may name
+	// variables of ask's environment as ${NAME}.
+	Env map[string]string
+	// URL is a remote server's endpoint (http or https); Headers are sent
+	// with every request, values expanded like Env's. Transport is
+	// "" (streamable HTTP, falling back to SSE), "http" or "sse".
+	URL       string
+	Headers   map[string]string
+	Transport string
+	// Sandbox starts the command inside Options.Sandbox.
+	Sandbox bool
+	// Optional servers that fail to start are left out, with a warning to
+	// Options.Warn, and the run goes on without their tools.
+	Optional bool
+	// Origin names the server in errors: `--mcp "…"`, `config mcpServers.x`.
+	Origin string
+}
+
+// Remote reports whether the server is reached over HTTP.
+func (s Server) Remote() bool { return s.URL != "" }
+
+func (s Server) origin() string {
+	if s.Origin != "" {
+		return s.Origin
+	}
+	if s.Remote() {
+		return fmt.Sprintf("MCP server %q", s.URL)
+	}
+	return fmt.Sprintf("MCP server %q", s.Command)
+}
+
+// Start starts every server, concurrently, and lists their tools. The
+// servers live until Close or until ctx is cancelled. If a server that is
+// not Optional fails, the others are stopped and the error names it.
+func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
 	}
-	type plan struct {
-		env, argv []string
-		name      string
-	}
 	names := newNamer(opts.Reserved...)
-	plans := make([]plan, len(commands))
-	for i, c := range commands {
-		env, argv, err := splitCommand(c)
-		if err != nil {
-			return nil, fmt.Errorf("MCP server %q: %v", c, err)
-		}
-		plans[i] = plan{env: env, argv: argv, name: names.server(serverBaseName(argv))}
+	plans, err := makePlans(specs, names, opts.getenv())
+	if err != nil {
+		return nil, err
 	}
 
-	s := &Servers{servers: make([]*server, len(commands))}
-	errs := make([]error, len(commands))
-	listed := make([][]*sdk.Tool, len(commands))
+	s := &Servers{servers: make([]*server, len(specs)), names: make([]string, len(specs)), errs: make([]error, len(specs))}
+	errs := s.errs
+	listed := make([][]*sdk.Tool, len(specs))
 	var wg sync.WaitGroup
 	for i, p := range plans {
+		s.names[i] = p.name
 		wg.Go(func() {
-			s.servers[i], listed[i], errs[i] = startServer(ctx, commands[i], p.name, p.env, p.argv, opts)
+			if specs[i].Remote() {
+				s.servers[i], listed[i], errs[i] = connectRemote(ctx, specs[i], p.name, opts)
+				return
+			}
+			o := opts
+			if !specs[i].Sandbox {
+				o.Sandbox = nil
+			}
+			s.servers[i], listed[i], errs[i] = startServer(ctx, specs[i].origin(), p.name, p.env, p.argv, o)
 		})
 	}
 	wg.Wait()
-	for _, err := range errs { // the first failure, in flag order
-		if err != nil {
-			s.Close()
-			return nil, err
+	for i, err := range errs { // the first failure, in the given order
+		if err == nil {
+			continue
 		}
+		if specs[i].Optional && ctx.Err() == nil {
+			if opts.Warn != nil {
+				fmt.Fprintf(opts.Warn, "ask: warning: %v; going on without its tools\n", err)
+			}
+			s.servers[i] = nil
+			continue
+		}
+		s.Close()
+		return nil, err
 	}
 	for i, srv := range s.servers {
+		if srv == nil {
+			continue
+		}
 		for _, t := range listed[i] {
-			s.tools = append(s.tools, newRemoteTool(srv, names.tool(srv.name, t.Name), t))
+			s.tools = append(s.tools, newRemoteTool(srv, names.tool(srv.name, t.Name), t, opts.NoNetwork))
 		}
 	}
 	return s, nil
+}
+
+type plan struct {
+	env, argv []string
+	name      string
+}
+
+// makePlans checks the servers and names them, in order.
+func makePlans(specs []Server, names *namer, getenv func(string) string) ([]plan, error) {
+	plans := make([]plan, len(specs))
+	for i, sp := range specs {
+		var p plan
+		var err error
+		switch {
+		case sp.Remote():
+			err = checkURL(sp.URL)
+			p.name = sp.Name
+			if p.name == "" {
+				p.name = urlBaseName(sp.URL)
+			}
+		case len(sp.Argv) > 0:
+			p.argv = sp.Argv
+			p.env, err = expandEnv(sp.Env, getenv)
+			p.name = cmp.Or(sp.Name, serverBaseName(sp.Argv))
+		default:
+			p.env, p.argv, err = splitCommand(sp.Command)
+			if err == nil {
+				p.name = cmp.Or(sp.Name, serverBaseName(p.argv))
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", sp.origin(), err)
+		}
+		// A name the user chose is kept (sanitized); a derived one loses
+		// its mcp-server- decorations.
+		base := sanitize(p.name)
+		if sp.Name == "" {
+			base = trimDecorations(base)
+		}
+		if len(base) > maxServerNameLen {
+			base = strings.TrimRight(base[:maxServerNameLen], "_-")
+		}
+		p.name = names.server(cmp.Or(base, "mcp"))
+		plans[i] = p
+	}
+	return plans, nil
+}
+
+// Names are the names the servers' tools would be declared under
+// (SERVER__TOOL), in order, without starting them.
+func Names(specs []Server, reserved ...string) []string {
+	n := newNamer(reserved...)
+	out := make([]string, len(specs))
+	for i, sp := range specs {
+		// Only the name is wanted: a server whose variables are unset
+		// still has one.
+		plans, err := makePlans([]Server{sp}, n, func(string) string { return "set" })
+		if err != nil {
+			out[i] = cmp.Or(sanitize(sp.Name), "?")
+			continue
+		}
+		out[i] = plans[0].name
+	}
+	return out
+}
+
+// Listed is one server after Start: its name, its tools and, for an
+// Optional server that was left out, why.
+type Listed struct {
+	Name  string
+	Tools []tools.Tool
+	Err   error
+}
+
+// Listing describes every server given to Start, in order.
+func (s *Servers) Listing() []Listed {
+	out := make([]Listed, len(s.names))
+	for i, name := range s.names {
+		out[i] = Listed{Name: name, Err: s.errs[i]}
+		for _, t := range s.tools {
+			if strings.HasPrefix(t.Info().Name, name+separator) {
+				out[i].Tools = append(out[i].Tools, t)
+			}
+		}
+	}
+	return out
 }
 
 // Tools returns the servers' tools, server by server in flag order, each
@@ -148,9 +312,9 @@ func (s *Servers) Close() {
 	})
 }
 
-func startServer(ctx context.Context, command, name string, env, argv []string, opts Options) (*server, []*sdk.Tool, error) {
+func startServer(ctx context.Context, origin, name string, env, argv []string, opts Options) (*server, []*sdk.Tool, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("MCP server %q: %s", command, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%s: %s", origin, fmt.Sprintf(format, args...))
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if errors.Is(cmd.Err, exec.ErrNotFound) || errors.Is(cmd.Err, exec.ErrDot) {
@@ -158,7 +322,7 @@ func startServer(ctx context.Context, command, name string, env, argv []string, 
 	}
 	cmd.Dir = opts.Dir
 	cmd.Env = append(append([]string(nil), opts.Env...), env...)
-	srv := &server{name: name, command: command, cmd: cmd, stderr: newTailWriter(name, opts.Stderr)}
+	srv := &server{name: name, cmd: cmd, stderr: newTailWriter(name, opts.Stderr)}
 	cmd.Stderr = srv.stderr
 	cmd.WaitDelay = pipeWait
 	// Its own group: the terminal's Ctrl-C reaches ask only, which stops
@@ -196,7 +360,7 @@ func startServer(ctx context.Context, command, name string, env, argv []string, 
 		case srv.groupID() == 0:
 			return nil, nil, fail("cannot start %s: %v", argv[0], err)
 		case ctx.Err() != nil:
-			return nil, nil, fmt.Errorf("MCP server %q: %w", command, context.Cause(ctx))
+			return nil, nil, fmt.Errorf("%s: %w", origin, context.Cause(ctx))
 		case startCtx.Err() != nil:
 			return nil, nil, fail("it started but did not answer the MCP handshake within %s%s", opts.StartTimeout, srv.stderrNote())
 		}
@@ -210,7 +374,7 @@ func startServer(ctx context.Context, command, name string, env, argv []string, 
 		if err != nil {
 			srv.stop()
 			if ctx.Err() != nil {
-				return nil, nil, fmt.Errorf("MCP server %q: %w", command, context.Cause(ctx))
+				return nil, nil, fmt.Errorf("%s: %w", origin, context.Cause(ctx))
 			}
 			return nil, nil, fail("listing its tools failed: %v%s", err, srv.stderrNote())
 		}
@@ -239,6 +403,9 @@ func (s *server) stop() {
 		// Closes stdin, waits, then SIGTERM and SIGKILL; a server that ends
 		// on a signal is not an error worth reporting.
 		_ = s.session.Close()
+	}
+	if s.endSession != nil {
+		s.endSession()
 	}
 	s.killGroup()
 }

@@ -22,12 +22,21 @@ func startTest(t *testing.T, ctx context.Context, opts Options, commands ...stri
 	if opts.Env == nil {
 		opts.Env = tools.ChildEnv(os.Environ())
 	}
-	s, err := Start(ctx, commands, opts)
+	s, err := Start(ctx, commandServers(opts.Sandbox != nil, commands...), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// commandServers are --mcp values, started in the sandbox when asked.
+func commandServers(sandboxed bool, commands ...string) []Server {
+	var out []Server
+	for _, c := range commands {
+		out = append(out, Server{Command: c, Sandbox: sandboxed})
+	}
+	return out
 }
 
 func toolByName(t *testing.T, s *Servers, name string) tools.Tool {
@@ -191,7 +200,7 @@ func TestMCPStartFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Start(context.Background(), []string{tt.command}, Options{Env: os.Environ(), StartTimeout: tt.timeout})
+			_, err := Start(context.Background(), commandServers(false, tt.command), Options{Env: os.Environ(), StartTimeout: tt.timeout})
 			if err == nil {
 				t.Fatal("started")
 			}
@@ -214,7 +223,7 @@ func TestMCPStartFailures(t *testing.T) {
 // One failing server stops the others and names itself.
 func TestMCPStartOneFails(t *testing.T) {
 	good := serverCommand("tools")
-	_, err := Start(context.Background(), []string{good, "ask-no-such-mcp-server", serverCommand("tools")}, Options{Env: os.Environ()})
+	_, err := Start(context.Background(), commandServers(false, good, "ask-no-such-mcp-server", serverCommand("tools")), Options{Env: os.Environ()})
 	if err == nil || !strings.Contains(err.Error(), `"ask-no-such-mcp-server"`) {
 		t.Fatalf("error = %v", err)
 	}
@@ -276,7 +285,7 @@ func alive(pid int) bool {
 }
 
 func TestMCPCloseStopsServersAndTheirChildren(t *testing.T) {
-	s, err := Start(context.Background(), []string{serverCommand("tools"), serverCommand("tools")}, Options{Env: os.Environ()})
+	s, err := Start(context.Background(), commandServers(false, serverCommand("tools"), serverCommand("tools")), Options{Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +333,7 @@ func TestMCPStartCancelled(t *testing.T) {
 	cause := errors.New("interrupted by test")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
-	_, err := Start(ctx, []string{serverCommand("silent")}, Options{Env: os.Environ()})
+	_, err := Start(ctx, commandServers(false, serverCommand("silent")), Options{Env: os.Environ()})
 	if !errors.Is(err, cause) {
 		t.Fatalf("error = %v, want the cancellation cause", err)
 	}
@@ -354,5 +363,32 @@ func TestMCPStderrForwarded(t *testing.T) {
 	s.Close()
 	if got := errb.String(); got != "mcp test: Test server running on stdio\n" {
 		t.Errorf("forwarded stderr = %q", got)
+	}
+}
+
+// A config file's server: argv as given, env values expanded from ask's
+// environment, and the chosen name kept as the tools' prefix.
+func TestMCPConfigStyleServer(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"EXTRA_SOURCE": "from-ask"}
+	s, err := Start(context.Background(), []Server{{
+		Name: "server-tools", Argv: []string{os.Args[0], "--test.run=^$"},
+		Env: map[string]string{serverModeVar: "tools", "ASK_MCP_EXTRA": "v=${env:EXTRA_SOURCE}"},
+	}}, Options{Env: tools.ChildEnv(os.Environ()), Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := call(t, toolByName(t, s, "server-tools__env"), `{}`)
+	if err != nil || !strings.Contains(out, "ASK_MCP_EXTRA=v=from-ask\n") {
+		t.Errorf("env = %q, %v", out, err)
+	}
+
+	// An unset variable stops the server before it starts, naming it.
+	_, err = Start(context.Background(), []Server{{
+		Argv: []string{os.Args[0]}, Env: map[string]string{"K": "${UNSET_VAR}"}, Origin: "MCP server x (config mcpServers)",
+	}}, Options{Getenv: func(string) string { return "" }})
+	if err == nil || err.Error() != "MCP server x (config mcpServers): env K: the environment variable UNSET_VAR is not set" {
+		t.Errorf("err = %v", err)
 	}
 }

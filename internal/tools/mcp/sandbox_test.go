@@ -40,7 +40,7 @@ func TestMCPRefusedByTheSandbox(t *testing.T) {
 		Policy:  sandbox.Policy{Level: sandbox.Workdir, Workdir: t.TempDir(), Scratch: t.TempDir()},
 		Support: sandbox.Support{FileSystem: "Landlock is disabled in this kernel"},
 	}
-	_, err := Start(context.Background(), []string{"sh -c 'touch " + marker + "'"}, Options{Sandbox: sb})
+	_, err := Start(context.Background(), commandServers(true, "sh -c 'touch "+marker+"'"), Options{Sandbox: sb})
 	const want = `MCP server "sh -c 'touch ` + "%s" + `'": refused by the sandbox: cannot confine the file system here: Landlock is disabled in this kernel; commands never run unconfined`
 	if err == nil || err.Error() != strings.Replace(want, "%s", marker, 1) {
 		t.Errorf("err = %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,8 +25,10 @@ type remoteTool struct {
 // Risk: ask cannot confine what a server does, so a tool is exec (and needs
 // approval) unless its annotations say readOnlyHint; then it is read, is
 // offered in ask and plan modes and under --safe, and runs without asking.
-// The hint is the server's word: the user chose to start that server.
-func newRemoteTool(srv *server, name string, t *sdk.Tool) *remoteTool {
+// The hint is the server's word: the user chose to start that server. A
+// remote server's tools reach the network, so without the network
+// (noNetwork) they are exec whatever the hint says.
+func newRemoteTool(srv *server, name string, t *sdk.Tool, noNetwork bool) *remoteTool {
 	params, note := cleanSchema(t.InputSchema)
 	desc := t.Description
 	if desc == "" {
@@ -41,7 +44,7 @@ func newRemoteTool(srv *server, name string, t *sdk.Tool) *remoteTool {
 		desc += fmt.Sprintf(" (Its parameters are not declared: %s.)", note)
 	}
 	risk, approval := tools.Exec, true
-	if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+	if t.Annotations != nil && t.Annotations.ReadOnlyHint && !(noNetwork && srv.remote != "") {
 		risk, approval = tools.Read, false
 	}
 	return &remoteTool{srv: srv, remote: t.Name, info: tools.Info{
@@ -64,6 +67,12 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, err
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: the call was cancelled (%v)", t.info.Name, context.Cause(ctx))
 		}
+		if t.srv.remote != "" {
+			// Gone, restarted (its session lost) or unreachable, whether
+			// the SDK has closed the session yet or not: the run goes on,
+			// and the model learns the server is not there.
+			return "", fmt.Errorf("%s: the MCP server %s at %s cannot be reached: %v", t.info.Name, t.srv.name, t.srv.remote, oneLine(err))
+		}
 		if errors.Is(err, sdk.ErrConnectionClosed) {
 			return "", fmt.Errorf("%s: the MCP server %s has stopped%s", t.info.Name, t.srv.name, t.srv.stderrNote())
 		}
@@ -75,3 +84,12 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, err
 	}
 	return text, nil
 }
+
+// oneLine keeps an error to its first line.
+func oneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// RemoteName is the tool's name on its server.
+func (t *remoteTool) RemoteName() string { return t.remote }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/run"
+)
+
+// mcpFlagNames are the main command's flags that name MCP servers or
+// decide how they start; `ask mcp list` shows them.
+var mcpFlagNames = map[string]bool{
+	"mcp": true, "mcp-header": true, "sandbox-mcp": true, "workdir": true, "profile": true, "quiet": true,
+}
+
+func mcpCommand(stdio *IO) *cli.Command {
+	flags := append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), mcpFlagNames),
+		&cli.BoolFlag{Name: "tools", Usage: "start each enabled server and list its tools, or say why it failed"},
+		&cli.BoolFlag{Name: "json", Usage: "print a JSON array of the servers"},
+	)
+	return &cli.Command{
+		Name:            "mcp",
+		Action:          subcommandAction,
+		Usage:           "the MCP servers a run starts: the config file's mcpServers and --mcp",
+		HideHelpCommand: true,
+		Subcommands: []*cli.Command{{
+			Name:  "list",
+			Usage: "list the MCP servers (the config file's, disabled ones included, and those --mcp names), with --tools their tools",
+			Description: "Values of env and headers are never shown, only their names. With --tools a server that\n" +
+				"fails is listed with its error, and the exit code is 1 (4 when a server refused its credentials).",
+			Flags:  flags,
+			Action: func(c *cli.Context) error { return mcpList(c, stdio) },
+		}},
+	}
+}
+
+func mcpList(c *cli.Context, stdio *IO) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return usageErr("mcp list takes no arguments")
+	}
+	s, err := resolve(c, stdio)
+	if err != nil {
+		return err
+	}
+	env := runEnv(c, stdio, statusFor(stdio, c.Bool("quiet")))
+	entries, err := run.ListMCP(c.Context, s, stdio.config, env, c.Bool("tools"))
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if entries == nil {
+			entries = []run.MCPEntry{}
+		}
+		out, err := json.Marshal(entries)
+		if err != nil {
+			return err
+		}
+		if err := writeStageJSON(stdio, out); err != nil {
+			return err
+		}
+	} else if err := mcpTable(stdio.Out, entries); err != nil {
+		return err
+	}
+	return mcpFailures(entries)
+}
+
+// mcpTable shows the servers to a person: one line each, and its tools
+// indented below it.
+func mcpTable(w io.Writer, entries []run.MCPEntry) error {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no MCP servers: add them to the config file's mcpServers, or give --mcp")
+		return nil
+	}
+	for _, e := range entries {
+		what := e.URL
+		if what == "" {
+			what = strings.Join(e.Command, " ")
+		}
+		var notes []string
+		if e.Disabled {
+			notes = append(notes, "disabled")
+		}
+		if e.Sandbox {
+			notes = append(notes, "sandboxed")
+		}
+		if len(e.Env) > 0 {
+			notes = append(notes, "env "+strings.Join(e.Env, ","))
+		}
+		if len(e.Headers) > 0 {
+			notes = append(notes, "headers "+strings.Join(e.Headers, ","))
+		}
+		notes = append(notes, e.Source)
+		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, shorten(what, 80), strings.Join(notes, "; "))
+		for _, t := range e.Tools {
+			desc, _, _ := strings.Cut(t.Description, "\n")
+			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, shorten(desc, 80))
+		}
+		if e.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", oneLine(e.Error))
+		}
+	}
+	return nil
+}
+
+// mcpFailures is the error, and its exit code, when servers failed to
+// list their tools (each entry says why).
+func mcpFailures(entries []run.MCPEntry) error {
+	failed, auth := 0, false
+	for _, e := range entries {
+		if e.Error == "" {
+			continue
+		}
+		failed++
+		auth = auth || e.AuthFailed
+	}
+	if failed == 0 {
+		return nil
+	}
+	code := exitFailure
+	if auth {
+		code = exitAuth
+	}
+	return &exitError{code: code, err: fmt.Errorf("mcp list: %d of the servers failed to list their tools", failed)}
+}

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
+)
+
+// startRemoteEverything starts the reference server-everything in its
+// streamableHttp or sse mode, bound to loopback by testdata/mcp/loopback.cjs,
+// and returns its base URL ("http://127.0.0.1:PORT"). It is stopped, with
+// its process group, when the test ends.
+func startRemoteEverything(t *testing.T, mode string) string {
+	t.Helper()
+	mcpServerBin(t, "mcp-server-everything") // skips, or fails, without the npm servers
+	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	portFile := filepath.Join(t.TempDir(), "port")
+	cmd := exec.Command(node, "--require", filepath.Join(root, "loopback.cjs"),
+		filepath.Join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), mode)
+	cmd.Env = append(os.Environ(), "PORT=0", "ASK_TEST_PORT_FILE="+portFile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	// Waiting for the server to listen is not an assertion on time: the
+	// bound only keeps a broken start from hanging the test.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if b, err := os.ReadFile(portFile); err == nil {
+			return "http://127.0.0.1:" + strings.TrimSpace(string(b))
+		}
+		select {
+		case <-exited:
+			t.Fatalf("server-everything %s exited: %s", mode, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("server-everything %s did not listen: %s", mode, stderr.String())
+	return ""
+}
+
+// bearerProxy forwards to target only the requests that carry
+// "Authorization: Bearer token"; the others get 401.
+func bearerProxy(t *testing.T, target, token string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.FlushInterval = -1 // SSE streams pass at once
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "missing or wrong token", http.StatusUnauthorized)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A run uses a tool of the reference server over streamable HTTP and one
+// over SSE (reached by falling back from streamable HTTP at the same URL).
+func TestMCPRemoteEverything(t *testing.T) {
+	streamable := startRemoteEverything(t, "streamableHttp") + "/mcp"
+	sse := startRemoteEverything(t, "sse") + "/sse"
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("echo", "local__echo", `{"message":"over streamable HTTP"}`),
+			fakeprovider.Call("sum", "local_2__get-sum", `{"a":2,"b":3}`),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+
+	r := runAsk(t, askEnv{server: srv}, "--json", "--mcp", streamable, "--mcp", sse, "use the tools")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	got := decodeFinal(t, r)
+	calls := callsByID(got.ToolCalls)
+	if c := calls["echo"]; c.IsError || !strings.Contains(c.Content, "Echo: over streamable HTTP") {
+		t.Errorf("streamable HTTP call: %+v", c)
+	}
+	if c := calls["sum"]; c.IsError || !strings.Contains(c.Content, "The sum of 2 and 3 is 5.") {
+		t.Errorf("SSE call: %+v", c)
+	}
+	declared := declaredNames(srv.Requests()[0])
+	if !strings.Contains(declared, ",local__echo,") || !strings.Contains(declared, ",local_2__get-sum,") {
+		t.Errorf("declared %s", declared)
+	}
+}
+
+// Behind a proxy that wants a bearer token, the server refuses a run
+// without it (exit 4, one line) and serves one whose --mcp-header names the
+// variable holding it; the token is in no output and no transcript.
+func TestMCPRemoteBearerToken(t *testing.T) {
+	const token = "remote-mcp-token-not-real-4242"
+	endpoint := bearerProxy(t, startRemoteEverything(t, "streamableHttp"), token) + "/mcp"
+	env := map[string]string{"ASK_TEST_MCP_TOKEN": token}
+
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "never asked"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, env: env}, "--mcp", endpoint, "hello")
+	want := `ask: MCP server "` + endpoint + `": refused with HTTP 401 Unauthorized: the server wants credentials;`
+	if r.code != exitAuth || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("without the token: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("the model was asked although the server refused")
+	}
+
+	// A literal credential on the command line is refused before anything.
+	r = runAsk(t, askEnv{server: srv, env: env}, "--mcp", endpoint, "--mcp-header", "Authorization: Bearer "+token, "hello")
+	if r.code != exitUsage || strings.Contains(r.stderr, token) || !strings.Contains(r.stderr, "${NAME}") {
+		t.Errorf("a literal token: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	srv2 := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("echo", "local__echo", `{"message":"with the token"}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv2.Close()
+	transcript := filepath.Join(t.TempDir(), "run.jsonl")
+	r = runAsk(t, askEnv{server: srv2, env: env}, "--json", "--transcript", transcript,
+		"--mcp", endpoint, "--mcp-header", "Authorization: Bearer ${ASK_TEST_MCP_TOKEN}", "hello")
+	if r.code != exitOK {
+		t.Fatalf("with the token: exit %d; stderr %s", r.code, r.stderr)
+	}
+	if c := callsByID(decodeFinal(t, r).ToolCalls)["echo"]; c.IsError || !strings.Contains(c.Content, "Echo: with the token") {
+		t.Errorf("call: %+v", c)
+	}
+	data, err := os.ReadFile(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "the transcript": string(data)} {
+		if strings.Contains(s, token) {
+			t.Errorf("%s holds the token", what)
+		}
+	}
+	if !strings.Contains(string(data), endpoint) {
+		t.Error("the transcript does not record the server's URL, which -c and replay need")
+	}
+
+	// Replay connects again, with the header given again.
+	r = runAsk(t, askEnv{env: env}, "replay", "--yes", transcript)
+	if r.code != exitAuth {
+		t.Errorf("replay without --mcp-header: exit %d, stderr %s", r.code, r.stderr)
+	}
+	r = runAsk(t, askEnv{env: env}, "replay", "--check", "--yes", "--mcp-header", "Authorization: Bearer ${ASK_TEST_MCP_TOKEN}", transcript)
+	if r.code != exitOK || r.stdout != "done\n" {
+		t.Errorf("replay with --mcp-header: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The config file's mcpServers, pasted in Cursor's shape (url, headers with
+// ${env:NAME}), are listed with their tools; a server that fails is listed
+// with its error and the others still are.
+func TestMCPListConfigServers(t *testing.T) {
+	const token = "config-mcp-token-not-real-4242"
+	endpoint := bearerProxy(t, startRemoteEverything(t, "streamableHttp"), token) + "/mcp"
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	data := `{
+  "mcpServers": {
+    "everything": {"url": "` + endpoint + `", "headers": {"Authorization": "Bearer ${env:EVERYTHING_TOKEN}"}},
+    "wrong-token": {"type": "streamable-http", "url": "` + endpoint + `", "headers": {"Authorization": "Bearer ${OTHER_TOKEN}"}},
+    "off": {"command": "ask-no-such-mcp-server", "disabled": true}
+  }
+}`
+	if err := os.WriteFile(cfg, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ASK_CONFIG": cfg, "EVERYTHING_TOKEN": token, "OTHER_TOKEN": "not-" + token}
+	r := runAsk(t, askEnv{env: env}, "mcp", "list", "--tools", "--json")
+	if r.code != exitAuth {
+		t.Errorf("exit %d, want 4 (one server refused its token); stderr %s", r.code, r.stderr)
+	}
+	var entries []run.MCPEntry
+	if err := json.Unmarshal([]byte(r.stdout), &entries); err != nil {
+		t.Fatalf("stdout %q: %v", r.stdout, err)
+	}
+	if len(entries) != 3 {
+		t.Fatalf("entries %+v", entries)
+	}
+	byName := map[string]run.MCPEntry{}
+	for _, e := range entries {
+		byName[e.Name] = e
+	}
+	ev := byName["everything"]
+	if ev.Transport != "http+sse" || ev.Error != "" || len(ev.Tools) < 10 || strings.Join(ev.Headers, ",") != "Authorization" {
+		t.Errorf("everything: %+v", ev)
+	}
+	var echo bool
+	for _, tool := range ev.Tools {
+		echo = echo || tool.Name == "echo" && tool.Declared == "everything__echo"
+	}
+	if !echo {
+		t.Errorf("everything's tools lack echo: %+v", ev.Tools)
+	}
+	if w := byName["wrong-token"]; w.Transport != "http" || !strings.Contains(w.Error, "refused with HTTP 401") {
+		t.Errorf("wrong-token: %+v", w)
+	}
+	if off := byName["off"]; !off.Disabled || off.Error != "" || off.Tools != nil {
+		t.Errorf("off: %+v", off)
+	}
+	if strings.Contains(r.stdout+r.stderr, token) {
+		t.Error("the listing shows a token")
+	}
+}
+
+// inProcessMCP serves an SDK server with a read-only echo tool over
+// streamable HTTP on loopback, counting the requests it gets, so that the
+// trust rules are tested without Node.
+func inProcessMCP(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "ask-cmd-test", Version: "1"}, nil)
+	type args struct {
+		Message string `json:"message"`
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the message", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, a args) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + a.Message}}}, nil, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	var hits atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp", &hits
+}
+
+// A URL that a transcript names is gated as a command is: -c goes on
+// without it unless the flag or a yes gives it again, and replay connects
+// only with --yes.
+func TestMCPRemoteFromTranscriptIsGated(t *testing.T) {
+	t.Parallel()
+	endpoint, hits := inProcessMCP(t)
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("echo", "local__echo", `{"message":"hi"}`)}},
+		fakeprovider.Reply{Text: "echoed"},
+		fakeprovider.Reply{Text: "again"})
+	defer srv.Close()
+	e, _ := conversationEnv(t, srv)
+	transcript := filepath.Join(t.TempDir(), "run.jsonl")
+	if r := runAsk(t, e, "--mcp", endpoint, "--transcript", transcript, "echo"); r.code != exitOK || r.stdout != "echoed\n" {
+		t.Fatalf("first run: exit %d, stdout %q; stderr %s", r.code, r.stdout, r.stderr)
+	}
+	before := hits.Load()
+
+	r := runAsk(t, e, "-c", "again")
+	if r.code != exitOK || !strings.Contains(r.stderr, "give --mcp "+endpoint) {
+		t.Errorf("-c: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if hits.Load() != before {
+		t.Error("-c connected to the transcript's server without being told to")
+	}
+	if declared := declaredNames(srv.Requests()[2]); strings.Contains(declared, "local__") {
+		t.Errorf("-c declared %s", declared)
+	}
+
+	r = runAsk(t, askEnv{wd: e.wd}, "replay", transcript)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--mcp "+endpoint) || hits.Load() != before {
+		t.Errorf("replay without --yes: exit %d, stderr %s", r.code, r.stderr)
+	}
+	r = runAsk(t, askEnv{wd: e.wd}, "replay", "--check", "--yes", transcript)
+	if r.code != exitOK || r.stdout != "echoed\n" || hits.Load() == before {
+		t.Errorf("replay --yes: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Under --safe (no network) a remote server's read-only tool is refused:
+// --safe reaches no network on a model's word.
+func TestMCPRemoteRefusedUnderSafe(t *testing.T) {
+	t.Parallel()
+	endpoint, _ := inProcessMCP(t)
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("echo", "local__echo", `{"message":"hi"}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv}, "--safe", "--json", "--mcp", endpoint, "echo")
+	if r.code != exitRefused {
+		t.Fatalf("exit %d, want 6; stderr %s", r.code, r.stderr)
+	}
+	if c := callsByID(decodeFinal(t, r).ToolCalls)["echo"]; !c.IsError || strings.Contains(c.Content, "echo: hi") {
+		t.Errorf("call %+v", c)
+	}
+}
+
+// ask mcp list without --tools starts nothing and shows no value of env or
+// headers; a broken block is a usage error at its line and column.
+func TestMCPListWithoutTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"mcpServers": {
+  "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/secret/path.jsonl"}},
+  "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer literal-secret-in-config"}, "disabled": true}
+}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runAsk(t, askEnv{env: map[string]string{"ASK_CONFIG": good}}, "mcp", "list", "--mcp", "./weather --flag")
+	want := "weather\tstdio\t./weather --flag\t(flag --mcp)\n" +
+		"memory\tstdio\tnpx -y @modelcontextprotocol/server-memory\t(env MEMORY_FILE_PATH; config " + good + ")\n" +
+		"remote\thttp+sse\thttps://mcp.example.com/mcp\t(disabled; headers Authorization; config " + good + ")\n"
+	if r.code != exitOK || r.stdout != want {
+		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", r.code, r.stdout, want, r.stderr)
+	}
+	if strings.Contains(r.stdout, "/secret/path") || strings.Contains(r.stdout, "literal-secret") {
+		t.Error("a value of env or headers is shown")
+	}
+
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{\"mcpServers\": {\n  \"x\": {\n    \"command\": \"srv\",\n    \"url\": \"https://e.com\"\n  }\n}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runAsk(t, askEnv{env: map[string]string{"ASK_CONFIG": bad}}, "mcp", "list")
+	if r.code != exitUsage || !strings.Contains(r.stderr, bad+":4:5: mcpServers.x.url: a server has a command") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A remote server that is gone when a tool is called does not stop the
+// run: the call is an error result the model reads, and it answers.
+func TestMCPRemoteServerGoneMidRun(t *testing.T) {
+	t.Parallel()
+	endpoint, _ := inProcessMCP(t)
+	target, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone atomic.Bool
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	proxy.FlushInterval = -1
+	front := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gone.Load() {
+			// Hang up, as a server that has died does.
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front.Listener = l
+	front.Start()
+	defer front.Close()
+
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("echo", "local__echo", `{"message":"hi"}`)}},
+		fakeprovider.Reply{Text: "the server is gone"})
+	defer srv.Close()
+	// Once the model is asked, the MCP server is gone.
+	provURL, _ := url.Parse(srv.URL)
+	toProvider := httputil.NewSingleHostReverseProxy(provURL)
+	toProvider.FlushInterval = -1
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gone.Store(true)
+		toProvider.ServeHTTP(w, r)
+	}))
+	defer model.Close()
+	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": model.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}
+	r := runAsk(t, askEnv{env: env}, "--json", "--mcp", front.URL+target.Path, "echo")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	got := decodeFinal(t, r)
+	c := callsByID(got.ToolCalls)["echo"]
+	if got.Answer != "the server is gone" || !c.IsError || !strings.Contains(c.Content, "local__echo: the MCP server local at "+front.URL+target.Path+" cannot be reached: ") {
+		t.Errorf("answer %q, call %+v", got.Answer, c)
+	}
+}
+
+// A URL with a password is refused before anything is sent, and the
+// password is not repeated.
+func TestMCPRemoteURLWithPassword(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "never asked"})
+	defer srv.Close()
+	for _, args := range [][]string{{"--mcp", "https://me:hunter2@mcp.example.com/mcp", "hi"}, {"mcp", "list", "--mcp", "https://me:hunter2@mcp.example.com/mcp"}} {
+		r := runAsk(t, askEnv{server: srv}, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "the URL holds a password") || strings.Contains(r.stderr+r.stdout, "hunter2") {
+			t.Errorf("ask %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("the model was asked")
+	}
+}

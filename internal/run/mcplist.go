@@ -1,0 +1,165 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/tools/mcp"
+)
+
+// MCPEntry is one MCP server as `ask mcp list` shows it. Values of env and
+// headers are never shown, only their names: they hold credentials.
+type MCPEntry struct {
+	Name      string    `json:"name"`
+	Source    string    `json:"source"`
+	Transport string    `json:"transport"` // stdio; http, sse, or http+sse (tries both)
+	Command   []string  `json:"command,omitempty"`
+	URL       string    `json:"url,omitempty"`
+	Env       []string  `json:"env,omitempty"`
+	Headers   []string  `json:"headers,omitempty"`
+	Sandbox   bool      `json:"sandbox"`
+	Disabled  bool      `json:"disabled"`
+	Tools     []MCPTool `json:"tools,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	// AuthFailed is set when the server refused its credentials.
+	AuthFailed bool `json:"-"`
+}
+
+// MCPTool is a server's tool: its name on the server, the name the model
+// is offered, and its description.
+type MCPTool struct {
+	Name        string `json:"name"`
+	Declared    string `json:"declared"`
+	Description string `json:"description"`
+	ReadOnly    bool   `json:"read_only"`
+}
+
+// ListMCP lists the MCP servers settings name: the --mcp flags' and the
+// config file's (disabled ones included, and marked). With withTools, the
+// enabled ones are started, each listed with its tools or why it failed.
+func ListMCP(ctx context.Context, s Settings, cfg *Config, env Env, withTools bool) ([]MCPEntry, error) {
+	flagSpecs, err := mcpServers(s.MCP.Value, s.MCPHeaders.Value, s.SandboxMCP.Value)
+	if err != nil {
+		return nil, err
+	}
+	var specs []mcp.Server
+	var entries []MCPEntry
+	for _, sp := range flagSpecs {
+		specs = append(specs, sp)
+		e := describe(sp)
+		e.Source = "flag --mcp"
+		entries = append(entries, e)
+	}
+	var disabled []MCPEntry
+	if cfg != nil && cfg.File != nil {
+		enabled := map[string]mcp.Server{}
+		for _, sp := range cfg.mcpServers() {
+			enabled[sp.Name] = sp
+		}
+		src := "config " + cfg.File.Name()
+		for _, name := range cfg.File.MCPServerNames() {
+			sp, ok := enabled[name]
+			if !ok {
+				// Shown under its own name, as written: it is not started.
+				fs := cfg.File.MCPServers[name]
+				e := describe(mcp.Server{Name: name, Argv: argvOf(fs.Command, fs.Args), Env: fs.Env, URL: fs.URL, Headers: fs.Headers, Transport: fs.Type, Sandbox: fs.Sandbox})
+				e.Source, e.Disabled = src, true
+				disabled = append(disabled, e)
+				continue
+			}
+			sp.Sandbox = sp.Sandbox || s.SandboxMCP.Value
+			specs = append(specs, sp)
+			e := describe(sp)
+			e.Source = src
+			entries = append(entries, e)
+		}
+	}
+	names := mcp.Names(specs, builtinNames()...)
+	for i := range entries {
+		entries[i].Name = names[i]
+	}
+	if withTools && len(specs) > 0 {
+		if err := listTools(ctx, s, env, specs, entries); err != nil {
+			return nil, err
+		}
+	}
+	return append(entries, disabled...), nil
+}
+
+// listTools starts the servers, every one optional so that one failing
+// does not hide the others, and fills in their tools or their error.
+func listTools(ctx context.Context, s Settings, env Env, specs []mcp.Server, entries []MCPEntry) error {
+	wd := absPath(env.Wd, s.Workdir.Value)
+	if _, err := os.Stat(wd); err != nil {
+		return Usagef("--workdir: %v", err)
+	}
+	for i := range specs {
+		specs[i].Optional = true
+	}
+	servers, err := mcp.Start(ctx, specs, mcp.Options{
+		Dir: wd, Env: tools.ChildEnv(os.Environ()), Reserved: builtinNames(), Version: env.Version,
+		Getenv: env.Getenv, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value,
+	})
+	if err != nil {
+		return err // only an interruption: every server is optional
+	}
+	defer servers.Close()
+	for i, l := range servers.Listing() {
+		if l.Err != nil {
+			var auth *mcp.AuthError
+			entries[i].Error, entries[i].AuthFailed = l.Err.Error(), errors.As(l.Err, &auth)
+			continue
+		}
+		entries[i].Tools = []MCPTool{}
+		for _, t := range l.Tools {
+			info := t.Info()
+			remote := strings.TrimPrefix(info.Name, l.Name+"__")
+			if r, ok := t.(interface{ RemoteName() string }); ok {
+				remote = r.RemoteName()
+			}
+			entries[i].Tools = append(entries[i].Tools, MCPTool{Name: remote, Declared: info.Name, Description: info.Description, ReadOnly: info.Risk == tools.Read})
+		}
+	}
+	return nil
+}
+
+// builtinNames are the names of ask's own tools, which no server's may
+// take.
+func builtinNames() []string {
+	root, err := tools.NewRoot(os.TempDir())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range tools.Builtins(root) {
+		out = append(out, t.Info().Name)
+	}
+	return out
+}
+
+func argvOf(command string, args []string) []string {
+	if command == "" {
+		return nil
+	}
+	return append([]string{command}, args...)
+}
+
+func describe(sp mcp.Server) MCPEntry {
+	e := MCPEntry{Name: sp.Name, URL: sp.URL, Sandbox: sp.Sandbox, Transport: "stdio",
+		Env: slices.Sorted(maps.Keys(sp.Env)), Headers: slices.Sorted(maps.Keys(sp.Headers))}
+	switch {
+	case sp.Remote():
+		e.Transport = map[string]string{"": "http+sse", "http": "http", "streamable-http": "http", "sse": "sse"}[sp.Transport]
+		e.Sandbox = false
+	case len(sp.Argv) > 0:
+		e.Command = sp.Argv
+	default:
+		e.Command = []string{sp.Command}
+	}
+	return e
+}
