@@ -86,8 +86,10 @@ func cachedRun(tb testing.TB, sim *anthropicCache, mark bool) *loop.Result {
 		Prompt:  "Read the files of internal/store one by one and tell me where the cache is invalidated.",
 		Tools:   decl,
 		Toolbox: sourceFiles{},
-		// One step to spare: on the last step a limit allows, the request
-		// withholds the tools, which Anthropic reads as a new prompt.
+		// One step to spare, as in a run that answers before its limit:
+		// the last step a limit allows ends the system prompt with a note
+		// and sets tool_choice to none, and Anthropic caches neither
+		// across that change.
 		MaxSteps: sim.steps + 1,
 	})
 	if res.Status != loop.StatusCompleted || res.Steps != sim.steps {

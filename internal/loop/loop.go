@@ -197,6 +197,10 @@ func (r *runner) run(ctx context.Context) {
 		// so that a run stopped by its limit still ends with an answer.
 		if step == r.cfg.MaxSteps && len(r.cfg.Tools) > 0 {
 			req.NoToolCalls = true
+			// In the system prompt rather than as a message after the
+			// conversation: Gemini refuses two user turns in a row, and
+			// a note folded into a turn of tool results reads as one.
+			// It costs the cache of this one request.
 			req.System = strings.TrimLeft(req.System+"\n\n", "\n") + LastStepNote
 		}
 		turn, err := r.call(ctx, req, r.hooks(step))
