@@ -272,12 +272,44 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		return nil, fmt.Errorf("gemini: build request: %w", err)
 	}
 	return providers.Object(
-		providers.Field{Key: "contents", Value: providers.JoinArray(r.Messages)},
+		providers.Field{Key: "contents", Value: providers.JoinArray(alternate(r.Messages))},
 		providers.Field{Key: "systemInstruction", Value: instr},
 		providers.Field{Key: "tools", Value: tools},
 		providers.Field{Key: "toolConfig", Value: toolConfig},
 		providers.Field{Key: "generationConfig", Value: config},
 	), nil
+}
+
+// unansweredTurn stands between two user turns in a row, which Gemini
+// refuses ("multiturn requests alternate between user and model"): a
+// conversation continued (-c) after a run that stopped with its tool
+// results unanswered, at a limit or by Ctrl-C, has them. A model turn is
+// put between rather than the two merged, since Gemini reads text folded
+// into a turn of function responses as part of them.
+var unansweredTurn = json.RawMessage(`{"role":"model","parts":[{"text":"(no reply: the run stopped here)"}]}`)
+
+// alternate returns msgs with unansweredTurn between any two user turns
+// in a row; msgs itself when there are none, as there almost never are.
+func alternate(msgs []json.RawMessage) []json.RawMessage {
+	var out []json.RawMessage
+	prevUser := false
+	for i, m := range msgs {
+		user := gjson.GetBytes(m, "role").String() == "user"
+		if user && prevUser {
+			if out == nil {
+				out = append(make([]json.RawMessage, 0, len(msgs)+1), msgs[:i]...)
+			}
+			out = append(out, unansweredTurn)
+		}
+		if out != nil {
+			out = append(out, m)
+		}
+		prevUser = user
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }
 
 // ParseToolCalls reads the calls of a response body, a JSON array of chunks

@@ -184,6 +184,9 @@ func TestFormatToolResults(t *testing.T) {
 
 func TestBuildRequest(t *testing.T) {
 	user := json.RawMessage(`{"role":"user","parts":[{"text":"hi"}]}`)
+	model := json.RawMessage(`{"parts":[{"text":"hello"}],"role":"model"}`)
+	call := json.RawMessage(`{"parts":[{"functionCall":{"name":"now","args":{}}}],"role":"model"}`)
+	results := json.RawMessage(`{"role":"user","parts":[{"functionResponse":{"name":"now","response":{"content":"noon"}}}]}`)
 	tools := []providers.Tool{{Name: "now", Parameters: json.RawMessage(`{"type":"object","properties":{"tz":{"type":["string","null"]}}}`)}}
 	schema := json.RawMessage("{\n  \"type\": \"object\",\n  \"properties\": {\"answer\": {\"type\": \"string\", \"minLength\": 1}},\n  \"required\": [\"answer\"],\n  \"additionalProperties\": false\n}")
 	tests := []struct {
@@ -195,8 +198,8 @@ func TestBuildRequest(t *testing.T) {
 			providers.Request{Model: "gemini-2.5-flash", Messages: []json.RawMessage{user}, Stream: true},
 			`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
 		{"everything",
-			providers.Request{Model: "m", System: "Be brief.", Messages: []json.RawMessage{user, user}, Tools: tools, MaxTokens: 100},
-			`{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"user","parts":[{"text":"hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}]},"tools":[{"functionDeclarations":[{"name":"now","parameters":{"type":"OBJECT","properties":{"tz":{"type":"STRING","nullable":true}}}}]}],"generationConfig":{"maxOutputTokens":100}}`},
+			providers.Request{Model: "m", System: "Be brief.", Messages: []json.RawMessage{user, model, user}, Tools: tools, MaxTokens: 100},
+			`{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"parts":[{"text":"hello"}],"role":"model"},{"role":"user","parts":[{"text":"hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}]},"tools":[{"functionDeclarations":[{"name":"now","parameters":{"type":"OBJECT","properties":{"tz":{"type":"STRING","nullable":true}}}}]}],"generationConfig":{"maxOutputTokens":100}}`},
 		{"schema without tools: native JSON mode, cleaned",
 			providers.Request{Model: "m", Messages: []json.RawMessage{user}, Schema: schema, MaxTokens: 50},
 			`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":50,"responseMimeType":"application/json","responseSchema":{"type":"OBJECT","properties":{"answer":{"type":"STRING","minLength":1}},"required":["answer"]}}}`},
@@ -206,6 +209,14 @@ func TestBuildRequest(t *testing.T) {
 		{"no messages",
 			providers.Request{Model: "m"},
 			`{"contents":[]}`},
+		// A run stopped with its results unanswered, then continued (-c):
+		// Gemini refuses two user turns in a row.
+		{"user turns in a row get a model turn between",
+			providers.Request{Model: "m", Messages: []json.RawMessage{user, call, results, user}},
+			`{"contents":[{"role":"user","parts":[{"text":"hi"}]},` + string(call) + `,` + string(results) + `,` + string(unansweredTurn) + `,{"role":"user","parts":[{"text":"hi"}]}]}`},
+		{"three in a row",
+			providers.Request{Model: "m", Messages: []json.RawMessage{user, user, user}},
+			`{"contents":[{"role":"user","parts":[{"text":"hi"}]},` + string(unansweredTurn) + `,{"role":"user","parts":[{"text":"hi"}]},` + string(unansweredTurn) + `,{"role":"user","parts":[{"text":"hi"}]}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
