@@ -145,6 +145,16 @@ func TestModelsCommand(t *testing.T) {
 
 // A missing key names its variable (exit 4); a rejected one exits 4, a
 // server error 3, a provider without a listing is a usage error.
+// OpenRouter's listing is public: ask models needs no key for it.
+func TestModelsWithoutKey(t *testing.T) {
+	t.Parallel()
+	srv := startListing(t, "", "", map[string]string{"GET /models": "openrouter.json"})
+	r := runAsk(t, askEnv{env: map[string]string{"ASK_BASE_URL": srv.URL}}, "models", "-p", "openrouter", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"openai/gpt-4.1"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestModelsErrors(t *testing.T) {
 	t.Parallel()
 	srv := startListing(t, "x-api-key", "the-right-key-0000", map[string]string{"GET /models?limit=1000": "anthropic-page2.json"})

@@ -26,7 +26,7 @@ func ListModels(ctx context.Context, s Settings, env Env) ([]providers.Model, er
 		return nil, err
 	}
 	key := s.Key.Value.Reveal()
-	if key == "" && row.NeedsKey() {
+	if key == "" && row.NeedsKey() && !row.PublicModels {
 		return nil, &catalog.MissingKeyError{Provider: row.Name, Vars: row.KeyEnv}
 	}
 	caller := &providers.Caller{Provider: row.Name, Protocol: proto, BaseURL: s.BaseURL.Value, Key: key,

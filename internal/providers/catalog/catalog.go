@@ -78,6 +78,9 @@ type Provider struct {
 	// CacheKey: the provider routes requests to its prompt caches by a
 	// prompt_cache_key, which names the conversation.
 	CacheKey bool
+	// PublicModels: the model listing needs no key (OpenRouter's), so
+	// `ask models` works before one is set.
+	PublicModels bool
 }
 
 // MarksCache reports whether requests to model mark their prefix for
@@ -192,7 +195,7 @@ var all = []Provider{
 		// OpenRouter passes cache_control on to Claude, and to Gemini, which
 		// reads the last mark; the other models it serves cache by
 		// themselves.
-		CacheMarks: []string{"anthropic/", "google/gemini"}},
+		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true},
 	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
 		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true},
 	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
