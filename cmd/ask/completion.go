@@ -90,7 +90,7 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 			cf.Placeholder = placeholderOf(df.GetUsage())
 		}
 		_, cf.Repeatable = f.(*cli.StringSliceFlag)
-		switch namesOf(f)[0] {
+		switch flagName(f) {
 		case "provider":
 			cf.Values = catalog.Names()
 		case "mode":

@@ -63,13 +63,22 @@ type IO struct {
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support
-	paint        palette // stderr colours, chosen by useConfigFile
+	paint        palette       // stderr colours, chosen by useConfigFile
+	helpDefaults *run.Settings // resolved by helpDefaults on first use
 }
 
 func main() {
 	// A child the sandbox started: it confines itself and becomes the
 	// command, before anything of ask's runs.
 	sandbox.Main()
+	// `ask --version` alone is answered before the rest of the start (the
+	// signal handlers, the config file, the command tree, which is most of
+	// the time after the package inits), as git answers `git --version`.
+	// It prints what the tree prints (TestInitBudget compares the two).
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		printVersion(os.Stdout)
+		return
+	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	os.Exit(runCLI(ctx, os.Args, systemIO()))
@@ -230,6 +239,11 @@ func oneLine(s string) string {
 	return s
 }
 
+// printVersion writes the line `ask --version` prints.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "ask version %s\n", versionString())
+}
+
 // versionString is the version with the commit the binary was built from.
 func versionString() string {
 	info, _ := debug.ReadBuildInfo()
@@ -341,23 +355,39 @@ func valueFlags(flags []cli.Flag) map[string]bool {
 // through f.Names() that was half the time of `ask --version` after the
 // package inits.
 func namesOf(f cli.Flag) []string {
-	var name string
-	var aliases []string
-	switch f := f.(type) {
-	case *cli.BoolFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.StringFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.IntFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.StringSliceFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.DurationFlag:
-		name, aliases = f.Name, f.Aliases
-	default:
+	name, aliases, ok := nameAndAliases(f)
+	if !ok {
 		return f.Names()
 	}
 	return append([]string{name}, aliases...)
+}
+
+// flagName is namesOf(f)[0] without building the slice: the subcommands
+// pick their flags out of the main command's by name, and the slices were
+// most of the allocations of building the command tree.
+func flagName(f cli.Flag) string {
+	if name, _, ok := nameAndAliases(f); ok {
+		return name
+	}
+	return f.Names()[0]
+}
+
+// nameAndAliases is a flag's name and aliases as declared, for the flag
+// types ask uses; ok is false for any other type.
+func nameAndAliases(f cli.Flag) (name string, aliases []string, ok bool) {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return f.Name, f.Aliases, true
+	case *cli.StringFlag:
+		return f.Name, f.Aliases, true
+	case *cli.IntFlag:
+		return f.Name, f.Aliases, true
+	case *cli.StringSliceFlag:
+		return f.Name, f.Aliases, true
+	case *cli.DurationFlag:
+		return f.Name, f.Aliases, true
+	}
+	return "", nil, false
 }
 
 // firstPositional returns the first argument that is not a flag or a flag's

@@ -25,6 +25,8 @@ func init() {
 	// -v is --verbose; urfave/cli would take it for --version.
 	cli.VersionFlag = sharedFlag{&cli.BoolFlag{Name: "version", Usage: "print the version and commit"}}
 	cli.HelpFlag = sharedFlag{cli.HelpFlag.(*cli.BoolFlag)}
+	// The one way the version is printed, with the tree or without (main).
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
 }
 
 // sharedFlag is one of urfave/cli's flags that every app and command
@@ -85,11 +87,17 @@ func runFlags(stdio *IO) []cli.Flag {
 // helpDefaults are the settings that apply to a flag not typed, for
 // --help to show; with a config file that cannot be read, the built-in
 // defaults (the error is reported by the commands that need settings).
+// They are resolved once per IO: every command that takes the main
+// command's flags shows the same defaults.
 func helpDefaults(stdio *IO) run.Settings {
+	if stdio.helpDefaults != nil {
+		return *stdio.helpDefaults
+	}
 	s, err := run.Resolve(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 	if err != nil {
 		s, _ = run.Resolve(run.Inputs{})
 	}
+	stdio.helpDefaults = &s
 	return s
 }
 
