@@ -135,7 +135,9 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	defer flush()
 	useConfigFile(args, stdio)
 	app := newApp(stdio)
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	args = reorderArgs(app, args)
+	useStoredNames(app)
+	err := app.RunContext(ctx, args)
 	if err == nil {
 		return exitOK
 	}

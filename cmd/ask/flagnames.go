@@ -1,0 +1,88 @@
+package main
+
+import "github.com/urfave/cli/v2"
+
+// urfave/cli's Flag.Names runs a regular expression over each name on every
+// call, and running a command calls it about n² times for n flags: once per
+// flag to run flag actions, and for each flag not typed, IsSet walks the
+// command's flags calling Names on each until it finds it. For ask's main
+// command that was 6,900 of the 7,400 allocations of building the tree and
+// parsing a one-shot command line. useStoredNames gives every flag a Names
+// that returns the names worked out once. The stored-names types embed the
+// flag, so its value, help, visibility and every interface urfave/cli asks
+// of it are the flag's own; only a type assertion to the concrete type
+// (urfave/cli makes one, for a bool flag's DisableDefaultText, which ask
+// does not set) sees a different type. It is applied to the app that runs,
+// after newApp: completion, man and the tests read the tree as declared.
+
+// useStoredNames wraps the flags of the app and of every command under it.
+func useStoredNames(app *cli.App) {
+	app.Flags = storedNames(app.Flags)
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.Flags = storedNames(c.Flags)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}
+
+// storedNames returns flags with each flag of a type ask uses wrapped; the
+// others (urfave/cli's shared --help and --version among them) stay.
+func storedNames(flags []cli.Flag) []cli.Flag {
+	out := make([]cli.Flag, len(flags))
+	for i, f := range flags {
+		names := namesOf(f)
+		switch f := f.(type) {
+		case *cli.BoolFlag:
+			out[i] = storedBool{f, names}
+		case *cli.StringFlag:
+			out[i] = storedString{f, names}
+		case *cli.IntFlag:
+			out[i] = storedInt{f, names}
+		case *cli.StringSliceFlag:
+			out[i] = storedStringSlice{f, names}
+		case *cli.DurationFlag:
+			out[i] = storedDuration{f, names}
+		default:
+			out[i] = f
+		}
+	}
+	return out
+}
+
+type storedBool struct {
+	*cli.BoolFlag
+	names []string
+}
+
+func (f storedBool) Names() []string { return f.names }
+
+type storedString struct {
+	*cli.StringFlag
+	names []string
+}
+
+func (f storedString) Names() []string { return f.names }
+
+type storedInt struct {
+	*cli.IntFlag
+	names []string
+}
+
+func (f storedInt) Names() []string { return f.names }
+
+type storedStringSlice struct {
+	*cli.StringSliceFlag
+	names []string
+}
+
+func (f storedStringSlice) Names() []string { return f.names }
+
+type storedDuration struct {
+	*cli.DurationFlag
+	names []string
+}
+
+func (f storedDuration) Names() []string { return f.names }
