@@ -12,20 +12,37 @@ import "github.com/urfave/cli/v2"
 // flag, so its value, help, visibility and every interface urfave/cli asks
 // of it are the flag's own; only a type assertion to the concrete type
 // (urfave/cli makes one, for a bool flag's DisableDefaultText, which ask
-// does not set) sees a different type. It is applied to the app that runs,
+// does not set) sees a different type. They are pointers, since urfave/cli
+// compares flags with ==. It is applied to the app that runs,
 // after newApp: completion, man and the tests read the tree as declared.
 
-// useStoredNames wraps the flags of the app and of every command under it.
+// useStoredNames gives stored names to the flags of the app about to run:
+// the main command's now, and those of the subcommand urfave/cli has
+// chosen, with everything under it, in the app's Before, which urfave/cli
+// calls after the main command's flags are parsed and before it runs the
+// subcommand. A run wraps the flags it parses, not the whole tree.
 func useStoredNames(app *cli.App) {
 	app.Flags = storedNames(app.Flags)
-	var walk func([]*cli.Command)
-	walk = func(cmds []*cli.Command) {
-		for _, c := range cmds {
-			c.Flags = storedNames(c.Flags)
-			walk(c.Subcommands)
+	before := app.Before
+	app.Before = func(c *cli.Context) error {
+		if c.Args().Present() {
+			if cmd := c.App.Command(c.Args().First()); cmd != nil {
+				storeCommandNames(cmd)
+			}
 		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
 	}
-	walk(app.Commands)
+}
+
+// storeCommandNames wraps the flags of c and of every command under it.
+func storeCommandNames(c *cli.Command) {
+	c.Flags = storedNames(c.Flags)
+	for _, sub := range c.Subcommands {
+		storeCommandNames(sub)
+	}
 }
 
 // storedNames returns flags with each flag of a type ask uses wrapped; the
@@ -36,15 +53,15 @@ func storedNames(flags []cli.Flag) []cli.Flag {
 		names := namesOf(f)
 		switch f := f.(type) {
 		case *cli.BoolFlag:
-			out[i] = storedBool{f, names}
+			out[i] = &storedBool{f, names}
 		case *cli.StringFlag:
-			out[i] = storedString{f, names}
+			out[i] = &storedString{f, names}
 		case *cli.IntFlag:
-			out[i] = storedInt{f, names}
+			out[i] = &storedInt{f, names}
 		case *cli.StringSliceFlag:
-			out[i] = storedStringSlice{f, names}
+			out[i] = &storedStringSlice{f, names}
 		case *cli.DurationFlag:
-			out[i] = storedDuration{f, names}
+			out[i] = &storedDuration{f, names}
 		default:
 			out[i] = f
 		}
@@ -57,32 +74,32 @@ type storedBool struct {
 	names []string
 }
 
-func (f storedBool) Names() []string { return f.names }
+func (f *storedBool) Names() []string { return f.names }
 
 type storedString struct {
 	*cli.StringFlag
 	names []string
 }
 
-func (f storedString) Names() []string { return f.names }
+func (f *storedString) Names() []string { return f.names }
 
 type storedInt struct {
 	*cli.IntFlag
 	names []string
 }
 
-func (f storedInt) Names() []string { return f.names }
+func (f *storedInt) Names() []string { return f.names }
 
 type storedStringSlice struct {
 	*cli.StringSliceFlag
 	names []string
 }
 
-func (f storedStringSlice) Names() []string { return f.names }
+func (f *storedStringSlice) Names() []string { return f.names }
 
 type storedDuration struct {
 	*cli.DurationFlag
 	names []string
 }
 
-func (f storedDuration) Names() []string { return f.names }
+func (f *storedDuration) Names() []string { return f.names }

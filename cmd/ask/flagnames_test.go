@@ -23,7 +23,7 @@ func TestStoredNames(t *testing.T) {
 	name := func(path []string) string { return strings.Join(append([]string{"ask"}, path...), " ") }
 	stdio := func() *IO { return &IO{Getenv: func(string) string { return "" }} }
 	declared, stored := newApp(stdio()), newApp(stdio())
-	useStoredNames(stored)
+	storeAllNames(stored)
 	var paths [][]string
 	var walk func(path []string, a, b []cli.Flag, ac, bc []*cli.Command)
 	walk = func(path []string, a, b []cli.Flag, ac, bc []*cli.Command) {
@@ -64,9 +64,53 @@ func TestStoredNames(t *testing.T) {
 	for _, path := range paths {
 		plain := newApp(stdio())
 		wrapped := newApp(stdio())
-		useStoredNames(wrapped)
+		storeAllNames(wrapped)
 		if got, want := help(wrapped, path), help(plain, path); got != want {
 			t.Errorf("%s --help with stored names:\n%s\nwant:\n%s", name(path), got, want)
 		}
+	}
+}
+
+// storeAllNames gives stored names to every flag of the app, as a run does
+// to the commands it parses.
+func storeAllNames(app *cli.App) {
+	app.Flags = storedNames(app.Flags)
+	for _, c := range app.Commands {
+		storeCommandNames(c)
+	}
+}
+
+// TestStoredNamesOfTheCommandRun checks that a run gives stored names to
+// the flags of the subcommand it runs, and only to those.
+func TestStoredNamesOfTheCommandRun(t *testing.T) {
+	t.Parallel()
+	app := newApp(&IO{Getenv: func(string) string { return "" }})
+	var ran *cli.Command
+	for _, c := range app.Commands {
+		if len(c.Subcommands) > 0 && len(c.Subcommands[0].Flags) > 0 {
+			ran = c
+			break
+		}
+	}
+	if ran == nil {
+		t.Fatal("no command with subcommands that take flags")
+	}
+	sub := ran.Subcommands[0]
+	sub.Action = func(*cli.Context) error { return nil }
+	useStoredNames(app)
+	app.Writer, app.ErrWriter = &bytes.Buffer{}, &bytes.Buffer{}
+	if err := app.Run([]string{"ask", ran.Name, sub.Name}); err != nil {
+		t.Fatalf("ask %s %s: %v", ran.Name, sub.Name, err)
+	}
+	isStored := func(f cli.Flag) bool { return reflect.TypeOf(f).Elem().PkgPath() == "github.com/ask-cli/ask/cmd/ask" }
+	for _, c := range app.Commands {
+		for _, f := range c.Flags {
+			if isStored(f) != (c == ran) {
+				t.Errorf("ask %s --%s: stored names %v after running ask %s %s", c.Name, f.Names()[0], isStored(f), ran.Name, sub.Name)
+			}
+		}
+	}
+	if !slices.ContainsFunc(sub.Flags, isStored) || !slices.ContainsFunc(app.Flags, isStored) {
+		t.Errorf("ask %s %s ran without stored names", ran.Name, sub.Name)
 	}
 }

@@ -23,8 +23,8 @@ import (
 
 func init() {
 	// -v is --verbose; urfave/cli would take it for --version.
-	cli.VersionFlag = sharedFlag{&cli.BoolFlag{Name: "version", Usage: "print the version and commit"}}
-	cli.HelpFlag = sharedFlag{cli.HelpFlag.(*cli.BoolFlag)}
+	cli.VersionFlag = newSharedFlag(&cli.BoolFlag{Name: "version", Usage: "print the version and commit"})
+	cli.HelpFlag = newSharedFlag(cli.HelpFlag.(*cli.BoolFlag))
 	// The one way the version is printed, with the tree or without (main).
 	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
 }
@@ -33,9 +33,20 @@ func init() {
 // shares (--help, --version). urfave/cli writes to a flag as it applies
 // it; applying a copy keeps the shared one untouched, so that apps may run
 // side by side in one process, as the tests run them.
-type sharedFlag struct{ *cli.BoolFlag }
+// Its names are stored, as those of the flags of a run (flagnames.go);
+// it is a pointer, since urfave/cli compares flags.
+type sharedFlag struct {
+	*cli.BoolFlag
+	names []string
+}
 
-func (f sharedFlag) Apply(set *flag.FlagSet) error {
+func newSharedFlag(f *cli.BoolFlag) *sharedFlag {
+	return &sharedFlag{f, append([]string{f.Name}, f.Aliases...)}
+}
+
+func (f *sharedFlag) Names() []string { return f.names }
+
+func (f *sharedFlag) Apply(set *flag.FlagSet) error {
 	c := *f.BoolFlag
 	return c.Apply(set)
 }
