@@ -25,13 +25,17 @@ func useStoredNames(app *cli.App) {
 	app.Flags = storedNames(app.Flags)
 	before := app.Before
 	app.Before = func(c *cli.Context) error {
+		// The app's own Before first: it builds the chosen command in
+		// full (newRunApp).
+		if before != nil {
+			if err := before(c); err != nil {
+				return err
+			}
+		}
 		if c.Args().Present() {
 			if cmd := c.App.Command(c.Args().First()); cmd != nil {
 				storeCommandNames(cmd)
 			}
-		}
-		if before != nil {
-			return before(c)
 		}
 		return nil
 	}

@@ -65,6 +65,7 @@ type IO struct {
 	sandboxCheck func() sandbox.Support
 	paint        palette       // stderr colours, chosen by useConfigFile
 	helpDefaults *run.Settings // resolved by helpDefaults on first use
+	outline      bool          // build commands in outline (lazytree.go)
 }
 
 func main() {
@@ -134,7 +135,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	stdio, flush := withRedaction(stdio)
 	defer flush()
 	useConfigFile(args, stdio)
-	app := newApp(stdio)
+	app := newRunApp(stdio)
 	args = reorderArgs(app, args)
 	useStoredNames(app)
 	err := app.RunContext(ctx, args)
@@ -252,7 +253,20 @@ func versionString() string {
 	return describeVersion(version, info)
 }
 
+// newApp builds the whole command tree, as --help, completion and the man
+// page's tests read it; a run builds newRunApp.
 func newApp(stdio *IO) *cli.App {
+	return appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command { return build(stdio) })
+}
+
+// subcommands build ask's commands besides the main one, in --help's order.
+func subcommands() []func(*IO) *cli.Command {
+	return []func(*IO) *cli.Command{replayCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, sandboxCommand}
+}
+
+// appWith builds the app with the main command's flags and action, and each
+// of the subcommands as sub builds it.
+func appWith(stdio *IO, sub func(build func(*IO) *cli.Command) *cli.Command) *cli.App {
 	app := &cli.App{
 		Name:                   "ask",
 		Usage:                  "let a language model use tools, then answer",
@@ -265,14 +279,15 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio), configCommand(stdio), modelsCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return withCode(exitUsage, fmt.Errorf("%w (see ask --help)", err))
 		},
 	}
-	for _, c := range app.Commands {
+	for _, build := range subcommands() {
+		c := sub(build)
 		setUsageError(c, "ask "+c.Name)
+		app.Commands = append(app.Commands, c)
 	}
 	return app
 }

@@ -54,8 +54,12 @@ func (f *sharedFlag) Apply(set *flag.FlagSet) error {
 // runFlags are the main command's flags. The defaults they show in --help
 // are the settings that apply when the flag is not typed (the environment,
 // the config file, the built-in defaults); which value a run uses is
-// decided by run.Resolve, never by these.
+// decided by run.Resolve, never by these. An outline of a command (lazytree.go)
+// has none of them.
 func runFlags(stdio *IO) []cli.Flag {
+	if stdio.outline {
+		return nil
+	}
 	d := helpDefaults(stdio)
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, else the first whose key is set)"},
