@@ -13,7 +13,9 @@ import (
 // the command a run chooses is the full one.
 func TestOutlines(t *testing.T) {
 	t.Parallel()
-	stdio := func() *IO { return &IO{Getenv: func(string) string { return "" }, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}} }
+	stdio := func() *IO {
+		return &IO{Getenv: func(string) string { return "" }, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
+	}
 	full, outlined := newApp(stdio()), newRunApp(stdio())
 	if len(full.Commands) != len(outlined.Commands) {
 		t.Fatalf("%d commands in outline, %d in full", len(outlined.Commands), len(full.Commands))
