@@ -96,14 +96,32 @@ func (r *Redactor) Add(secrets ...string) {
 		if len(s) < minHiddenKey {
 			continue
 		}
-		for _, f := range spellings(s) {
-			if !seen[f] {
-				seen[f] = true
-				r.forms = append(r.forms, []byte(f))
+		for _, f := range formsOf(s) {
+			if !seen[string(f)] {
+				seen[string(f)] = true
+				r.forms = append(r.forms, f)
 			}
 		}
 	}
 	slices.SortStableFunc(r.forms, func(a, b []byte) int { return len(b) - len(a) })
+}
+
+// knownForms holds the spellings of each secret seen, as bytes, which
+// redactors share and never change: a run makes a redactor for its key in
+// several places (its output, its transcript, the tools' results).
+var knownForms sync.Map // secret → [][]byte
+
+// formsOf is spellings(s) as bytes, worked out once per process.
+func formsOf(s string) [][]byte {
+	if f, ok := knownForms.Load(s); ok {
+		return f.([][]byte)
+	}
+	var forms [][]byte
+	for _, f := range spellings(s) {
+		forms = append(forms, []byte(f))
+	}
+	f, _ := knownForms.LoadOrStore(s, forms)
+	return f.([][]byte)
 }
 
 // spellings are the forms in which s may appear in text ask writes: s

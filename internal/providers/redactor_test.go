@@ -110,3 +110,23 @@ func TestSpellingsEscapeEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// A secret's spellings are worked out once: the next redactor of the same
+// key allocates only its own list, and hides the same forms.
+func TestRedactorsShareSpellings(t *testing.T) {
+	const key = "sk-shared-KEY-0123456789"
+	first := NewRedactor(key)
+	allocs := testing.AllocsPerRun(10, func() { NewRedactor(key) })
+	if allocs > 12 {
+		t.Errorf("a second redactor of the same key: %.0f allocations, want its own list only", allocs)
+	}
+	second := NewRedactor(key)
+	if len(first.forms) != len(second.forms) || len(first.forms) < 3 {
+		t.Errorf("%d forms, then %d", len(first.forms), len(second.forms))
+	}
+	for _, f := range spellings(key) {
+		if got := string(second.Redact([]byte("x" + f + "x"))); got != "x[redacted]x" {
+			t.Errorf("second redactor left %q: %q", f, got)
+		}
+	}
+}
