@@ -3,9 +3,16 @@ package main
 import (
 	"context"
 	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
 )
 
 // oneShot is the command line of the bench's one-shot answer.
@@ -54,5 +61,31 @@ func BenchmarkStartTree(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		newRunApp(&IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard})
+	}
+}
+
+// BenchmarkStartOneShot is a whole one-shot answer in process, against the
+// fake provider: what a run allocates beyond the runtime and package inits.
+func BenchmarkStartOneShot(b *testing.B) {
+	b.ReportAllocs()
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	var replies []fakeprovider.Reply
+	for i := 0; i < b.N+1; i++ {
+		replies = append(replies, fakeprovider.Reply{Text: "Hello."})
+	}
+	srv := fakeprovider.Start(replies...)
+	defer srv.Close()
+	env := map[string]string{"HOME": filepath.Join(dir, "home"), "OPENAI_API_KEY": "fake-bench-not-a-key-000000"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		stdio := &IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard, Getenv: func(k string) string { return env[k] },
+			Environ: func() []string { return nil }, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now, Wd: dir, Net: defaultNet, sandboxCheck: noSandbox}
+		code := runCLI(context.Background(), []string{"ask", "--provider", "openai", "--base-url", srv.URL, "--model", "fake-model", "--yes", "--quiet", "--workdir", dir, "say hello"}, stdio)
+		if code != 0 {
+			b.Fatalf("exit %d", code)
+		}
 	}
 }
