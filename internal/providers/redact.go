@@ -116,9 +116,12 @@ func formsOf(s string) [][]byte {
 	if f, ok := knownForms.Load(s); ok {
 		return f.([][]byte)
 	}
+	all := spellings(s)
 	var forms [][]byte
-	for _, f := range spellings(s) {
-		forms = append(forms, []byte(f))
+	for i, f := range all {
+		if !slices.Contains(all[:i], f) {
+			forms = append(forms, []byte(f))
+		}
 	}
 	f, _ := knownForms.LoadOrStore(s, forms)
 	return f.([][]byte)
