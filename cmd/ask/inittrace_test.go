@@ -105,6 +105,21 @@ func TestInitBudget(t *testing.T) {
 	if tree, err := exec.Command(bin, "--quiet", "--version").Output(); err != nil || string(tree) != string(out) {
 		t.Errorf("ask --quiet --version: %v, stdout %q; ask --version printed %q", err, tree, out)
 	}
+	// Nor does it die of SIGPIPE when stdout is closed.
+	for _, args := range [][]string{{"--version"}, {"--quiet", "--version"}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout = w
+		err = cmd.Run()
+		w.Close()
+		if err != nil {
+			t.Errorf("ask %s into a closed pipe: %v, want exit 0", strings.Join(args, " "), err)
+		}
+	}
 	costs, err := parseInitTrace(stderr.Bytes())
 	if err != nil {
 		t.Fatal(err)

@@ -75,8 +75,11 @@ func main() {
 	// `ask --version` alone is answered before the rest of the start (the
 	// signal handlers, the config file, the command tree, which is most of
 	// the time after the package inits), as git answers `git --version`.
-	// It prints what the tree prints (TestInitBudget compares the two).
+	// It prints what the tree prints (TestInitBudget compares the two),
+	// and a closed stdout is a failed write, not a SIGPIPE, as for the
+	// tree (interruptible).
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		signal.Ignore(syscall.SIGPIPE)
 		printVersion(os.Stdout)
 		return
 	}
