@@ -95,8 +95,8 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 			cf.Usage, cf.TakesValue = shortUsage(df.GetUsage()), df.TakesValue()
 			cf.Placeholder = placeholderOf(df.GetUsage())
 		}
-		_, cf.Repeatable = f.(*cli.StringSliceFlag)
-		switch namesOf(f)[0] {
+		_, cf.Repeatable = declared(f).(*cli.StringSliceFlag)
+		switch flagName(f) {
 		case "provider":
 			cf.Values = catalog.Names()
 		case "mode":

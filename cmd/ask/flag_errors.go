@@ -56,7 +56,7 @@ func dashed(name string) string {
 
 // valueHint says what kind of value a flag takes.
 func valueHint(f cli.Flag, see string) string {
-	switch f.(type) {
+	switch declared(f).(type) {
 	case *cli.DurationFlag:
 		return "give a duration such as 30s or 5m"
 	case *cli.IntFlag:

@@ -23,7 +23,7 @@ func flagString(f cli.Flag) string {
 	if !ok || df.GetDefaultText() == "" {
 		return s
 	}
-	_, isBool := f.(*cli.BoolFlag)
+	_, isBool := declared(f).(*cli.BoolFlag)
 	if (isBool && df.GetDefaultText() == "false") || strings.Contains(df.GetUsage(), "(default:") {
 		s = strings.TrimSuffix(s, " (default: "+df.GetDefaultText()+")")
 	}
@@ -121,15 +121,19 @@ var examples = map[string][]string{
 // addExamples appends each command's examples to its description.
 func addExamples(app *cli.App) {
 	app.Description = withExamples(app.Description, examples[app.Name])
-	var walk func(cmds []*cli.Command, path string)
-	walk = func(cmds []*cli.Command, path string) {
-		for _, c := range cmds {
-			full := path + " " + c.Name
-			c.Description = withExamples(c.Description, examples[full])
-			walk(c.Subcommands, full)
-		}
+	for _, c := range app.Commands {
+		addCommandExamples(c, app.Name)
 	}
-	walk(app.Commands, app.Name)
+}
+
+// addCommandExamples appends the examples of c, a command under parent
+// ("ask", "ask provider"), and of every command under it.
+func addCommandExamples(c *cli.Command, parent string) {
+	full := parent + " " + c.Name
+	c.Description = withExamples(c.Description, examples[full])
+	for _, sub := range c.Subcommands {
+		addCommandExamples(sub, full)
+	}
 }
 
 func withExamples(description string, lines []string) string {

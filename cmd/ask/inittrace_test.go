@@ -96,8 +96,29 @@ func TestInitBudget(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if out, err := cmd.Output(); err != nil || !strings.HasPrefix(string(out), "ask version ") {
+	out, err := cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "ask version ") {
 		t.Fatalf("ask --version: %v, stdout %q, stderr:\n%s", err, out, stderr.Bytes())
+	}
+	// main answers `ask --version` alone without the command tree; with
+	// another flag before it, the tree answers: the two must agree.
+	if tree, err := exec.Command(bin, "--quiet", "--version").Output(); err != nil || string(tree) != string(out) {
+		t.Errorf("ask --quiet --version: %v, stdout %q; ask --version printed %q", err, tree, out)
+	}
+	// Nor does it die of SIGPIPE when stdout is closed.
+	for _, args := range [][]string{{"--version"}, {"--quiet", "--version"}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout = w
+		err = cmd.Run()
+		w.Close()
+		if err != nil {
+			t.Errorf("ask %s into a closed pipe: %v, want exit 0", strings.Join(args, " "), err)
+		}
 	}
 	costs, err := parseInitTrace(stderr.Bytes())
 	if err != nil {

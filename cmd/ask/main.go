@@ -64,13 +64,26 @@ type IO struct {
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support
-	paint        palette // stderr colours, chosen by useConfigFile
+	paint        palette       // stderr colours, chosen by useConfigFile
+	helpDefaults *run.Settings // resolved by helpDefaults on first use
+	outline      bool          // build commands in outline (lazytree.go)
 }
 
 func main() {
 	// A child the sandbox started: it confines itself and becomes the
 	// command, before anything of ask's runs.
 	sandbox.Main()
+	// `ask --version` alone is answered before the rest of the start (the
+	// signal handlers, the config file, the command tree, which is most of
+	// the time after the package inits), as git answers `git --version`.
+	// It prints what the tree prints (TestInitBudget compares the two),
+	// and a closed stdout is a failed write, not a SIGPIPE, as for the
+	// tree (interruptible).
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		signal.Ignore(syscall.SIGPIPE)
+		printVersion(os.Stdout)
+		return
+	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	os.Exit(runCLI(ctx, os.Args, systemIO()))
@@ -126,10 +139,12 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	stdio, flush := withRedaction(stdio)
 	defer flush()
 	useConfigFile(args, stdio)
-	app := newApp(stdio)
+	app := newRunApp(stdio)
 	args, err := commandWords(app, args)
 	if err == nil {
-		err = app.RunContext(ctx, reorderArgs(app, args))
+		args = reorderArgs(app, args)
+		useStoredNames(app)
+		err = app.RunContext(ctx, args)
 	}
 	if err == nil {
 		return exitOK
@@ -262,13 +277,31 @@ func oneLine(s string) string {
 	return s
 }
 
+// printVersion writes the line `ask --version` prints.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "ask version %s\n", versionString())
+}
+
 // versionString is the version with the commit the binary was built from.
 func versionString() string {
 	info, _ := debug.ReadBuildInfo()
 	return describeVersion(version, info)
 }
 
+// newApp builds the whole command tree, as --help, completion and the man
+// page's tests read it; a run builds newRunApp.
 func newApp(stdio *IO) *cli.App {
+	return appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command { return build(stdio) })
+}
+
+// subcommands build ask's commands besides the main one, in --help's order.
+func subcommands() []func(*IO) *cli.Command {
+	return []func(*IO) *cli.Command{replayCommand, logCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand}
+}
+
+// appWith builds the app with the main command's flags and action, and each
+// of the subcommands as sub builds it.
+func appWith(stdio *IO, sub func(build func(*IO) *cli.Command) *cli.Command) *cli.App {
 	app := &cli.App{
 		Name:                   "ask",
 		Usage:                  "let a language model use tools, then answer",
@@ -281,14 +314,15 @@ func newApp(stdio *IO) *cli.App {
 		UseShortOptionHandling: true,
 		Flags:                  runFlags(stdio),
 		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		Commands:               []*cli.Command{replayCommand(stdio), logCommand(stdio), configCommand(stdio), modelsCommand(stdio), completionCommand(stdio), providerCommand(stdio), toolsCommand(stdio), mcpCommand(stdio), sandboxCommand(stdio)},
 		ExitErrHandler:         func(*cli.Context, error) {},
 	}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return flagError(err, app.Flags, "ask")
 	}
-	for _, c := range app.Commands {
+	for _, build := range subcommands() {
+		c := sub(build)
 		setUsageError(c, "ask "+c.Name)
+		app.Commands = append(app.Commands, c)
 	}
 	addExamples(app)
 	return app
@@ -365,7 +399,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 func valueFlags(flags []cli.Flag) map[string]bool {
 	takesValue := map[string]bool{}
 	for _, f := range flags {
-		_, isBool := f.(*cli.BoolFlag)
+		_, isBool := declared(f).(*cli.BoolFlag)
 		for _, n := range namesOf(f) {
 			takesValue[n] = !isBool
 		}
@@ -380,23 +414,41 @@ func valueFlags(flags []cli.Flag) map[string]bool {
 // through f.Names() that was half the time of `ask --version` after the
 // package inits.
 func namesOf(f cli.Flag) []string {
-	var name string
-	var aliases []string
-	switch f := f.(type) {
-	case *cli.BoolFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.StringFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.IntFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.StringSliceFlag:
-		name, aliases = f.Name, f.Aliases
-	case *cli.DurationFlag:
-		name, aliases = f.Name, f.Aliases
-	default:
+	name, aliases, ok := nameAndAliases(f)
+	if !ok {
 		return f.Names()
 	}
 	return append([]string{name}, aliases...)
+}
+
+// flagName is namesOf(f)[0] without building the slice: the subcommands
+// pick their flags out of the main command's by name, and the slices were
+// most of the allocations of building the command tree.
+func flagName(f cli.Flag) string {
+	if name, _, ok := nameAndAliases(f); ok {
+		return name
+	}
+	return f.Names()[0]
+}
+
+// nameAndAliases is a flag's name and aliases as declared, for the flag
+// types ask uses; ok is false for any other type.
+func nameAndAliases(f cli.Flag) (name string, aliases []string, ok bool) {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return f.Name, f.Aliases, true
+	case *cli.StringFlag:
+		return f.Name, f.Aliases, true
+	case *cli.IntFlag:
+		return f.Name, f.Aliases, true
+	case *cli.StringSliceFlag:
+		return f.Name, f.Aliases, true
+	case *cli.DurationFlag:
+		return f.Name, f.Aliases, true
+	case *cli.Float64Flag:
+		return f.Name, f.Aliases, true
+	}
+	return "", nil, false
 }
 
 // firstPositional returns the first argument that is not a flag or a flag's

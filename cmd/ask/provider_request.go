@@ -24,7 +24,7 @@ func providerRequestCommand(stdio *IO) *cli.Command {
 func flagsExcept(flags []cli.Flag, skip map[string]bool) []cli.Flag {
 	var out []cli.Flag
 	for _, f := range flags {
-		if !skip[namesOf(f)[0]] {
+		if !skip[flagName(f)] {
 			out = append(out, f)
 		}
 	}

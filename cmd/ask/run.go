@@ -27,17 +27,30 @@ import (
 
 func init() {
 	// -v is --verbose; urfave/cli would take it for --version.
-	cli.VersionFlag = sharedFlag{&cli.BoolFlag{Name: "version", Usage: "print the version and commit"}}
-	cli.HelpFlag = sharedFlag{cli.HelpFlag.(*cli.BoolFlag)}
+	cli.VersionFlag = newSharedFlag(&cli.BoolFlag{Name: "version", Usage: "print the version and commit"})
+	cli.HelpFlag = newSharedFlag(cli.HelpFlag.(*cli.BoolFlag))
+	// The one way the version is printed, with the tree or without (main).
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
 }
 
 // sharedFlag is one of urfave/cli's flags that every app and command
 // shares (--help, --version). urfave/cli writes to a flag as it applies
 // it; applying a copy keeps the shared one untouched, so that apps may run
 // side by side in one process, as the tests run them.
-type sharedFlag struct{ *cli.BoolFlag }
+// Its names are stored, as those of the flags of a run (flagnames.go);
+// it is a pointer, since urfave/cli compares flags.
+type sharedFlag struct {
+	*cli.BoolFlag
+	names []string
+}
 
-func (f sharedFlag) Apply(set *flag.FlagSet) error {
+func newSharedFlag(f *cli.BoolFlag) *sharedFlag {
+	return &sharedFlag{f, append([]string{f.Name}, f.Aliases...)}
+}
+
+func (f *sharedFlag) Names() []string { return f.names }
+
+func (f *sharedFlag) Apply(set *flag.FlagSet) error {
 	c := *f.BoolFlag
 	return c.Apply(set)
 }
@@ -45,8 +58,12 @@ func (f sharedFlag) Apply(set *flag.FlagSet) error {
 // runFlags are the main command's flags. The defaults they show in --help
 // are the settings that apply when the flag is not typed (the environment,
 // the config file, the built-in defaults); which value a run uses is
-// decided by run.Resolve, never by these.
+// decided by run.Resolve, never by these. An outline of a command (lazytree.go)
+// has none of them.
 func runFlags(stdio *IO) []cli.Flag {
+	if stdio.outline {
+		return nil
+	}
 	d := helpDefaults(stdio)
 	// Left unset, the provider and the model choose; a config file may set
 	// either.
@@ -101,11 +118,17 @@ func runFlags(stdio *IO) []cli.Flag {
 // helpDefaults are the settings that apply to a flag not typed, for
 // --help to show; with a config file that cannot be read, the built-in
 // defaults (the error is reported by the commands that need settings).
+// They are resolved once per IO: every command that takes the main
+// command's flags shows the same defaults.
 func helpDefaults(stdio *IO) run.Settings {
+	if stdio.helpDefaults != nil {
+		return *stdio.helpDefaults
+	}
 	s, err := run.Resolve(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 	if err != nil {
 		s, _ = run.Resolve(run.Inputs{})
 	}
+	stdio.helpDefaults = &s
 	return s
 }
 

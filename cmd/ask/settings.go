@@ -86,6 +86,7 @@ func resolve(c *cli.Context, stdio *IO) (run.Settings, error) {
 func useConfigFile(args []string, stdio *IO) {
 	profile, _ := scanFlag(args, "profile")
 	stdio.config = run.LoadConfig(stdio.Getenv, profile)
+	stdio.helpDefaults = nil
 	stdio.color = colorSetting(args, stdio.Getenv, stdio.config.Resolved)
 	stdio.paint = chooseColor(stdio.color, stdio.Getenv, stdio.ErrTTY)
 }

@@ -72,7 +72,7 @@ func toolsCommand(stdio *IO) *cli.Command {
 // flag type has its own Hidden field, and no setter: it is set by name.
 func hideFlags(flags []cli.Flag, keep map[string]bool) []cli.Flag {
 	for _, f := range flags {
-		if hidden := reflect.ValueOf(f).Elem().FieldByName("Hidden"); !keep[namesOf(f)[0]] && hidden.CanSet() {
+		if hidden := reflect.ValueOf(f).Elem().FieldByName("Hidden"); !keep[flagName(f)] && hidden.CanSet() {
 			hidden.SetBool(true)
 		}
 	}

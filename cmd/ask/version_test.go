@@ -47,7 +47,7 @@ func TestVersionFlag(t *testing.T) {
 	}
 }
 
-// TestNamesOf checks the CLI's own reading of flag names against
+// TestNamesOf checks the CLI's own reading of flag names (namesOf, flagName) against
 // urfave/cli's, for every flag of every command.
 func TestNamesOf(t *testing.T) {
 	t.Parallel()
@@ -57,6 +57,9 @@ func TestNamesOf(t *testing.T) {
 		for _, f := range flags {
 			if got, want := namesOf(f), f.Names(); !slices.Equal(got, want) {
 				t.Errorf("%s: namesOf %T = %q, Names() = %q", path, f, got, want)
+			}
+			if got, want := flagName(f), f.Names()[0]; got != want {
+				t.Errorf("%s: flagName %T = %q, Names()[0] = %q", path, f, got, want)
 			}
 		}
 		for _, c := range cmds {

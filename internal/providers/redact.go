@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -97,14 +96,35 @@ func (r *Redactor) Add(secrets ...string) {
 		if len(s) < minHiddenKey {
 			continue
 		}
-		for _, f := range spellings(s) {
-			if !seen[f] {
-				seen[f] = true
-				r.forms = append(r.forms, []byte(f))
+		for _, f := range formsOf(s) {
+			if !seen[string(f)] {
+				seen[string(f)] = true
+				r.forms = append(r.forms, f)
 			}
 		}
 	}
 	slices.SortStableFunc(r.forms, func(a, b []byte) int { return len(b) - len(a) })
+}
+
+// knownForms holds the spellings of each secret seen, as bytes, which
+// redactors share and never change: a run makes a redactor for its key in
+// several places (its output, its transcript, the tools' results).
+var knownForms sync.Map // secret → [][]byte
+
+// formsOf is spellings(s) as bytes, worked out once per process.
+func formsOf(s string) [][]byte {
+	if f, ok := knownForms.Load(s); ok {
+		return f.([][]byte)
+	}
+	all := spellings(s)
+	var forms [][]byte
+	for i, f := range all {
+		if !slices.Contains(all[:i], f) {
+			forms = append(forms, []byte(f))
+		}
+	}
+	f, _ := knownForms.LoadOrStore(s, forms)
+	return f.([][]byte)
 }
 
 // spellings are the forms in which s may appear in text ask writes: s
@@ -114,8 +134,12 @@ func (r *Redactor) Add(secrets ...string) {
 func spellings(s string) []string {
 	var lower, upper strings.Builder
 	for i := 0; i < len(s); i++ {
-		fmt.Fprintf(&lower, `\u%04x`, s[i])
-		fmt.Fprintf(&upper, `\u%04X`, s[i])
+		lower.WriteString(`\u00`)
+		lower.WriteByte(hexLower[s[i]>>4])
+		lower.WriteByte(hexLower[s[i]&15])
+		upper.WriteString(`\u00`)
+		upper.WriteByte(hexUpper[s[i]>>4])
+		upper.WriteByte(hexUpper[s[i]&15])
 	}
 	escaped, html := jsonEscape(s, false), jsonEscape(s, true)
 	slash := func(e string) string { return strings.ReplaceAll(e, "/", `\/`) }
@@ -130,8 +154,17 @@ func spellings(s string) []string {
 	return out
 }
 
-// jsonEscape is s as encoding/json writes it inside a string's quotes.
+const hexLower, hexUpper = "0123456789abcdef", "0123456789ABCDEF"
+
+// jsonEscape is s as encoding/json writes it inside a string's quotes. A
+// string of printable ASCII without a quote or a backslash (or, with html,
+// <, > and &) is written as it is, which is what a key mostly is: that is
+// checked here, since a run works out every secret's spellings at its
+// start, and an encoder each was most of that.
 func jsonEscape(s string, html bool) string {
+	if plainJSON(s, html) {
+		return s
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(html)
@@ -220,4 +253,15 @@ func (rw *RedactWriter) Flush() error {
 	rw.held = nil
 	_, err := rw.w.Write(out)
 	return err
+}
+
+// plainJSON reports whether encoding/json writes s unchanged inside quotes.
+func plainJSON(s string, html bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || html && (c == '<' || c == '>' || c == '&') {
+			return false
+		}
+	}
+	return true
 }

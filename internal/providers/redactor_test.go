@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +54,79 @@ func TestRedactWriterJoinsWrites(t *testing.T) {
 	w.Flush()
 	if got, want := out.String(), "the key is [redacted], and fake- is not one"; got != want {
 		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
+
+// jsonEscape, with its shortcut for plain strings, writes what
+// encoding/json writes.
+func TestJSONEscape(t *testing.T) {
+	t.Parallel()
+	inputs := []string{"", "sk-plain-KEY_0123", `a"b`, `a\b`, "a/b", "<&>", "tab\there", "é", "\u2028", "\xff", "~\x7f"}
+	for c := 0; c < 256; c++ {
+		inputs = append(inputs, "k"+string(rune(c)), "k"+string([]byte{byte(c)}))
+	}
+	for _, s := range inputs {
+		for _, html := range []bool{false, true} {
+			if got, want := jsonEscape(s, html), encodedJSON(s, html); got != want {
+				t.Errorf("jsonEscape(%q, html %v) = %q, encoding/json writes %q", s, html, got, want)
+			}
+		}
+	}
+}
+
+func FuzzJSONEscape(f *testing.F) {
+	for _, s := range []string{"sk-KEY", `q"uote`, "<&>", "\xff\x00", "\u2029"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, html bool) {
+		if got, want := jsonEscape(s, html), encodedJSON(s, html); got != want {
+			t.Errorf("jsonEscape(%q, html %v) = %q, encoding/json writes %q", s, html, got, want)
+		}
+	})
+}
+
+func encodedJSON(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	enc.Encode(s)
+	q := strings.TrimSuffix(b.String(), "\n")
+	return q[1 : len(q)-1]
+}
+
+// The \u forms of a secret are every byte's, in lower and upper case.
+func TestSpellingsEscapeEveryByte(t *testing.T) {
+	t.Parallel()
+	key := "sk-\x00\xff/KEY"
+	var lower, upper strings.Builder
+	for i := 0; i < len(key); i++ {
+		fmt.Fprintf(&lower, `\u%04x`, key[i])
+		fmt.Fprintf(&upper, `\u%04X`, key[i])
+	}
+	got := spellings(key)
+	for _, want := range []string{lower.String(), upper.String()} {
+		if !slices.Contains(got, want) {
+			t.Errorf("spellings(%q) lack %q", key, want)
+		}
+	}
+}
+
+// A secret's spellings are worked out once: the next redactor of the same
+// key allocates only its own list, and hides the same forms.
+func TestRedactorsShareSpellings(t *testing.T) {
+	const key = "sk-shared-KEY-0123456789"
+	first := NewRedactor(key)
+	allocs := testing.AllocsPerRun(10, func() { NewRedactor(key) })
+	if allocs > 12 {
+		t.Errorf("a second redactor of the same key: %.0f allocations, want its own list only", allocs)
+	}
+	second := NewRedactor(key)
+	if len(first.forms) != len(second.forms) || len(first.forms) < 3 {
+		t.Errorf("%d forms, then %d", len(first.forms), len(second.forms))
+	}
+	for _, f := range spellings(key) {
+		if got := string(second.Redact([]byte("x" + f + "x"))); got != "x[redacted]x" {
+			t.Errorf("second redactor left %q: %q", f, got)
+		}
 	}
 }

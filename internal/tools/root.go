@@ -68,11 +68,17 @@ func resolveExisting(abs string) string {
 	var missing []string
 	cur := abs
 	for {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			for i := len(missing) - 1; i >= 0; i-- {
-				real = filepath.Join(real, missing[i])
+		// EvalSymlinks fails wherever Lstat does, and walks the path from
+		// the root each time it is called: Lstat finds the deepest part
+		// that exists with one call a level (the config file and state
+		// directory hidden in every run are often missing).
+		if _, err := os.Lstat(cur); err == nil {
+			if real, err := filepath.EvalSymlinks(cur); err == nil {
+				for i := len(missing) - 1; i >= 0; i-- {
+					real = filepath.Join(real, missing[i])
+				}
+				return real
 			}
-			return real
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {
