@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -267,7 +268,27 @@ func (s Store) Search(text string) ([]Entry, error) {
 // Prune removes the oldest runs until at most MaxRuns are kept, holding
 // at most MaxBytes together; the newest run always stays. It is best
 // effort: a file another run removed first is gone either way.
-func (s Store) Prune() error {
+func (s Store) Prune() error { return s.prune(true) }
+
+// sizeCheckEvery is how often, on average, PruneAfter sums the sizes of
+// the kept runs after a run that is small for the limit.
+const sizeCheckEvery = 16
+
+// PruneAfter is Prune after a run of added bytes was kept, costing most
+// runs one read of the directory. The runs are counted from their names
+// alone; their sizes, a stat each (500 of them by default), are summed
+// when the run just kept is larger than its share of MaxBytes, and else
+// about one time in sizeCheckEvery. So the total may pass MaxBytes only
+// by some runs smaller than their share: by the default limits, about
+// 3 MB past 100 MB.
+func (s Store) PruneAfter(added int64) error {
+	share := s.MaxBytes / int64(max(s.MaxRuns, 1))
+	return s.prune(added > share || mathrand.N(sizeCheckEvery) == 0)
+}
+
+// prune removes the oldest runs past MaxRuns and, with sizes, past
+// MaxBytes.
+func (s Store) prune(sizes bool) error {
 	ids, err := s.ids()
 	if err != nil {
 		return err
@@ -276,12 +297,15 @@ func (s Store) Prune() error {
 	kept := 0
 	var errs []error
 	for _, id := range slices.Backward(ids) {
-		info, err := os.Stat(s.Path(id))
-		if err != nil {
-			continue
-		}
-		total += info.Size()
 		kept++
+		if sizes {
+			info, err := os.Stat(s.Path(id))
+			if err != nil {
+				kept--
+				continue
+			}
+			total += info.Size()
+		}
 		if kept == 1 || kept <= s.MaxRuns && total <= s.MaxBytes {
 			continue
 		}

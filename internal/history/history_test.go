@@ -168,6 +168,32 @@ func TestPruneKeepsTheNewestWithinLimits(t *testing.T) {
 	}
 }
 
+// Without sizes, pruning counts the runs by their names and stats none;
+// PruneAfter sums the sizes after a run larger than its share.
+func TestPruneAfterCountsAlwaysAndSizesWhenLarge(t *testing.T) {
+	t.Parallel()
+	s := Store{Dir: t.TempDir(), MaxRuns: 3, MaxBytes: 3000}
+	var ids []string
+	for i := range 5 {
+		ids = append(ids, writeRun(t, s, i, "/a", fmt.Sprint("run ", i), "completed", 1000))
+	}
+	// By count alone: three stay, though together they pass 3000 bytes.
+	if err := s.prune(false); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.List()
+	if len(all) != 3 || all[0].ID != ids[4] || all[2].ID != ids[2] {
+		t.Fatalf("after pruning by count: %+v", all)
+	}
+	// A run over its share (3000/3 bytes) makes PruneAfter sum the sizes.
+	if err := s.PruneAfter(1500); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ = s.List(); len(all) != 2 || all[0].ID != ids[4] || all[1].ID != ids[3] {
+		t.Errorf("after a large run: %+v", all)
+	}
+}
+
 func TestMigrateMovesTheOldLastRun(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()

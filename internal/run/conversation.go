@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,7 +315,12 @@ func openLastRun(path string) (*lastRun, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	removeStaleCopies(dir, time.Now())
+	// The copies of killed runs are rare, and only an hour old one is
+	// taken for such; looking for them costs a read of a directory that
+	// holds every kept run, so about one run in staleCheckEvery looks.
+	if mathrand.N(staleCheckEvery) == 0 {
+		removeStaleCopies(dir, time.Now())
+	}
 	f, err := os.CreateTemp(dir, lastTempPattern)
 	if err != nil {
 		return nil, err
@@ -324,6 +330,9 @@ func openLastRun(path string) (*lastRun, error) {
 
 // lastTempPattern names the private copies of runs under way.
 const lastTempPattern = ".last-*.jsonl"
+
+// staleCheckEvery is how often, on average, a run removes stale copies.
+const staleCheckEvery = 16
 
 // staleAfter is how long a copy may go unwritten before it is taken for
 // the leftover of a run that was killed (SIGKILL, a second Ctrl-C, a

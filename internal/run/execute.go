@@ -59,7 +59,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	defer func() {
 		err := last.commit()
 		if err == nil && out.History != nil {
-			err = out.History.Prune()
+			err = out.History.PruneAfter(last.size)
 		}
 		if err != nil && r.env.Verbose {
 			r.note("not keeping this run in the history: %v", err)
