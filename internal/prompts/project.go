@@ -88,6 +88,12 @@ func readProject(path, root string) (*Project, error) {
 			return nil, fmt.Errorf("%s links outside %s: not read", path, root)
 		}
 	}
+	// A FIFO or a device would block the open or the read: a repository
+	// must not be able to hang ask. Asked before opening, and again of
+	// what was opened.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: not read", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

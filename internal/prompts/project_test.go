@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -128,4 +130,34 @@ func FuzzCutText(f *testing.F) {
 			t.Fatalf("cutText(%q) = %q broke a character", b, got)
 		}
 	})
+}
+
+// An AGENTS.md that is a FIFO (or a link to one) would block the open, and
+// with it the run: it is refused before it is opened.
+func TestProjectFIFONeverBlocks(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"AGENTS.md", "fifo"} {
+		root := tree(t, map[string]string{".git/": ""})
+		if err := syscall.Mkfifo(filepath.Join(root, name), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		if name != "AGENTS.md" {
+			if err := os.Symlink(name, filepath.Join(root, "AGENTS.md")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := FindProject(root)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("%s: err = %v, want a refusal", name, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: FindProject still blocked after 30 s on a FIFO", name)
+		}
+	}
 }
