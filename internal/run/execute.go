@@ -58,7 +58,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	}
 	defer func() {
 		err := last.commit()
-		if err == nil && out.History != nil {
+		if err == nil && last != nil {
 			err = out.History.PruneAfter(last.size)
 		}
 		if err != nil && r.env.Verbose {
