@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/suggest"
 )
 
 // Words that are commands are not paid prompts (DESIGN §4). `ask help`
@@ -105,40 +107,11 @@ func nearCommand(app *cli.App, word string) (string, bool) {
 		}
 	}
 	w := strings.ToLower(word)
-	for _, n := range names {
-		// A short word one edit from a short name is more often a word
-		// ("dog" is not "log").
-		if w == n || len(w) >= minNearWord && editDistance(w, n) <= 1 {
-			return n, true
-		}
+	n := suggest.Nearest(w, names, 1)
+	// A short word one edit from a short name is more often a word ("dog"
+	// is not "log").
+	if n == w || n != "" && len(w) >= minNearWord {
+		return n, true
 	}
 	return "", false
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of two neighbours, each
-// one edit ("replya" is one edit from "replay").
-func editDistance(a, b string) int {
-	r, s := []rune(a), []rune(b)
-	d := make([][]int, len(r)+1)
-	for i := range d {
-		d[i] = make([]int, len(s)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		for j := 1; j <= len(s); j++ {
-			cost := 1
-			if r[i-1] == s[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && r[i-1] == s[j-2] && r[i-2] == s[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(r)][len(s)]
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/suggest"
 )
 
 // Flag errors come from Go's flag package in its own words ("invalid value
@@ -90,7 +92,7 @@ func nearestFlag(name string, flags []cli.Flag) string {
 			if len(n) < 2 {
 				continue
 			}
-			if d := editDistance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
+			if d := suggest.Distance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
 				best, dist = n, d
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/ask-cli/ask/internal/suggest"
 )
 
 // Error is a problem in the config file, at a line and column when it can
@@ -289,37 +291,10 @@ func unknownKey(name, path string, fields map[string]reflect.Type) string {
 		known = append(known, k)
 	}
 	sort.Strings(known)
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := distance(strings.ToLower(name), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
+	if best := suggest.Nearest(strings.ToLower(name), known, 2); best != "" {
 		return fmt.Sprintf("unknown key %q %s: did you mean %q?", name, where, best)
 	}
 	return fmt.Sprintf("unknown key %q %s: known keys are %s", name, where, strings.Join(known, ", "))
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func join(path, key string) string {
