@@ -9,7 +9,6 @@ import (
 
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/textproto"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 func providerAppendCommand(stdio *IO) *cli.Command {
@@ -64,11 +63,7 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	prov, proto, err := stageProtocol(c, stdio)
-	if err != nil {
-		return err
-	}
-	form, err := run.TextForm(c.String("tool-protocol"), prov)
+	prov, proto, form, err := stageProtocolForm(c, stdio)
 	if err != nil {
 		return err
 	}

@@ -74,6 +74,17 @@ func stageProtocol(c *cli.Context, stdio *IO) (catalog.Provider, providers.Proto
 	return s.Protocol()
 }
 
+// stageProtocolForm is stageProtocol with the text tool protocol the stage
+// speaks ("" for native calls), from its --tool-protocol.
+func stageProtocolForm(c *cli.Context, stdio *IO) (catalog.Provider, providers.Protocol, textproto.Form, error) {
+	prov, proto, err := stageProtocol(c, stdio)
+	if err != nil {
+		return prov, nil, "", err
+	}
+	form, err := run.TextForm(c.String("tool-protocol"), prov)
+	return prov, proto, form, err
+}
+
 // stageFlags are the flags every provider stage takes.
 func stageFlags(extra ...cli.Flag) []cli.Flag {
 	return append([]cli.Flag{
@@ -211,11 +222,7 @@ func providerFormatToolResult(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	prov, proto, err := stageProtocol(c, stdio)
-	if err != nil {
-		return err
-	}
-	form, err := run.TextForm(c.String("tool-protocol"), prov)
+	_, proto, form, err := stageProtocolForm(c, stdio)
 	if err != nil {
 		return err
 	}

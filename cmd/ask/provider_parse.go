@@ -14,7 +14,6 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/command"
 	"github.com/ask-cli/ask/internal/providers/textproto"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // parsedReply is what `ask provider parse-tool-calls --text` prints. Under
@@ -40,11 +39,7 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	prov, proto, err := stageProtocol(c, stdio)
-	if err != nil {
-		return err
-	}
-	form, err := run.TextForm(c.String("tool-protocol"), prov)
+	prov, proto, form, err := stageProtocolForm(c, stdio)
 	if err != nil {
 		return err
 	}
