@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -32,7 +31,7 @@ func rechunk(t testing.TB, whole []byte, k int) []byte {
 		b.WriteString("\n\n")
 	}
 	cut := func(s string) []string {
-		n := runeCut(s, k)
+		n := providertest.RuneCut(s, k)
 		return []string{s[:n], s[n:]}
 	}
 	doc := gjson.ParseBytes(whole)
@@ -107,7 +106,7 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 					t.Fatalf("cut at %d: %d calls, want %d", k, len(turn.Calls), len(whole.Calls))
 				}
 				for i, c := range turn.Calls {
-					if c.Name != whole.Calls[i].Name || c.ID != whole.Calls[i].ID || !strings.EqualFold(compact(t, c.Arguments), compact(t, whole.Calls[i].Arguments)) {
+					if c.Name != whole.Calls[i].Name || c.ID != whole.Calls[i].ID || !strings.EqualFold(providertest.Compact(t, c.Arguments), providertest.Compact(t, whole.Calls[i].Arguments)) {
 						t.Errorf("cut at %d: call %d = %+v, want %+v", k, i, c, whole.Calls[i])
 					}
 				}
@@ -117,23 +116,4 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 			}
 		})
 	}
-}
-
-func compact(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// runeCut is k, or the start of the character k falls in: a server cuts
-// text between characters, never inside one.
-func runeCut(s string, k int) int {
-	n := min(k, len(s))
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -46,7 +45,7 @@ func rechunk(t testing.TB, whole []byte, k int) []byte {
 	}
 	for _, p := range gjson.GetBytes(whole, "candidates.0.content.parts").Array() {
 		if text, _, plain := plainText(p); plain {
-			n := runeCut(text, k)
+			n := providertest.RuneCut(text, k)
 			head, _ := sjson.Set(p.Raw, "text", text[:n])
 			tail, _ := sjson.Set(p.Raw, "text", text[n:])
 			chunk(head, false)
@@ -95,14 +94,4 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runeCut is k, or the start of the character k falls in: a server cuts
-// text between characters, never inside one.
-func runeCut(s string, k int) int {
-	n := min(k, len(s))
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -44,7 +43,7 @@ func rechunk(t testing.TB, whole []byte, k int) []byte {
 	msg := gjson.GetBytes(whole, "message")
 	for _, key := range []string{"thinking", "content"} {
 		s := msg.Get(key).String()
-		n := runeCut(s, k)
+		n := providertest.RuneCut(s, k)
 		for _, piece := range []string{s[:n], s[n:]} {
 			m, _ := sjson.Set(`{"role":"assistant","content":""}`, key, piece)
 			line(m, false)
@@ -84,7 +83,7 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 				}
 				for i, c := range turn.Calls {
 					w := whole.Calls[i]
-					if c.ID != w.ID || c.Name != w.Name || compact(t, c.Arguments) != compact(t, w.Arguments) {
+					if c.ID != w.ID || c.Name != w.Name || providertest.Compact(t, c.Arguments) != providertest.Compact(t, w.Arguments) {
 						t.Errorf("cut at %d: call %d = %+v, want %+v", k, i, c, whole.Calls[i])
 					}
 				}
@@ -94,23 +93,4 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runeCut is k, or the start of the character k falls in: a server cuts
-// text between characters, never inside one.
-func runeCut(s string, k int) int {
-	n := min(k, len(s))
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
-
-func compact(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

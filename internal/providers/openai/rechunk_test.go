@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -34,7 +33,7 @@ func rechunk(t testing.TB, msg gjson.Result, k int) string {
 		}
 	}
 	split := func(s string) (string, string) {
-		n := runeCut(s, k)
+		n := providertest.RuneCut(s, k)
 		return s[:n], s[n:]
 	}
 	msg.ForEach(func(key, v gjson.Result) bool {
@@ -171,14 +170,4 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runeCut is k, or the start of the character k falls in: a server cuts
-// text between characters, never inside one.
-func runeCut(s string, k int) int {
-	n := min(k, len(s))
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -47,7 +46,7 @@ func rechunk(t testing.TB, whole []byte, k int, withDone bool) []byte {
 		return out
 	}
 	cut := func(s string) []string {
-		n := runeCut(s, k)
+		n := providertest.RuneCut(s, k)
 		return []string{s[:n], s[n:]}
 	}
 	for i, item := range gjson.GetBytes(whole, "output").Array() {
@@ -131,14 +130,4 @@ func TestRechunkedStreamEchoesWholeReply(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runeCut is k, or the start of the character k falls in: a server cuts
-// text between characters, never inside one.
-func runeCut(s string, k int) int {
-	n := min(k, len(s))
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }
