@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // runSummary is the line a run on a terminal ends with: its steps, the
@@ -14,7 +15,7 @@ import (
 //
 //	4 steps · 18,240 tokens in (81% from cache), 612 out · $0.0132
 func runSummary(steps int, u providers.Usage) string {
-	parts := []string{plural(steps, "step", "steps")}
+	parts := []string{termtext.Plural(steps, "step", "steps")}
 	if u.InputTokens > 0 || u.OutputTokens > 0 {
 		in := groupDigits(u.InputTokens) + " tokens in"
 		if u.CacheReadTokens > 0 && u.InputTokens > 0 {
@@ -78,11 +79,4 @@ func groupDigits(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

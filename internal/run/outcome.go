@@ -7,6 +7,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // Why says in one line why a run that did not complete stopped, "" for
@@ -19,9 +20,9 @@ func (r *Run) Why(res *loop.Result) string {
 	case loop.StatusMaxSteps:
 		limit := fmt.Sprintf("--max-steps %d", r.MaxSteps)
 		if r.MaxSteps < r.Settings.MaxSteps.Value {
-			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, Steps(r.MaxSteps))
+			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, termtext.Plural(r.MaxSteps, "step", "steps"))
 		}
-		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", Steps(res.Steps), limit)
+		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", termtext.Plural(res.Steps, "step", "steps"), limit)
 	case loop.StatusRepeatedCall:
 		why = "stopped: the model asked for the same tool call three times"
 	case loop.StatusParseFailures:

@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
@@ -446,17 +447,9 @@ func aliasValue(m map[string]string) map[string]string {
 // says.
 func (s Settings) stepLimit() Entry {
 	if s.Mode.Value == policy.ModeAsk && s.MaxSteps.Value > policy.AskModeMaxSteps {
-		return Entry{"max-steps", policy.AskModeMaxSteps, fmt.Sprintf("mode ask (%s, from %s, is more than it allows)", Steps(s.MaxSteps.Value), s.MaxSteps.Source)}
+		return Entry{"max-steps", policy.AskModeMaxSteps, fmt.Sprintf("mode ask (%s, from %s, is more than it allows)", termtext.Plural(s.MaxSteps.Value, "step", "steps"), s.MaxSteps.Source)}
 	}
 	return Entry{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source}
-}
-
-// Steps says n steps in English: "1 step", "3 steps".
-func Steps(n int) string {
-	if n == 1 {
-		return "1 step"
-	}
-	return fmt.Sprintf("%d steps", n)
 }
 
 // mcpNames are the names of the config file's enabled MCP servers.

@@ -53,3 +53,11 @@ func Safe(s string) string {
 	flush()
 	return b.String()
 }
+
+// Plural is n with the noun that agrees with it: "1 step", "3 steps".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -25,3 +25,15 @@ func TestSafe(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 steps"}, {1, "1 step"}, {2, "2 steps"}, {-1, "-1 steps"}} {
+		if got := Plural(tc.n, "step", "steps"); got != tc.want {
+			t.Errorf("Plural(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -131,10 +131,3 @@ func appendLine(dst, line []byte, n, max int) []byte {
 func validText(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // Output caps of read_file: whichever is reached first ends the page.
@@ -141,7 +143,7 @@ func pageLines(ctx context.Context, br *bufio.Reader, offset, limit int) (string
 		return "(empty file)", nil
 	}
 	if shown == 0 {
-		return "", fmt.Errorf("offset %d is past the end of the file (%s)", offset, plural(lineNo, "line", "lines"))
+		return "", fmt.Errorf("offset %d is past the end of the file (%s)", offset, termtext.Plural(lineNo, "line", "lines"))
 	}
 	if !more {
 		return validText(strings.TrimSuffix(sb.String(), "\n")), nil

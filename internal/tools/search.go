@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 const (
@@ -109,10 +111,10 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if s.total == 0 {
 		msg := fmt.Sprintf("no matches for %q in %s", args.Pattern, args.Path)
 		if s.skippedLarge > 0 {
-			msg += fmt.Sprintf(" (%s over 2 MB skipped)", plural(s.skippedLarge, "file", "files"))
+			msg += fmt.Sprintf(" (%s over 2 MB skipped)", termtext.Plural(s.skippedLarge, "file", "files"))
 		}
 		if s.skippedIgnored > 0 {
-			msg += fmt.Sprintf(" (%s ignored by .gitignore not searched; set include_ignored to search them)", plural(s.skippedIgnored, "path", "paths"))
+			msg += fmt.Sprintf(" (%s ignored by .gitignore not searched; set include_ignored to search them)", termtext.Plural(s.skippedIgnored, "path", "paths"))
 		}
 		return msg, nil
 	}
@@ -120,7 +122,7 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		fmt.Fprintf(&s.out, "[%d more matches not shown; narrow the search with path or glob]\n", more)
 	}
 	if s.skippedLarge > 0 {
-		fmt.Fprintf(&s.out, "[%s over 2 MB skipped]\n", plural(s.skippedLarge, "file", "files"))
+		fmt.Fprintf(&s.out, "[%s over 2 MB skipped]\n", termtext.Plural(s.skippedLarge, "file", "files"))
 	}
 	return validText(strings.TrimSuffix(s.out.String(), "\n")), nil
 }

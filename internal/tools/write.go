@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // editMaxFileSize bounds what edit_file loads into memory.
@@ -102,10 +104,10 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 
 	line := bytes.Count(content[:at], []byte{'\n'}) + 1
 	msg := fmt.Sprintf("edited %s: replaced %s at line %d with %s",
-		args.Path, plural(lineCount(oldText), "line", "lines"), line, plural(lineCount(newText), "line", "lines"))
+		args.Path, termtext.Plural(lineCount(oldText), "line", "lines"), line, termtext.Plural(lineCount(newText), "line", "lines"))
 	if others := bytes.Count(content[at+len(oldText):], oldText); others > 0 {
 		msg += fmt.Sprintf("; %s left unchanged (include more surrounding text to pick another)",
-			plural(others, "later occurrence", "later occurrences"))
+			termtext.Plural(others, "later occurrence", "later occurrences"))
 	}
 	return msg, nil
 }
@@ -181,7 +183,7 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	}
 	added, removed := lineDelta(before, data)
 	t.root.changed(Change{Path: rel, Action: verb, Added: added, Removed: removed, Counted: true, Tool: "write_file"})
-	return fmt.Sprintf("%s %s: wrote %s", verb, args.Path, plural(len(data), "byte", "bytes")), nil
+	return fmt.Sprintf("%s %s: wrote %s", verb, args.Path, termtext.Plural(len(data), "byte", "bytes")), nil
 }
 
 // writeAtomic replaces rel by writing a temporary file next to it and
