@@ -118,14 +118,6 @@ var examples = map[string][]string{
 	},
 }
 
-// addExamples appends each command's examples to its description.
-func addExamples(app *cli.App) {
-	app.Description = withExamples(app.Description, examples[app.Name])
-	for _, c := range app.Commands {
-		addCommandExamples(c, app.Name)
-	}
-}
-
 // addCommandExamples appends the examples of c, a command under parent
 // ("ask", "ask provider"), and of every command under it.
 func addCommandExamples(c *cli.Command, parent string) {

@@ -291,7 +291,11 @@ func versionString() string {
 // newApp builds the whole command tree, as --help, completion and the man
 // page's tests read it; a run builds newRunApp.
 func newApp(stdio *IO) *cli.App {
-	return appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command { return build(stdio) })
+	return appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command {
+		c := build(stdio)
+		addCommandExamples(c, "ask")
+		return c
+	})
 }
 
 // subcommands build ask's commands besides the main one, in --help's order.
@@ -324,7 +328,9 @@ func appWith(stdio *IO, sub func(build func(*IO) *cli.Command) *cli.Command) *cl
 		setUsageError(c, "ask "+c.Name)
 		app.Commands = append(app.Commands, c)
 	}
-	addExamples(app)
+	// The subcommands' examples come with their full build (newApp, and
+	// newRunApp's Before), not with an outline no one reads.
+	app.Description = withExamples(app.Description, examples[app.Name])
 	return app
 }
 
