@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ask-cli/ask/internal/noblock"
 )
 
 // ProjectFileName is the file a project keeps its instructions for agents in.
@@ -89,19 +91,12 @@ func readProject(path, root string) (*Project, error) {
 		}
 	}
 	// A FIFO or a device would block the open or the read: a repository
-	// must not be able to hang ask. Asked before opening, and again of
-	// what was opened.
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file: not read", path)
-	}
-	f, err := os.Open(path)
+	// must not be able to hang ask.
+	f, info, err := noblock.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err = f.Stat(); err != nil {
-		return nil, err
-	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file: not read", path)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/ask-cli/ask/internal/noblock"
 )
 
 // maxIgnoreFileSize bounds what is read of one ignore file; a real one is a
@@ -62,7 +64,7 @@ func (ir *ignoreRules) loadDir(osRoot *os.Root, dir string) {
 	if dir == "" {
 		dir = "."
 	}
-	f, info, err := openNoBlock(osRoot, joinRel(dir, ".gitignore"))
+	f, info, err := noblock.OpenIn(osRoot, joinRel(dir, ".gitignore"))
 	if err != nil {
 		return
 	}

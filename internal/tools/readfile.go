@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/noblock"
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
@@ -67,7 +68,7 @@ func (t readFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 		return "", fmt.Errorf("read_file: %w", err)
 	}
 	defer osRoot.Close()
-	f, info, err := openNoBlock(osRoot, rel)
+	f, info, err := noblock.OpenIn(osRoot, rel)
 	if err != nil {
 		return "", fmt.Errorf("read_file: %q: %w", args.Path, unwrapPathError(err))
 	}

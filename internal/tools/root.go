@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/sandbox"
-	"syscall"
 )
 
 // ErrOutsideRoot is wrapped by every refusal of a path that leads outside the
@@ -318,42 +317,4 @@ func (r *Root) openRel(path string, forWrite bool) (*os.Root, string, error) {
 		return nil, "", fmt.Errorf("open working directory: %w", err)
 	}
 	return osRoot, r.rel(real), nil
-}
-
-// openNoBlock opens rel under osRoot for reading without blocking, and
-// returns it with what fstat says of the descriptor opened. A check of the
-// path before opening races with a FIFO swapped in between, whose open
-// blocks until a writer comes, past any cancellation; the caller checks
-// the type of what it got instead. A regular file is returned in blocking
-// mode, as a plain open leaves it.
-func openNoBlock(osRoot *os.Root, rel string) (*os.File, fs.FileInfo, error) {
-	f, err := osRoot.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if info.Mode().IsRegular() {
-		if err := setBlocking(f); err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-	}
-	return f, info, nil
-}
-
-// setBlocking clears O_NONBLOCK on f's descriptor.
-func setBlocking(f *os.File) error {
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var setErr error
-	if err := sc.Control(func(fd uintptr) { setErr = syscall.SetNonblock(int(fd), false) }); err != nil {
-		return err
-	}
-	return setErr
 }

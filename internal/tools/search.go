@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/noblock"
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
@@ -220,7 +221,7 @@ func (s *searcher) searchFile(p string, d fs.DirEntry) {
 		return
 	}
 	// The walk saw a regular file, but a FIFO may have taken its place.
-	f, info, err := openNoBlock(s.root, p)
+	f, info, err := noblock.OpenIn(s.root, p)
 	if err != nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/noblock"
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
@@ -60,7 +61,7 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 		return "", fmt.Errorf("edit_file: %w", err)
 	}
 	defer osRoot.Close()
-	f, info, err := openNoBlock(osRoot, rel)
+	f, info, err := noblock.OpenIn(osRoot, rel)
 	if err != nil {
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, unwrapPathError(err))
 	}
