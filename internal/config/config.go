@@ -41,6 +41,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Settings is one layer of the file: the top level, or a profile.
@@ -257,20 +259,6 @@ func (f *File) check(providers []string) error {
 	return nil
 }
 
-// isEnvName tells whether s is what a shell accepts as a variable name,
-// [A-Za-z_][A-Za-z0-9_]*: a byte loop, not a regular expression compiled
-// at init in every process.
-func isEnvName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
 func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 	oneOf := func(key, value string, allowed []string) error {
 		if value == "" && !f.has(prefix+key) {
@@ -329,7 +317,7 @@ func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
 		p := s.Providers[name]
 		// The value is never echoed: a key pasted here by mistake must not
 		// end up in an error message or a CI log.
-		if f.has(key+".key_env") && !isEnvName(p.KeyEnv) {
+		if f.has(key+".key_env") && !syntax.ValidName(p.KeyEnv) {
 			return f.errorAt(key+".key_env", "must be the name of an environment variable (letters, digits and _), not a key: put the key in that variable")
 		}
 	}
@@ -392,7 +380,7 @@ func (f *File) checkMCPServers() error {
 			}
 		}
 		for _, v := range sortedKeys(s.Env) {
-			if !isEnvName(v) {
+			if !syntax.ValidName(v) {
 				return f.errorAt(key+".env."+v, "is not a variable name (letters, digits and _)")
 			}
 		}

@@ -47,8 +47,7 @@ func (c simpleCommand) key() string {
 	return strings.Join(c.words[:n], " ")
 }
 
-// subcommand and assignment compile on first use, not in every process
-// at init.
+// subcommand compiles on first use, not in every process at init.
 var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_.:-]*$`) })
 
 // maxDepth bounds the scripts read inside scripts (sh -c 'sh -c …') and
@@ -432,9 +431,12 @@ func literals(ws []word) ([]string, bool) {
 	return out, true
 }
 
-var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
-
-func isAssignment(s string) bool { return assignment().MatchString(s) }
+// isAssignment tells whether s starts with NAME=, NAME a shell variable
+// name.
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	return ok && syntax.ValidName(name)
+}
 
 // render reads one word.
 func render(x *syntax.Word) word {

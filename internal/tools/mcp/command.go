@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // splitCommand splits an --mcp value into environment assignments and argv,
@@ -40,20 +42,10 @@ func splitCommand(s string) (env, argv []string, err error) {
 }
 
 // isAssignment tells whether w starts with NAME=, NAME a shell variable
-// name ([A-Za-z_][A-Za-z0-9_]*): a byte loop, not a regular expression
-// compiled at init in every process.
+// name.
 func isAssignment(w string) bool {
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c == '=' {
-			return i > 0
-		}
-		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return false
+	name, _, ok := strings.Cut(w, "=")
+	return ok && syntax.ValidName(name)
 }
 
 // splitWords returns the words of s and, for each, whether it has the form

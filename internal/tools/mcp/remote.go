@@ -14,6 +14,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Remote servers. ask is their client, as it is the model provider's: the
@@ -121,7 +122,7 @@ func expand(s string, getenv func(string) string) (string, error) {
 			return "", errors.New("a ${ without its closing }")
 		}
 		name := strings.TrimPrefix(s[i+2:i+end], "env:")
-		if !isEnvName(name) {
+		if !syntax.ValidName(name) {
 			return "", fmt.Errorf("${%s} does not name an environment variable", s[i+2:i+end])
 		}
 		v := getenv(name)
@@ -134,22 +135,11 @@ func expand(s string, getenv func(string) string) (string, error) {
 	}
 }
 
-func isEnvName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // expandEnv turns a config file's env object into NAME=value entries.
 func expandEnv(env map[string]string, getenv func(string) string) ([]string, error) {
 	var out []string
 	for _, k := range sortedKeys(env) {
-		if !isEnvName(k) {
+		if !syntax.ValidName(k) {
 			return nil, fmt.Errorf("env: %q is not a variable name", k)
 		}
 		v, err := expand(env[k], getenv)
