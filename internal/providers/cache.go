@@ -80,10 +80,15 @@ func TextBlocks(msg json.RawMessage) json.RawMessage {
 // MarkLastBlock puts CacheMark on the last content block of msg that
 // takes one (after TextBlocks); takes says which blocks can carry a mark.
 // It reports whether it added a mark: not when no block can take one, nor
-// when that block has one already.
+// when that block has one already, nor when the content is not blocks (the
+// model's own string, which a mark would replace).
 func MarkLastBlock(msg json.RawMessage, takes func(block gjson.Result) bool) (json.RawMessage, bool) {
 	msg = TextBlocks(msg)
-	blocks := gjson.GetBytes(msg, "content").Array()
+	content := gjson.GetBytes(msg, "content")
+	if !content.IsArray() {
+		return msg, false
+	}
+	blocks := content.Array()
 	for i := len(blocks) - 1; i >= 0; i-- {
 		if !takes(blocks[i]) {
 			continue
