@@ -4,8 +4,8 @@
 // continued (DESIGN §6).
 //
 // Runs in parallel share nothing but the directory: each writes its own
-// file (a private temporary one, renamed into place when it ends, by
-// internal/run), and the list is read from the files themselves, so there
+// file when it ends (internal/run), and the list is read from the files
+// themselves, so there
 // is no index to keep in step. Pruning removes the oldest files past the
 // limits; two runs pruning at once remove the same files, which is
 // harmless.
@@ -14,8 +14,6 @@ package history
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,11 +91,10 @@ func StateDir(getenv func(string) string) string {
 
 // NewID is a new run's id: its start time in UTC to the microsecond, so
 // that ids sort as the runs started (-c continues the newest), and a
-// random suffix, so that runs started at once differ.
+// random suffix, so that runs started at once differ. The suffix needs no
+// secrecy, and math/rand spares each run crypto/rand's first read.
 func NewID(now time.Time) string {
-	var b [2]byte
-	rand.Read(b[:])
-	return now.UTC().Format("20060102-150405.000000") + "-" + hex.EncodeToString(b[:])
+	return fmt.Sprintf("%s-%04x", now.UTC().Format("20060102-150405.000000"), mathrand.N(1<<16))
 }
 
 // idPattern compiles on first use, not in every process at init.
@@ -265,26 +262,32 @@ func (s Store) Search(text string) ([]Entry, error) {
 	return out, nil
 }
 
+// pruneEvery is how often, on average, a kept run prunes the others.
+const pruneEvery = 16
+
+// PruneAfter is Prune after a run of added bytes was kept, amortized:
+// reading the directory and a stat a kept run (500 by default) is most of
+// what keeping a run costs. A run larger than its share of MaxBytes
+// prunes, and else about one run in pruneEvery; in between, when MaxRuns
+// is under 10×pruneEvery, every run still counts the runs by their names
+// and removes the oldest past it. So the runs may pass the limits between
+// two prunes, by runs smaller than their share: by the defaults, about 16
+// runs and 3 MB.
+func (s Store) PruneAfter(added int64) error {
+	share := s.MaxBytes / int64(max(s.MaxRuns, 1))
+	switch {
+	case added > share || mathrand.N(pruneEvery) == 0:
+		return s.prune(true)
+	case s.MaxRuns < 10*pruneEvery:
+		return s.prune(false)
+	}
+	return nil
+}
+
 // Prune removes the oldest runs until at most MaxRuns are kept, holding
 // at most MaxBytes together; the newest run always stays. It is best
 // effort: a file another run removed first is gone either way.
 func (s Store) Prune() error { return s.prune(true) }
-
-// sizeCheckEvery is how often, on average, PruneAfter sums the sizes of
-// the kept runs after a run that is small for the limit.
-const sizeCheckEvery = 16
-
-// PruneAfter is Prune after a run of added bytes was kept, costing most
-// runs one read of the directory. The runs are counted from their names
-// alone; their sizes, a stat each (500 of them by default), are summed
-// when the run just kept is larger than its share of MaxBytes, and else
-// about one time in sizeCheckEvery. So the total may pass MaxBytes only
-// by some runs smaller than their share: by the default limits, about
-// 3 MB past 100 MB.
-func (s Store) PruneAfter(added int64) error {
-	share := s.MaxBytes / int64(max(s.MaxRuns, 1))
-	return s.prune(added > share || mathrand.N(sizeCheckEvery) == 0)
-}
 
 // prune removes the oldest runs past MaxRuns and, with sizes, past
 // MaxBytes.

@@ -169,7 +169,8 @@ func TestPruneKeepsTheNewestWithinLimits(t *testing.T) {
 }
 
 // Without sizes, pruning counts the runs by their names and stats none;
-// PruneAfter sums the sizes after a run larger than its share.
+// PruneAfter, under 10×pruneEvery runs, counts after every run and sums
+// the sizes after a run larger than its share.
 func TestPruneAfterCountsAlwaysAndSizesWhenLarge(t *testing.T) {
 	t.Parallel()
 	s := Store{Dir: t.TempDir(), MaxRuns: 3, MaxBytes: 3000}
@@ -219,5 +220,21 @@ func TestNewIDSortsByTime(t *testing.T) {
 	b := NewID(time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC))
 	if !IsID(a) || !IsID(b) || a >= b || a == NewID(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
 		t.Errorf("ids %s, %s", a, b)
+	}
+}
+
+// Past 10×pruneEvery runs, a small run need not prune, but a run larger
+// than its share always does, by count and by size.
+func TestPruneAfterALargeRunWithManyKept(t *testing.T) {
+	t.Parallel()
+	s := Store{Dir: t.TempDir(), MaxRuns: 10 * pruneEvery, MaxBytes: 1 << 30}
+	for i := range s.MaxRuns + 5 {
+		writeRun(t, s, i, "/a", fmt.Sprint("run ", i), "completed", 0)
+	}
+	if err := s.PruneAfter(s.MaxBytes/int64(s.MaxRuns) + 1); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := s.ids(); len(ids) != s.MaxRuns {
+		t.Errorf("%d runs kept after a large run, want %d", len(ids), s.MaxRuns)
 	}
 }

@@ -294,16 +294,27 @@ func keepRun(store *history.Store, getenv func(string) string) (*lastRun, error)
 	return openLastRun(store.Path(history.NewID(time.Now())))
 }
 
-// lastRun writes a run's transcript to a private temporary file beside
-// the kept runs and renames it into place when the run ends, so that runs
-// in parallel never mix their lines, and a run is listed only once whole.
+// lastRun keeps a run's transcript for the history. Most runs are small,
+// so the copy is held in memory and written out in one go when the run
+// ends, to a new file that no other run can have: no file a run, no
+// rename and no write a step. A run that outgrows memoryCopyLimit goes on
+// in a private temporary file beside the kept runs, renamed into place
+// when it ends. Either way runs in parallel never mix their lines, and a
+// run is listed only once whole.
 type lastRun struct {
-	f       *os.File
 	path    string
-	err     error     // the first failed write
-	written hash.Hash // of every byte written, to know the file is still ours
+	pending []byte   // the copy, while it is held in memory
+	f       *os.File // the copy, once it outgrew memory
+	err     error    // the first failed write
+	// written hashes every byte written to f, to know the file is still
+	// ours when the run ends.
+	written hash.Hash
 	size    int64
 }
+
+// memoryCopyLimit is how much of a run's transcript lastRun holds in
+// memory; a one-shot answer writes a few kilobytes.
+const memoryCopyLimit = 1 << 20
 
 // openLastRun starts the copy, or returns nil when path is "": a missing
 // copy must not stop the run it records.
@@ -311,24 +322,16 @@ func openLastRun(path string) (*lastRun, error) {
 	if path == "" {
 		return nil, nil
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
 	// The copies of killed runs are rare, and only an hour old one is
 	// taken for such; looking for them costs a read of a directory that
 	// holds every kept run, so about one run in staleCheckEvery looks.
 	if mathrand.N(staleCheckEvery) == 0 {
-		removeStaleCopies(dir, time.Now())
+		removeStaleCopies(filepath.Dir(path), time.Now())
 	}
-	f, err := os.CreateTemp(dir, lastTempPattern)
-	if err != nil {
-		return nil, err
-	}
-	return &lastRun{f: f, path: path, written: sha256.New()}, nil
+	return &lastRun{path: path}, nil
 }
 
-// lastTempPattern names the private copies of runs under way.
+// lastTempPattern names the private copies of large runs under way.
 const lastTempPattern = ".last-*.jsonl"
 
 // staleCheckEvery is how often, on average, a run removes stale copies.
@@ -367,22 +370,53 @@ func (l *lastRun) writer() io.Writer {
 // Write never fails, so that the recorder does not take a failing copy for
 // a failing transcript; commit reports the error and keeps no copy.
 func (l *lastRun) Write(p []byte) (int, error) {
-	if l.err == nil {
-		var n int
-		n, l.err = l.f.Write(p)
-		l.written.Write(p[:n])
-		l.size += int64(n)
+	if l.err != nil {
+		return len(p), nil
 	}
+	l.size += int64(len(p))
+	if l.f == nil && l.size <= memoryCopyLimit {
+		l.pending = append(l.pending, p...)
+		return len(p), nil
+	}
+	if l.f == nil {
+		if l.err = l.spill(); l.err != nil {
+			return len(p), nil
+		}
+	}
+	n, err := l.f.Write(p)
+	l.written.Write(p[:n])
+	l.err = err
 	return len(p), nil
 }
 
-// commit closes the copy and makes it the last run, if it is still the
-// file this run wrote, byte for byte: the copy waits in a directory that
-// other processes can write to, and whatever --continue reads is taken as
-// ask's own record.
+// spill moves the copy held in memory to a private temporary file.
+func (l *lastRun) spill() error {
+	dir := filepath.Dir(l.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, lastTempPattern)
+	if err != nil {
+		return err
+	}
+	l.f, l.written = f, sha256.New()
+	_, err = f.Write(l.pending)
+	l.written.Write(l.pending)
+	l.pending = nil
+	return err
+}
+
+// commit writes the copy to its place in the history. A copy held in
+// memory becomes a new file there; one in a temporary file is renamed
+// into place if it is still the file this run wrote, byte for byte: it
+// waited in a directory that other processes can write to, and whatever
+// --continue reads is taken as ask's own record.
 func (l *lastRun) commit() error {
 	if l == nil {
 		return nil
+	}
+	if l.f == nil {
+		return errors.Join(l.err, l.writeNew())
 	}
 	ours, _ := l.f.Stat()
 	err := errors.Join(l.err, l.f.Close())
@@ -394,6 +428,26 @@ func (l *lastRun) commit() error {
 	}
 	if err != nil {
 		os.Remove(l.f.Name())
+	}
+	return err
+}
+
+// writeNew writes the copy held in memory to l.path, which must not exist:
+// an id is never kept twice.
+func (l *lastRun) writeNew() error {
+	if l.err != nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(l.pending)
+	if err = errors.Join(err, f.Close()); err != nil {
+		os.Remove(l.path)
 	}
 	return err
 }

@@ -3,41 +3,63 @@ package run
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestLastRunIsWholeOrAbsent checks that a kept run replaces the earlier
-// one only when it is complete, and that no temporary files are left.
+// TestLastRunIsWholeOrAbsent checks that a kept run appears only when it
+// is complete, that runs at once keep their own lines, whether a copy was
+// held in memory or outgrew it, and that no temporary files are left.
 func TestLastRunIsWholeOrAbsent(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "ask", "last.jsonl")
-	a, err := openLastRun(path)
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "runs")
+	aPath, bPath := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	a, err := openLastRun(aPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := openLastRun(path)
+	b, _ := openLastRun(bPath)
+	big := strings.Repeat("b", memoryCopyLimit/2) + "\n"
 	a.writer().Write([]byte("a1\n"))
-	b.writer().Write([]byte("b1\n"))
+	b.writer().Write([]byte(big))
 	a.writer().Write([]byte("a2\n"))
-	if _, err := os.Stat(path); err == nil {
-		t.Fatal("last.jsonl exists before any run finished")
+	b.writer().Write([]byte(big)) // past the limit: b goes on in a file
+	for _, p := range []string{aPath, bPath} {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("%s exists before its run finished", filepath.Base(p))
+		}
 	}
-	if err := a.commit(); err != nil {
-		t.Fatal(err)
+	if temps, _ := filepath.Glob(filepath.Join(dir, lastTempPattern)); len(temps) != 1 {
+		t.Errorf("temporary copies while b runs: %v, want b's alone", temps)
 	}
-	if got, _ := os.ReadFile(path); string(got) != "a1\na2\n" {
-		t.Errorf("after a: %q", got)
+	for _, l := range []*lastRun{a, b} {
+		if err := l.commit(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	b.commit()
-	if got, _ := os.ReadFile(path); string(got) != "b1\n" {
-		t.Errorf("after b: %q", got)
+	if got, _ := os.ReadFile(aPath); string(got) != "a1\na2\n" {
+		t.Errorf("a kept %q", got)
 	}
-	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 {
+	if got, _ := os.ReadFile(bPath); string(got) != big+big {
+		t.Errorf("b kept %d bytes, want %d", len(got), 2*len(big))
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
 		t.Errorf("files left: %v", entries)
 	}
-	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
-		t.Errorf("last.jsonl mode %v, want 0600: it holds prompts and answers", info.Mode().Perm())
+	for _, p := range []string{aPath, bPath} {
+		if info, _ := os.Stat(p); info.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600: it holds prompts and answers", filepath.Base(p), info.Mode().Perm())
+		}
+	}
+	// A copy is never written over a kept run of the same id.
+	again, _ := openLastRun(aPath)
+	again.writer().Write([]byte("other\n"))
+	if err := again.commit(); err == nil {
+		t.Error("a second copy under a's id was kept")
+	}
+	if got, _ := os.ReadFile(aPath); string(got) != "a1\na2\n" {
+		t.Errorf("after a second copy under its id, a holds %q", got)
 	}
 	var none *lastRun
 	if none.writer() != nil || none.commit() != nil {
@@ -64,13 +86,14 @@ func FuzzParseConversation(f *testing.F) {
 // is never renamed into place as the last run.
 func TestLastRunKeepsOnlyWhatItWrote(t *testing.T) {
 	t.Parallel()
+	written := []byte("a" + strings.Repeat("1", memoryCopyLimit) + "\n")
 	for _, tamper := range []struct {
 		name string
 		do   func(t *testing.T, tmp string)
 	}{
-		{"replaced by another file", func(t *testing.T, tmp string) {
+		{"replaced by another file of the same bytes", func(t *testing.T, tmp string) {
 			other := tmp + ".evil"
-			if err := os.WriteFile(other, []byte("a1\n"), 0o600); err != nil {
+			if err := os.WriteFile(other, written, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Rename(other, tmp); err != nil {
@@ -78,7 +101,7 @@ func TestLastRunKeepsOnlyWhatItWrote(t *testing.T) {
 			}
 		}},
 		{"rewritten in place, same size", func(t *testing.T, tmp string) {
-			if err := os.WriteFile(tmp, []byte("b1\n"), 0o600); err != nil {
+			if err := os.WriteFile(tmp, append([]byte("b"), written[1:]...), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -90,7 +113,8 @@ func TestLastRunKeepsOnlyWhatItWrote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.writer().Write([]byte("a1\n"))
+			// A large run: its copy waits in a file while it goes on.
+			l.writer().Write(written)
 			tamper.do(t, l.f.Name())
 			if err := l.commit(); err == nil {
 				t.Error("commit kept a copy it did not write")
