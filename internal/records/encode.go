@@ -1,14 +1,5 @@
 package records
 
-// Events are written by hand, field by field, rather than through
-// encoding/json: a run writes only a handful of events, and encoding/json
-// builds its encoder for every type on first use (field lists, sorting,
-// reflection), which was about 5.5 % of a one-shot run's time, paid in full
-// on every run. The bytes are those encoding/json writes with
-// SetEscapeHTML(false) for the same struct tags, in declaration order, with
-// the same omitempty rules; FuzzEventJSON and TestEncodeEveryField hold the
-// two together.
-
 import (
 	"bytes"
 	"encoding/base64"
@@ -23,9 +14,15 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 )
 
-// appendEvent writes ev as one JSON object. tool.finished writes content,
-// is_error and duration_ms always, and last, where encoding/json put them
-// as the outer fields of the old finishedEvent.
+// appendEvent writes ev as one JSON object, field by field: a run writes
+// only a handful of events, and encoding/json built its encoders for Event,
+// Settings and the provider types on first use in every run (field lists,
+// sorting, reflection), about 5.5 % of a one-shot run. The bytes are those
+// of encoding/json with SetEscapeHTML(false) for the same struct tags: the
+// fields in declaration order, the same omitempty rules; FuzzEventJSON and
+// TestEncodeEveryField hold the two together. tool.finished writes
+// content, is_error and duration_ms always, and last, where encoding/json
+// put them as the outer fields of the struct it was written through.
 func appendEvent(b []byte, ev *Event) ([]byte, error) {
 	var err error
 	b = append(b, `{"type":`...)
