@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ask-cli/ask/internal/providers"
 )
@@ -439,83 +436,21 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 	return append(b, '}')
 }
 
-var errNonFinite = errors.New("not a finite number")
-
-// appendFloat formats f as encoding/json formats a float64: like ES6's
-// number to string, with an exponent only below 1e-6 or from 1e21 on, and
-// not padded to two digits. NaN and infinities are an error there too.
+// appendFloat formats f as encoding/json does (an exponent only below
+// 1e-6 or from 1e21 on), through encoding/json itself: a float64's encoder
+// costs nothing to build. NaN and infinities are an error.
 func appendFloat(b []byte, what string, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, fmt.Errorf("%s %v: %w", what, f, errNonFinite)
+	out, err := json.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-07 becomes e-7.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
+	return append(b, out...), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string the way encoding/json does with
-// SetEscapeHTML(false): <, > and & as they are; ", \ and the control
-// characters escaped (\b \f \n \r \t by name, the others as \u00XX);
-// U+2028 and U+2029 escaped; each byte of invalid UTF-8 as \ufffd.
-// strconv.Quote would not do: Go's quoting differs from JSON's.
+// appendString writes s as a JSON string as the events always were:
+// encoding/json's escaping without HTML's (providers.Quote). Only the
+// struct walk above is written out; a string's encoder costs nothing to
+// build.
 func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, providers.Quote(s)...)
 }

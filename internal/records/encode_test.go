@@ -230,16 +230,6 @@ func fill(t *testing.T, v reflect.Value, path string, full bool) {
 	}
 }
 
-// TestEncodeFloat: numbers at and around where encoding/json switches to
-// an exponent, and the extremes.
-func TestEncodeFloat(t *testing.T) {
-	t.Parallel()
-	for _, f := range []float64{0, math.Copysign(0, -1), 0.1, -2.5, 1e-6, 9.99e-7, -1e-7, 1e20, 1e21, -1.5e300,
-		123456789.125, math.SmallestNonzeroFloat64, math.MaxFloat64} {
-		sameAsReference(t, Event{Type: TypeAssistant, Usage: &providers.Usage{Cost: &f}})
-	}
-}
-
 // TestEncodeFailures: what encoding/json refused, Marshal refuses.
 func TestEncodeFailures(t *testing.T) {
 	t.Parallel()
@@ -253,8 +243,8 @@ func TestEncodeFailures(t *testing.T) {
 		{"empty history entry", Event{Type: TypeRunFinished, History: []json.RawMessage{{}}}, "history"},
 		{"empty tool parameters", Event{Type: TypeRunStarted, Settings: &Settings{UserTools: []providers.Tool{{Name: "t", Parameters: json.RawMessage{}}}}}, "tool t parameters"},
 		{"year 10000", Event{Type: TypeRequest, Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, "year"},
-		{"NaN temperature", Event{Type: TypeRunStarted, Settings: &Settings{Temperature: &nan}}, "temperature NaN"},
-		{"infinite cost", Event{Type: TypeAssistant, Usage: &providers.Usage{Cost: &inf}}, "cost -Inf"},
+		{"NaN temperature", Event{Type: TypeRunStarted, Settings: &Settings{Temperature: &nan}}, "temperature"},
+		{"infinite cost", Event{Type: TypeAssistant, Usage: &providers.Usage{Cost: &inf}}, "usage cost"},
 	}
 	for _, tt := range tests {
 		if _, err := refMarshal(tt.ev); err == nil {
