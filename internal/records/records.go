@@ -88,39 +88,15 @@ type Event struct {
 	History []json.RawMessage `json:"history,omitempty"`
 }
 
-// plainEvent is Event without its MarshalJSON.
-type plainEvent Event
-
-// finishedEvent is how tool.finished is written: DESIGN §6 has content,
-// is_error and duration_ms always present there, even "", false and 0,
-// while other events leave out what they do not use. The outer fields win
-// over the embedded ones of the same names.
-type finishedEvent struct {
-	plainEvent
-	Content    string `json:"content"`
-	IsError    bool   `json:"is_error"`
-	DurationMS int64  `json:"duration_ms"`
-}
-
-// MarshalJSON writes the event, with tool.finished's fields always present.
-// Reading needs nothing of the kind: a transcript written before
-// duration_ms existed reads as 0.
+// MarshalJSON writes the event as Marshal does. tool.finished has content,
+// is_error and duration_ms always present (DESIGN §6), even "", false and
+// 0, while other events leave out what they do not use. Reading needs
+// nothing of the kind: a transcript written before duration_ms existed
+// reads as 0.
 func (ev Event) MarshalJSON() ([]byte, error) {
-	if ev.Type != TypeToolFinished {
-		return marshalPlain(plainEvent(ev))
-	}
-	return marshalPlain(finishedEvent{plainEvent(ev), ev.Content, ev.IsError, ev.DurationMS})
-}
-
-// marshalPlain encodes without escaping HTML characters in model text.
-func marshalPlain(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	// Most of a line is its body, text or tool output.
+	size := 256 + len(ev.Body) + len(ev.Text) + len(ev.Content) + len(ev.Arguments)
+	return appendEvent(make([]byte, 0, size), &ev)
 }
 
 // Settings are what a run was asked to do; replay reads them back.
