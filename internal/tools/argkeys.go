@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -39,7 +40,7 @@ func CheckArguments(params json.RawMessage, arguments string) error {
 		return nil // not an object: likewise
 	}
 	declared, strict := declaredKeys(params)
-	return checkObject(dec, func(key string) error {
+	err = checkObject(dec, func(key string) error {
 		if !strict || declared[key] {
 			return nil
 		}
@@ -50,7 +51,16 @@ func CheckArguments(params json.RawMessage, arguments string) error {
 		}
 		return fmt.Errorf("key %q is not a parameter of this tool; the parameters are: %s", key, strings.Join(slices.Sorted(maps.Keys(declared)), ", "))
 	})
+	if errors.Is(err, errNotJSON) {
+		return nil // the tool's own check says so
+	}
+	return err
 }
+
+// errNotJSON stops the reading at the first syntax error: the decoder
+// stays at the bad byte, so More would go on saying there is more, and a
+// loop over the members would never end.
+var errNotJSON = errors.New("arguments are not JSON")
 
 // declaredKeys reads the property names of a parameters schema, and
 // whether only those are allowed.
@@ -79,7 +89,7 @@ func checkObject(dec *json.Decoder, topLevel func(string) error) error {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil
+			return errNotJSON
 		}
 		key, _ := tok.(string)
 		switch earlier, dup := seen[foldKey(key)]; {
@@ -106,7 +116,7 @@ func checkObject(dec *json.Decoder, topLevel func(string) error) error {
 func checkValue(dec *json.Decoder) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return nil
+		return errNotJSON
 	}
 	d, ok := tok.(json.Delim)
 	switch {

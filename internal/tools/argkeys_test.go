@@ -18,6 +18,10 @@ func TestCheckArguments(t *testing.T) {
 		{"plain", string(shell), `{"command":"ls"}`, ""},
 		{"empty", string(shell), ``, ""},
 		{"not JSON is the tool's to report", string(shell), `{"command":`, ""},
+		// A syntax error inside an array left the reading looping for
+		// ever (found by FuzzOneReadingOfArguments).
+		{"a syntax error in an array ends the reading", string(shell), `{"command":["[[[[[[[[0, "",   "`, ""},
+		{"a syntax error in a nested object", string(shell), `{"command":{"a":[1 2]}}`, ""},
 		{"duplicate", string(shell), `{"command":"ls","command":"rm x"}`, `key "command" appears twice`},
 		{"case twin", string(shell), `{"command":"git status","Command":"touch PWN"}`, `keys "command" and "Command" differ only in case`},
 		{"case twin first", string(shell), `{"COMMAND":"touch PWN","command":"ls"}`, `only in case`},
