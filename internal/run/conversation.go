@@ -296,7 +296,7 @@ func keepRun(store *history.Store, getenv func(string) string) (*lastRun, error)
 
 // lastRun keeps a run's transcript for the history. Most runs are small,
 // so the copy is held in memory and written out in one go when the run
-// ends, to a new file that no other run can have: no file a run, no
+// ends, to a new file that no other run can have: no temporary file, no
 // rename and no write a step. A run that outgrows memoryCopyLimit goes on
 // in a private temporary file beside the kept runs, renamed into place
 // when it ends. Either way runs in parallel never mix their lines, and a
@@ -416,7 +416,10 @@ func (l *lastRun) commit() error {
 		return nil
 	}
 	if l.f == nil {
-		return errors.Join(l.err, l.writeNew())
+		if l.err != nil { // a spill that failed
+			return l.err
+		}
+		return l.writeNew()
 	}
 	ours, _ := l.f.Stat()
 	err := errors.Join(l.err, l.f.Close())
@@ -435,9 +438,6 @@ func (l *lastRun) commit() error {
 // writeNew writes the copy held in memory to l.path, which must not exist:
 // an id is never kept twice.
 func (l *lastRun) writeNew() error {
-	if l.err != nil {
-		return nil
-	}
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return err
 	}
