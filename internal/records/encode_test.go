@@ -28,13 +28,7 @@ func refMarshal(ev Event) ([]byte, error) {
 	if ev.Type == TypeToolFinished {
 		v = refFinished{refEvent(ev), ev.Content, ev.IsError, ev.DurationMS}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return providers.MarshalNoEscape(v)
 }
 
 // sameAsReference fails t unless Marshal and refMarshal write the same
