@@ -5,10 +5,9 @@
 //
 // Runs in parallel share nothing but the directory: each writes its own
 // file when it ends (internal/run), and the list is read from the files
-// themselves, so there
-// is no index to keep in step. Pruning removes the oldest files past the
-// limits; two runs pruning at once remove the same files, which is
-// harmless.
+// themselves, so there is no index to keep in step. Pruning removes the
+// oldest files past the limits; two runs pruning at once remove the same
+// files, which is harmless.
 package history
 
 import (
