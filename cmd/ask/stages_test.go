@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
@@ -218,6 +222,16 @@ func TestRequestGoldens(t *testing.T) {
 				t.Errorf("stderr: %s", r.stderr)
 			}
 			golden(t, "request/"+tt.name, []byte(portable(r.stdout, wd)))
+			// The goldens' prompt_cache_key looks like a credential but is
+			// derived from the prompt: "ask-" and half the SHA-256 of the
+			// first message, which OpenAI uses to route a conversation's
+			// requests to one cache.
+			if key := gjson.Get(r.stdout, "prompt_cache_key"); key.Exists() {
+				sum := sha256.Sum256([]byte(`{"role":"user","content":"what is in go.mod?"}`))
+				if want := "ask-" + hex.EncodeToString(sum[:16]); key.String() != want {
+					t.Errorf("prompt_cache_key %s, want %s, from the first message", key.Raw, want)
+				}
+			}
 		})
 	}
 }
