@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math/big"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +97,17 @@ func perMillion(perToken string) string {
 // ModelsPageSize is how many models a paginated listing is asked for at
 // once: the most Anthropic's and Gemini's take.
 const ModelsPageSize = 1000
+
+// PagedModelsURL is baseURL's /models listing asking for ModelsPageSize
+// models in the query parameter sizeParam and, past the first, for page
+// in pageParam: the listings differ only in those names.
+func PagedModelsURL(baseURL, sizeParam, pageParam, page string) string {
+	u := strings.TrimRight(baseURL, "/") + "/models?" + sizeParam + "=" + strconv.Itoa(ModelsPageSize)
+	if page != "" {
+		u += "&" + pageParam + "=" + url.QueryEscape(page)
+	}
+	return u
+}
 
 // MaxModelPages bounds a paginated listing, so that a server that always
 // says there is more cannot keep ask asking.

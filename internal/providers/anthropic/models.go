@@ -2,9 +2,6 @@ package anthropic
 
 import (
 	"cmp"
-	"net/url"
-	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -14,11 +11,7 @@ import (
 // ModelsURL implements providers.ModelLister: GET /v1/models, paged by
 // after_id, newest first.
 func (*Protocol) ModelsURL(baseURL, page string) string {
-	u := strings.TrimRight(baseURL, "/") + "/models?limit=" + strconv.Itoa(providers.ModelsPageSize)
-	if page != "" {
-		u += "&after_id=" + url.QueryEscape(page)
-	}
-	return u
+	return providers.PagedModelsURL(baseURL, "limit", "after_id", page)
 }
 
 // ParseModels implements providers.ModelLister. A page is

@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"cmp"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -14,11 +12,7 @@ import (
 // ModelsURL implements providers.ModelLister: GET /v1beta/models, paged
 // by pageToken.
 func (*Protocol) ModelsURL(baseURL, page string) string {
-	u := strings.TrimRight(baseURL, "/") + "/models?pageSize=" + strconv.Itoa(providers.ModelsPageSize)
-	if page != "" {
-		u += "&pageToken=" + url.QueryEscape(page)
-	}
-	return u
+	return providers.PagedModelsURL(baseURL, "pageSize", "pageToken", page)
 }
 
 // ParseModels implements providers.ModelLister. A page is {"models":[{
