@@ -369,22 +369,33 @@ func startServer(ctx context.Context, origin, name string, env, argv []string, o
 	srv.session = session
 	srv.stopWatch = context.AfterFunc(ctx, srv.killGroup) // Ctrl-C, or the run's end
 
-	var listed []*sdk.Tool
-	for t, err := range session.Tools(startCtx, nil) {
-		if err != nil {
-			srv.stop()
-			if ctx.Err() != nil {
-				return nil, nil, fmt.Errorf("%s: %w", origin, context.Cause(ctx))
-			}
-			return nil, nil, fail("listing its tools failed: %v%s", err, srv.stderrNote())
-		}
-		listed = append(listed, t)
+	listed, err := srv.listTools(ctx, startCtx, origin)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !stopKill() { // the start timed out just now and the server is gone
 		srv.stop()
 		return nil, nil, fail("it did not list its tools within %s", opts.StartTimeout)
 	}
 	return srv, listed, nil
+}
+
+// listTools reads the tools of a server that has just answered the
+// handshake, within startCtx, and stops the server if it cannot. A run
+// stopped meanwhile (ctx) is reported by its cause.
+func (s *server) listTools(ctx, startCtx context.Context, origin string) ([]*sdk.Tool, error) {
+	var listed []*sdk.Tool
+	for t, err := range s.session.Tools(startCtx, nil) {
+		if err != nil {
+			s.stop()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%s: %w", origin, context.Cause(ctx))
+			}
+			return nil, fmt.Errorf("%s: listing its tools failed: %v%s", origin, err, s.stderrNote())
+		}
+		listed = append(listed, t)
+	}
+	return listed, nil
 }
 
 // exitNote says how the server ended when it died during the handshake.

@@ -285,16 +285,9 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 	srv := &server{name: name, session: session, stderr: newTailWriter(name, nil), remote: spec.URL}
 	srv.endSession = endSession
 
-	var listed []*sdk.Tool
-	for t, err := range session.Tools(startCtx, nil) {
-		if err != nil {
-			srv.stop()
-			if ctx.Err() != nil {
-				return nil, nil, fmt.Errorf("%s: %w", origin, context.Cause(ctx))
-			}
-			return nil, nil, fail("listing its tools failed: %v", err)
-		}
-		listed = append(listed, t)
+	listed, err := srv.listTools(ctx, startCtx, origin)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !stopTimer() { // the start timed out just now
 		srv.stop()
