@@ -23,6 +23,13 @@ import (
 // started.pid in the work directory.
 func startAsk(t *testing.T, command string) (cmd *exec.Cmd, wd, transcript string, stdout, stderr *bytes.Buffer) {
 	t.Helper()
+	return startAskWrapped(t, nil, command)
+}
+
+// startAskWrapped is startAsk with ask started by the command wrap, which
+// ends by exec'ing its arguments (so that ask keeps the process's pid).
+func startAskWrapped(t *testing.T, wrap []string, command string) (cmd *exec.Cmd, wd, transcript string, stdout, stderr *bytes.Buffer) {
+	t.Helper()
 	bin, err := exec.LookPath("ask")
 	if err != nil || !strings.Contains(bin, "testscript-main") {
 		t.Fatalf("ask is not the test binary installed by TestMain: %q, %v", bin, err)
@@ -33,7 +40,8 @@ func startAsk(t *testing.T, command string) (cmd *exec.Cmd, wd, transcript strin
 	t.Cleanup(srv.Close)
 	wd, state := t.TempDir(), t.TempDir()
 	transcript = filepath.Join(t.TempDir(), "run.jsonl")
-	cmd = exec.Command(bin, "--yes", "--workdir", wd, "--transcript", transcript, "run the command")
+	argv := append(wrap, bin, "--yes", "--workdir", wd, "--transcript", transcript, "run the command")
+	cmd = exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "ASK_PROVIDER=openai", "ASK_BASE_URL="+srv.URL, "OPENAI_API_KEY=fake-test-not-a-real-key-0000",
 		"HOME="+state, "XDG_STATE_HOME="+state)
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}

@@ -112,11 +112,19 @@ func systemIO() *IO {
 // its transcript; a second signal exits at once. SIGPIPE is caught so that
 // a write to a closed stdout fails with EPIPE, which stops the run (see
 // pipeWatch), instead of killing the process mid-transcript; the signal
-// itself needs nothing more.
+// itself needs nothing more. A SIGINT or SIGHUP the process was started
+// with ignored (a background job of a script, nohup) stays ignored, as it
+// does for other programs: caught, it would stop the run.
 func interruptible(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stopOn := []os.Signal{syscall.SIGTERM}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			stopOn = append(stopOn, sig)
+		}
+	}
+	signal.Notify(sigs, stopOn...)
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	go func() {

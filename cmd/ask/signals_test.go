@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 )
@@ -46,6 +49,36 @@ func TestTerminateAndHangUpStopCleanly(t *testing.T) {
 				t.Errorf("transcript ends with %v, want run.finished interrupted %d", summarize(evs[len(evs)-1:]), tt.wantCode)
 			}
 			checkStateDir(t, cmd)
+		})
+	}
+}
+
+// A SIGHUP or SIGINT that ask was started with ignored, as nohup and a
+// script's background jobs start programs, stays ignored: the run goes on
+// to its answer instead of stopping.
+func TestSignalsStartedIgnoredStayIgnored(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			name := strings.TrimPrefix(unix.SignalName(sig), "SIG")
+			wrap := []string{"/bin/sh", "-c", `trap "" ` + name + `; exec "$@"`, "sh"}
+			cmd, _, transcript, stdout, stderr := startAskWrapped(t, wrap, "echo $$ > started.pid; exec sleep 1")
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(t, cmd, 10*time.Second); code != 0 {
+				t.Errorf("exit %d, want 0: the ignored %s stopped the run; stderr:\n%s", code, name, stderr)
+			}
+			// startAsk's provider answers "not reached" after the call:
+			// a run the signal stopped never gets that far.
+			if got := strings.TrimSpace(stdout.String()); got != "not reached" {
+				t.Errorf("stdout %q, want the provider's answer", got)
+			}
+			evs := readTranscript(t, transcript)
+			if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished || last.Status != loop.StatusCompleted {
+				t.Errorf("transcript ends with %v, want run.finished completed", summarize(evs[len(evs)-1:]))
+			}
 		})
 	}
 }
