@@ -15,7 +15,8 @@
 # times and sizes from the fake provider's log, and the cost of building a
 # request from 10× the messages from BenchmarkBuildRequestGrowth; ask's
 # start against scripts/floor's (--version, a one-shot answer, the 5-step
-# loop), the two run in turn, as ratios of medians.
+# loop), the two run in turn, as ratios of medians, and the floor built on
+# ask's stack (-tags stack) beside them.
 # hyperfine is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,9 +50,12 @@ fi
 # The floor, a tool-calling loop in 150 lines of the standard library, is
 # built as ask is and run beside it: ask's start is measured against it.
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/floor" ./scripts/floor
+# The same loop on ask's stack (urfave/cli, the libraries ask links, its
+# signal handlers), built as ask is: how much of ask's start is the stack's.
+CGO_ENABLED=0 go build -trimpath -tags "stack${tags:+,$tags}" -ldflags "-s -w" -o "$bin/floor-stack" ./scripts/floor
 go build -o "$bin/fakeprovider" ./scripts/fakeprovider
 go build -o "$bin/benchrun" ./scripts/benchrun
 go test -c -o "$bin/loop.test" ./internal/loop
 
 echo "== measuring ($runs runs of each scenario)" >&2
-"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -floor "$bin/floor" -loopbench "$bin/loop.test" -runs "$runs"
+"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -floor "$bin/floor" -stack "$bin/floor-stack" -loopbench "$bin/loop.test" -runs "$runs"

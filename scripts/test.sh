@@ -35,6 +35,8 @@ fi
 
 echo "== go vet"
 go vet ./...
+# The floor on ask's stack (scripts/bench.sh builds it) is behind a tag.
+go vet -tags stack ./scripts/floor
 
 # The README's first command, exactly as a new user runs it: build ask and
 # replay the built-in demo, which finds the bug in the demo's cart.go.

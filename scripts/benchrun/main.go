@@ -2,7 +2,7 @@
 // prints a markdown table of medians. scripts/bench.sh builds the binaries
 // and runs it; see BENCHMARKS.md for what the columns mean.
 //
-//	benchrun -ask ./ask -fake ./fakeprovider [-floor ./floor] [-loopbench ./loop.test] [-runs 10]
+//	benchrun -ask ./ask -fake ./fakeprovider [-floor ./floor [-stack ./floor-stack]] [-loopbench ./loop.test] [-runs 10]
 //
 // It is a Go program rather than shell so that every figure comes from one
 // clock and one system call: wall time spans fork-exec to wait, peak RSS
@@ -13,7 +13,10 @@
 // cross-checks the peak RSS. With -floor (scripts/floor, a tool-calling
 // loop in 150 lines of the standard library) it runs the floor beside ask
 // in the scenarios that name it, alternating the two run by run, and
-// reports ask's median over the floor's. With -loopbench (a test binary of
+// reports ask's median over the floor's. With -stack (scripts/floor built
+// with -tags stack: the same loop on urfave/cli, with the libraries ask is
+// built on linked in and ask's signal handlers) it runs that third, to tell
+// how much of ask's start is the stack's. With -loopbench (a test binary of
 // internal/loop) it also reports how much longer a request from ten times
 // the messages takes to build.
 package main
@@ -100,6 +103,7 @@ func run() error {
 	askBin := flag.String("ask", "", "the ask binary to measure")
 	fakeBin := flag.String("fake", "", "the scripts/fakeprovider binary")
 	floorBin := flag.String("floor", "", "the scripts/floor binary, measured beside ask where a scenario names it")
+	stackBin := flag.String("stack", "", "scripts/floor built with -tags stack, measured beside the floor")
 	loopBench := flag.String("loopbench", "", "a test binary of internal/loop (go test -c), to report the request-build growth")
 	runs := flag.Int("runs", minRuns, "measured runs of each scenario (after one warm-up run); at least 10")
 	var extraEnv envList
@@ -107,6 +111,9 @@ func run() error {
 	flag.Parse()
 	if *askBin == "" || *fakeBin == "" {
 		return errors.New("give -ask and -fake (scripts/bench.sh builds both)")
+	}
+	if *stackBin != "" && *floorBin == "" {
+		return errors.New("-stack is measured against the floor: give -floor too")
 	}
 	if err := checkRuns(*runs); err != nil {
 		return err
@@ -140,6 +147,9 @@ func run() error {
 		bins := []string{*askBin}
 		if *floorBin != "" && sc.floorLimit != 0 {
 			bins = append(bins, *floorBin)
+			if *stackBin != "" {
+				bins = append(bins, *stackBin)
+			}
 		}
 		st, err := measureScenario(sc, bins, *fakeBin, work, *runs, extraEnv, hasTime)
 		if err != nil {
@@ -148,6 +158,9 @@ func run() error {
 		res := result{name: sc.name, stats: st[0], requests: sc.requests, floorLimit: sc.floorLimit}
 		if len(st) > 1 {
 			res.floor = &st[1]
+		}
+		if len(st) > 2 {
+			res.stack = &st[2]
 		}
 		results = append(results, res)
 	}
@@ -317,15 +330,16 @@ type result struct {
 	name     string
 	stats    stats
 	requests int
-	// floor is scripts/floor's figures in the same scenario, if measured.
-	floor      *stats
-	floorLimit float64
+	// floor is scripts/floor's figures in the same scenario, if measured,
+	// and stack the floor's built on ask's stack (-tags stack).
+	floor, stack *stats
+	floorLimit   float64
 }
 
 // measureScenario starts the scenario's fake provider, runs each of bins
-// (ask, then the floor if given) once to warm caches, then runs them in
+// (ask, then the floors if given) once to warm caches, then runs them in
 // turn, runs times each, so that a change in the machine's load falls on
-// both alike, and ask once more under /usr/bin/time when hasTime. It
+// all alike, and ask once more under /usr/bin/time when hasTime. It
 // returns the stats of each of bins.
 func measureScenario(sc scenario, bins []string, fakeBin, work string, runs int, extraEnv []string, hasTime bool) ([]stats, error) {
 	env := append([]string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Join(work, "home"), "OPENAI_API_KEY=fake-bench-not-a-key"}, extraEnv...)
@@ -649,6 +663,17 @@ func printFloor(w io.Writer, results []result) {
 		fmt.Fprintf(w, "| %s | %s | %s | %.2f× | %s | %s | %.2f× | %s |\n", res.name,
 			ms(res.stats.wall), ms(res.floor.wall), floorRatio(res),
 			ms(res.stats.cpu), ms(res.floor.cpu), ratio(res.stats.cpu, res.floor.cpu), limit)
+	}
+	if rows[0].stack == nil {
+		return
+	}
+	fmt.Fprintln(w, "\nThe floor on ask's stack (scripts/floor -tags stack: urfave/cli for its flags, the libraries ask is built on linked in, ask's signal handlers), in the same runs: what of ask's start is the stack's, and what is ask's own:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | floor wall | floor on the stack | stack/floor | ask wall | ask/stack |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, res := range rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f× | %s | %.2f× |\n", res.name, ms(res.floor.wall), ms(res.stack.wall),
+			ratio(res.stack.wall, res.floor.wall), ms(res.stats.wall), ratio(res.stats.wall, res.stack.wall))
 	}
 }
 

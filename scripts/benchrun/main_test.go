@@ -153,4 +153,20 @@ func TestPrintFloor(t *testing.T) {
 	if strings.Contains(b.String(), "20-step") {
 		t.Errorf("a scenario without the floor has a row:\n%s", b.String())
 	}
+	if strings.Contains(b.String(), "on the stack") {
+		t.Errorf("a stack table without -stack:\n%s", b.String())
+	}
+	for i := range results[:3] {
+		results[i].stack = &stats{wall: ms(float64(i + 7))}
+	}
+	b.Reset()
+	printFloor(&b, results)
+	for _, want := range []string{
+		"| `ask --version` | 4.0 ms | 7.0 ms | 1.75× | 6.0 ms | 0.86× |",
+		"| one-shot answer | 5.0 ms | 8.0 ms | 1.60× | 9.0 ms | 1.12× |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
 }

@@ -3,13 +3,16 @@
 // the flags the bench gives ask, streams Chat Completions requests with two
 // tools (shell, read_file), runs the calls and prints the answer. It
 // validates, confines and records nothing.
+//
+// Built with -tags stack it is the same loop on what ask is built on
+// (stack.go): the bench measures it too, to tell what of ask's start is
+// its own.
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -40,24 +43,23 @@ type message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
+// options are the flags the bench gives; args.go reads them with package
+// flag, stack.go (-tags stack) with urfave/cli.
+type options struct {
+	base, model, workdir, prompt string
+	steps                        int
+	version                      bool
+}
+
 func main() {
-	base := flag.String("base-url", "", "Chat Completions base URL")
-	model := flag.String("model", "", "model")
-	steps := flag.Int("max-steps", 10, "most requests")
-	workdir := flag.String("workdir", ".", "where tools run")
-	version := flag.Bool("version", false, "print the version")
-	flag.String("provider", "", "ignored: always Chat Completions")
-	for _, name := range []string{"yes", "quiet"} {
-		flag.Bool(name, false, "ignored: every call runs, only the answer is printed")
-	}
-	flag.Parse()
-	if *version {
+	opt := parseArgs()
+	if opt.version {
 		fmt.Println("floor version 1")
 		return
 	}
-	msgs := []message{{Role: "user", Content: strings.Join(flag.Args(), " ")}}
-	for range *steps {
-		reply, err := send(*base, *model, msgs)
+	msgs := []message{{Role: "user", Content: opt.prompt}}
+	for range opt.steps {
+		reply, err := send(opt.base, opt.model, msgs)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
 			os.Exit(1)
@@ -68,7 +70,7 @@ func main() {
 			return
 		}
 		for _, c := range reply.ToolCalls {
-			msgs = append(msgs, message{Role: "tool", ToolCallID: c.ID, Content: runTool(*workdir, c)})
+			msgs = append(msgs, message{Role: "tool", ToolCallID: c.ID, Content: runTool(opt.workdir, c)})
 		}
 	}
 	fmt.Fprintln(os.Stderr, "floor: out of steps")
