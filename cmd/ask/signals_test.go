@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -147,4 +149,22 @@ func TestClosedStdoutStopsTheRun(t *testing.T) {
 		t.Errorf("the run went on for nobody: %d requests", n)
 	}
 	checkStateDir(t, cmd)
+}
+
+// BenchmarkSignalHandlers is the cost of the handlers interruptible
+// installs: os/signal enables each signal by a round trip to the thread
+// that keeps the signals' mask, and Stop disables each by another.
+//
+//	go test -run '^$' -bench SignalHandlers ./cmd/ask
+func BenchmarkSignalHandlers(b *testing.B) {
+	all := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+	for _, n := range []int{1, len(all)} {
+		b.Run(fmt.Sprintf("%d-signals", n), func(b *testing.B) {
+			c := make(chan os.Signal, 1)
+			for b.Loop() {
+				signal.Notify(c, all[:n]...)
+				signal.Stop(c)
+			}
+		})
+	}
 }
