@@ -22,6 +22,7 @@ func TestAttachFlag(t *testing.T) {
 		request string // what the one request must hold; "" for no request
 	}{
 		{"image and PDF", []string{"-a", png, "-a", pdf, "what is this?"}, exitOK, "", `"type":"file"`},
+		{"both forms of the flag", []string{"-a", png, "--attach=" + pdf, "what is this?"}, exitOK, "", `"type":"file"`},
 		{"a PDF to ollama", []string{"-p", "ollama", "-a", pdf, "hi"}, exitUsage, "-a " + pdf + ": ollama takes images only", ""},
 		{"an image to deepseek", []string{"-p", "deepseek", "-a", png, "hi"}, exitUsage, "deepseek takes no attachments", ""},
 		{"a text file", []string{"-a", txt, "hi"}, exitUsage, "not an image (PNG, JPEG, WebP, GIF) or a PDF", ""},

@@ -360,11 +360,22 @@ func setUsageError(c *cli.Command, path string) {
 // reorderArgs lets flags follow the prompt (`ask "why?" --json`), as users
 // of git and gh expect; urfave/cli stops at the first positional argument.
 // Flags after "--" and everything after a subcommand name stay where they are.
+// A flag's short form is written long (-a becomes --attach): urfave/cli
+// refuses two forms of one flag in a command line, and `-a x.png --attach
+// y.pdf` attaches two files, as `--attach` twice does.
 func reorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
 	takesValue := valueFlags(app.Flags)
+	longName := map[string]string{}
+	for _, f := range app.Flags {
+		if name, aliases, ok := nameAndAliases(declared(f)); ok {
+			for _, a := range aliases {
+				longName[a] = name
+			}
+		}
+	}
 	first := firstPositional(takesValue, args[1:])
 	for _, c := range app.Commands {
 		if slices.Contains(c.Names(), first) {
@@ -387,6 +398,10 @@ func reorderArgs(app *cli.App, args []string) []string {
 		// that "ask what is -5 squared" keeps its words.
 		_, known := takesValue[name]
 		if isFlag && (known || len(positional) == 0) {
+			if long, ok := longName[name]; ok {
+				dashes := len(a) - len(strings.TrimLeft(a, "-"))
+				a = "--" + long + a[dashes+len(name):] // and "=value", if given so
+			}
 			flags = append(flags, a)
 			if takesValue[name] && !hasValue {
 				if i+1 == len(rest) {
