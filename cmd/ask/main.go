@@ -84,8 +84,9 @@ func main() {
 		printVersion(os.Stdout)
 		return
 	}
-	ctx, stop := interruptible(context.Background())
-	defer stop()
+	// The handlers are not removed: os.Exit ends the process (and would
+	// skip a deferred stop).
+	ctx, _ := interruptible(context.Background())
 	os.Exit(runCLI(ctx, os.Args, systemIO()))
 }
 
