@@ -490,3 +490,24 @@ func TestStreamMatchesResponse(t *testing.T) {
 		})
 	}
 }
+
+// An id that is not valid UTF-8 reaches the provider quoted, as valid
+// UTF-8, in the call's result; the call and its echo carry it the same
+// way, from a whole response and from a stream, so that the two agree.
+func TestInvalidUTF8CallID(t *testing.T) {
+	const want = "call_\uFFFD1"
+	whole := []byte("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_\x801\",\"type\":\"function\",\"function\":{\"name\":\"a\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}")
+	stream := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_\x801\",\"type\":\"function\",\"function\":{\"name\":\"a\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+	for name, body := range map[string][]byte{"whole": whole, "stream": stream} {
+		turn, err := providers.ParseBody(New(), body)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(turn.Calls) != 1 || turn.Calls[0].ID != want {
+			t.Errorf("%s: calls %+v; want one with id %q", name, turn.Calls, want)
+		}
+		if got := gjson.GetBytes(turn.Messages[0], "tool_calls.0.id").String(); got != want {
+			t.Errorf("%s: echoed id %q; want %q", name, got, want)
+		}
+	}
+}

@@ -204,7 +204,8 @@ func echoMessage(msg gjson.Result, newID func(int) string) (json.RawMessage, []p
 
 // fixCall checks one tool_calls entry and returns it ready to echo, with
 // the standardized call. The entry stays byte for byte except: a missing or
-// empty id gets a generated one, missing or empty arguments become "{}" (as
+// empty id gets a generated one, an id that is not valid UTF-8 is made so
+// (as quoting it makes it), missing or empty arguments become "{}" (as
 // in the standardized call), a missing type becomes "function", and the
 // chunk-only "index" key is removed so that echoes from streams and from
 // whole responses match.
@@ -226,6 +227,12 @@ func fixCall(entry gjson.Result, i int, newID func(int) string) (json.RawMessage
 	}
 	if c.ID == "" {
 		c.ID = newID(i)
+		set("id", c.ID)
+	}
+	// The call's result names it by its id, quoted as valid UTF-8; an id
+	// that is not is echoed the same way, so that the two agree.
+	if valid := strings.ToValidUTF8(c.ID, "\uFFFD"); valid != c.ID {
+		c.ID = valid
 		set("id", c.ID)
 	}
 	if !entry.Get("type").Exists() {
