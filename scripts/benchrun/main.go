@@ -592,14 +592,11 @@ func printReport(w io.Writer, r report) {
 		fmt.Fprintf(w, "Extra environment: %s  \n", strings.Join(r.extraEnv, " "))
 	}
 	fmt.Fprintf(w, "Medians over %d runs after one warm-up run; gaps are the median over every step of every run.\n\n", r.runs)
-	header := "| scenario | wall | CPU (user+sys) | to first request | gap between steps | last reply to exit | peak RSS |"
-	rule := "|---|---:|---:|---:|---:|---:|---:|"
+	columns := []string{"scenario", "wall", "CPU (user+sys)", "to first request", "gap between steps", "last reply to exit", "peak RSS"}
 	if r.hasTime {
-		header += " peak RSS, /usr/bin/time |"
-		rule += "---:|"
+		columns = append(columns, "peak RSS, /usr/bin/time")
 	}
-	fmt.Fprintln(w, header+" first request | requests/run |")
-	fmt.Fprintln(w, rule+"---:|---:|")
+	tableHead(w, append(columns, "first request", "requests/run")...)
 	for _, res := range r.results {
 		st := res.stats
 		first, gap, tail, bytes, reqs := "–", "–", "–", "–", "–"
@@ -615,11 +612,11 @@ func printReport(w io.Writer, r report) {
 		if st.rssFloor {
 			rss = "≤ " + rss
 		}
+		cells := []string{res.name, ms(st.wall), ms(st.cpu), first, gap, tail, rss}
 		if r.hasTime {
-			rss += " | " + mb(st.timeRSSKB)
+			cells = append(cells, mb(st.timeRSSKB))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			res.name, ms(st.wall), ms(st.cpu), first, gap, tail, rss, bytes, reqs)
+		tableRow(w, append(cells, bytes, reqs)...)
 	}
 	fmt.Fprintln(w)
 	if r.hasTime {
@@ -653,29 +650,40 @@ func printFloor(w io.Writer, results []result) {
 	}
 	fmt.Fprintln(w, "\nask beside scripts/floor (a tool-calling loop in 150 lines of the standard library), the two run in turn:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | ask wall | floor wall | ask/floor wall | ask CPU | floor CPU | ask/floor CPU | limit (wall) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	tableHead(w, "scenario", "ask wall", "floor wall", "ask/floor wall", "ask CPU", "floor CPU", "ask/floor CPU", "limit (wall)")
 	for _, res := range rows {
 		limit := "–"
 		if res.floorLimit > 0 {
 			limit = fmt.Sprintf("%.1f×%s", res.floorLimit, unmet(floorRatio(res), res.floorLimit))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f× | %s | %s | %.2f× | %s |\n", res.name,
-			ms(res.stats.wall), ms(res.floor.wall), floorRatio(res),
-			ms(res.stats.cpu), ms(res.floor.cpu), ratio(res.stats.cpu, res.floor.cpu), limit)
+		tableRow(w, res.name, ms(res.stats.wall), ms(res.floor.wall), times(floorRatio(res)),
+			ms(res.stats.cpu), ms(res.floor.cpu), times(ratio(res.stats.cpu, res.floor.cpu)), limit)
 	}
 	if rows[0].stack == nil {
 		return
 	}
 	fmt.Fprintln(w, "\nThe floor on ask's stack (scripts/floor -tags stack: urfave/cli for its flags, the libraries ask is built on linked in, ask's signal handlers), in the same runs: what of ask's start is the stack's, and what is ask's own:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | floor wall | floor on the stack | stack/floor | ask wall | ask/stack |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	tableHead(w, "scenario", "floor wall", "floor on the stack", "stack/floor", "ask wall", "ask/stack")
 	for _, res := range rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f× | %s | %.2f× |\n", res.name, ms(res.floor.wall), ms(res.stack.wall),
-			ratio(res.stack.wall, res.floor.wall), ms(res.stats.wall), ratio(res.stats.wall, res.stack.wall))
+		tableRow(w, res.name, ms(res.floor.wall), ms(res.stack.wall), times(ratio(res.stack.wall, res.floor.wall)),
+			ms(res.stats.wall), times(ratio(res.stats.wall, res.stack.wall)))
 	}
 }
+
+// tableHead writes a markdown table's header: the first column, which
+// names the row, aligned left, the figures after it right.
+func tableHead(w io.Writer, columns ...string) {
+	tableRow(w, columns...)
+	fmt.Fprintln(w, "|---|"+strings.Repeat("---:|", len(columns)-1))
+}
+
+func tableRow(w io.Writer, cells ...string) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+}
+
+// times is a ratio as the tables print it.
+func times(r float64) string { return fmt.Sprintf("%.2f×", r) }
 
 // floorRatio is ask's median wall time over the floor's.
 func floorRatio(res result) float64 { return ratio(res.stats.wall, res.floor.wall) }
