@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -27,6 +28,12 @@ func JoinArray(items []json.RawMessage) json.RawMessage {
 	}
 	return append(b, ']')
 }
+
+// CallID is a tool call's id as it goes back to the provider: in JSON,
+// which spells bytes that are not UTF-8 as U+FFFD. A call keeps that
+// spelling, so that its echo and the result naming it agree with each
+// other, and answer an id the provider can read.
+func CallID(id string) string { return strings.ToValidUTF8(id, "\uFFFD") }
 
 // Quote renders s as a JSON string without escaping <, > and &, so text
 // round-trips byte for byte.

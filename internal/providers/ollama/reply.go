@@ -58,10 +58,7 @@ func (r *reply) add(msg gjson.Result, source []byte) error {
 // index is the call's position in the whole reply, for generated ids.
 func parseCall(tc gjson.Result, source []byte, index int) (call, error) {
 	fn := tc.Get("function")
-	// The id goes back to the server in JSON, which spells a byte that is
-	// not UTF-8 as U+FFFD: the call's own id must be that same spelling,
-	// or its result would answer an id the server never sent.
-	c := call{id: strings.ToValidUTF8(tc.Get("id").String(), "\uFFFD"), name: fn.Get("name").String()}
+	c := call{id: providers.CallID(tc.Get("id").String()), name: fn.Get("name").String()}
 	if c.name == "" {
 		return call{}, providers.Malformed("tool call %d has no function name", index)
 	}

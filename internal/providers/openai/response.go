@@ -204,11 +204,11 @@ func echoMessage(msg gjson.Result, newID func(int) string) (json.RawMessage, []p
 
 // fixCall checks one tool_calls entry and returns it ready to echo, with
 // the standardized call. The entry stays byte for byte except: a missing or
-// empty id gets a generated one, an id that is not valid UTF-8 is made so
-// (as quoting it makes it), missing or empty arguments become "{}" (as
-// in the standardized call), a missing type becomes "function", and the
-// chunk-only "index" key is removed so that echoes from streams and from
-// whole responses match.
+// empty id gets a generated one, an id with bytes that are not UTF-8 is
+// spelled as JSON spells them (providers.CallID), missing or empty
+// arguments become "{}" (as in the standardized call), a missing type
+// becomes "function", and the chunk-only "index" key is removed so that
+// echoes from streams and from whole responses match.
 func fixCall(entry gjson.Result, i int, newID func(int) string) (json.RawMessage, providers.ToolCall, error) {
 	if !entry.IsObject() {
 		return nil, providers.ToolCall{}, providers.Malformed("openai: tool call %d is not an object", i)
@@ -229,9 +229,7 @@ func fixCall(entry gjson.Result, i int, newID func(int) string) (json.RawMessage
 		c.ID = newID(i)
 		set("id", c.ID)
 	}
-	// The call's result names it by its id, quoted as valid UTF-8; an id
-	// that is not is echoed the same way, so that the two agree.
-	if valid := strings.ToValidUTF8(c.ID, "\uFFFD"); valid != c.ID {
+	if valid := providers.CallID(c.ID); valid != c.ID {
 		c.ID = valid
 		set("id", c.ID)
 	}

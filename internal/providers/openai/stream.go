@@ -191,10 +191,8 @@ func (s *stream) addCalls(list gjson.Result) error {
 			c = &callAcc{index: i}
 			s.calls[i] = c
 		}
-		// The echo quotes the id, and quoting makes it valid UTF-8; the
-		// call keeps the id the echo carries, which its result must name.
 		if id := d.Get("id").String(); id != "" {
-			c.id = strings.ToValidUTF8(id, "\uFFFD")
+			c.id = providers.CallID(id)
 		}
 		if t := d.Get("type").String(); t != "" {
 			c.typ = t
