@@ -297,15 +297,20 @@ func keepRun(store *history.Store, getenv func(string) string) (*lastRun, error)
 // lastRun keeps a run's transcript for the history. Most runs are small,
 // so the copy is held in memory and written out in one go when the run
 // ends, to a new file that no other run can have: no temporary file, no
-// rename and no write a step. A run that outgrows memoryCopyLimit goes on
-// in a private temporary file beside the kept runs, renamed into place
-// when it ends. Either way runs in parallel never mix their lines, and a
-// run is listed only once whole.
+// rename and no write a step. The file is opened without a name while the
+// run waits for the model, and named when it ends (history.OpenUnnamed);
+// where it cannot be, it is created by name then. A run that outgrows
+// memoryCopyLimit goes on in a private temporary file beside the kept runs,
+// renamed into place when it ends. Either way runs in parallel never mix
+// their lines, and a run is listed only once whole.
 type lastRun struct {
 	path    string
-	pending []byte   // the copy, while it is held in memory
-	f       *os.File // the copy, once it outgrew memory
-	err     error    // the first failed write
+	pending []byte // the copy, while it is held in memory
+	// early brings the unnamed file opened for the copy, or nil; it is
+	// taken once (takeEarly).
+	early <-chan *os.File
+	f     *os.File // the copy, once it outgrew memory
+	err   error    // the first failed write
 	// written hashes every byte written to f, to know the file is still
 	// ours when the run ends.
 	written hash.Hash
@@ -328,7 +333,20 @@ func openLastRun(path string) (*lastRun, error) {
 	if mathrand.N(staleCheckEvery) == 0 {
 		removeStaleCopies(filepath.Dir(path), time.Now())
 	}
-	return &lastRun{path: path}, nil
+	early := make(chan *os.File, 1)
+	go func() { early <- history.OpenUnnamed(filepath.Dir(path)) }()
+	return &lastRun{path: path, early: early}, nil
+}
+
+// takeEarly waits for the unnamed file opened for the copy; nil when there
+// is none or it was taken.
+func (l *lastRun) takeEarly() *os.File {
+	if l.early == nil {
+		return nil
+	}
+	f := <-l.early
+	l.early = nil
+	return f
 }
 
 // lastTempPattern names the private copies of large runs under way.
@@ -391,6 +409,9 @@ func (l *lastRun) Write(p []byte) (int, error) {
 
 // spill moves the copy held in memory to a private temporary file.
 func (l *lastRun) spill() error {
+	if f := l.takeEarly(); f != nil {
+		f.Close() // unnamed, it is gone
+	}
 	dir := filepath.Dir(l.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -416,9 +437,14 @@ func (l *lastRun) commit() error {
 		return nil
 	}
 	if l.f == nil {
-		if l.err != nil { // a spill that failed
+		if l.err != nil { // a spill that failed; it closed the unnamed file
 			return l.err
 		}
+		if f := l.takeEarly(); f != nil && history.Link(f, l.pending, l.path) == nil {
+			return nil
+		}
+		// No unnamed file, or it could not be named (no /proc): the
+		// copy is still in memory.
 		return l.writeNew()
 	}
 	ours, _ := l.f.Stat()

@@ -67,6 +67,26 @@ func TestLastRunIsWholeOrAbsent(t *testing.T) {
 	}
 }
 
+// Where no unnamed file could be opened (a file system without O_TMPFILE),
+// the copy held in memory is kept by creating its file by name, as whole.
+func TestLastRunWithoutUnnamedFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "runs", "a.jsonl")
+	none := make(chan *os.File, 1)
+	none <- nil
+	l := &lastRun{path: path, early: none}
+	l.writer().Write([]byte("a1\n"))
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the copy exists before its run finished")
+	}
+	if err := l.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "a1\n" {
+		t.Errorf("kept %q", got)
+	}
+}
+
 // FuzzParseConversation: any transcript bytes give a conversation with a
 // history, or an error; never a panic.
 func FuzzParseConversation(f *testing.F) {
