@@ -73,21 +73,25 @@ func main() {
 	// A child the sandbox started: it confines itself and becomes the
 	// command, before anything of ask's runs.
 	sandbox.Main()
-	// `ask --version` alone is answered before the rest of the start (the
-	// signal handlers, the config file, the command tree, which is most of
-	// the time after the package inits), as git answers `git --version`.
-	// It prints what the tree prints (TestInitBudget compares the two),
-	// and a closed stdout is a failed write, not a SIGPIPE, as for the
-	// tree (interruptible).
-	if len(os.Args) == 2 && os.Args[1] == "--version" {
+	os.Exit(start(os.Args))
+}
+
+// start is the process from its arguments to its exit code; the tests'
+// `ask` (TestMain) is start too. `ask --version` alone is answered before
+// the rest of the start (the signal handlers, the config file, the command
+// tree, which is most of the time after the package inits), as git answers
+// `git --version`. It prints what the tree prints (TestInitBudget compares
+// the two), and a closed stdout is a failed write, not a SIGPIPE, as for
+// the tree (interruptible). The signal handlers are not removed: os.Exit
+// ends the process.
+func start(args []string) int {
+	if len(args) == 2 && args[1] == "--version" {
 		signal.Ignore(syscall.SIGPIPE)
 		printVersion(os.Stdout)
-		return
+		return exitOK
 	}
-	// The handlers are not removed: os.Exit ends the process (and would
-	// skip a deferred stop).
 	ctx, _ := interruptible(context.Background())
-	os.Exit(runCLI(ctx, os.Args, systemIO()))
+	return runCLI(ctx, args, systemIO())
 }
 
 func systemIO() *IO {

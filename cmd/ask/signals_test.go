@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,6 +83,28 @@ func TestSignalsStartedIgnoredStayIgnored(t *testing.T) {
 				t.Errorf("transcript ends with %v, want run.finished completed", summarize(evs[len(evs)-1:]))
 			}
 		})
+	}
+}
+
+// The commands a run starts get SIGPIPE as other programs do, whatever ask
+// does about its own closed stdout: `yes | head -1` in a tool ends, instead
+// of writing into a closed pipe until its output limit.
+func TestChildrenKeepDefaultSIGPIPE(t *testing.T) {
+	t.Parallel()
+	cmd, wd, _, _, stderr := startAsk(t, "grep SigIgn /proc/self/status > sigign.txt; echo $$ > started.pid")
+	if code := waitExit(t, cmd, 10*time.Second); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	line, err := os.ReadFile(filepath.Join(wd, "sigign.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(string(line), "SigIgn:")), 16, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	if mask&(1<<(syscall.SIGPIPE-1)) != 0 {
+		t.Errorf("a tool's command starts with SIGPIPE ignored (SigIgn %016x)", mask)
 	}
 }
 
