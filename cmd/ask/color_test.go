@@ -114,18 +114,3 @@ func TestTerminalVersusPipe(t *testing.T) {
 		})
 	}
 }
-
-func TestApprovalPrefixColour(t *testing.T) {
-	t.Parallel()
-	var w strings.Builder
-	p := palette{on: true}.approvals(&w)
-	p.Write([]byte("ask: allow shell (execute) ls? [y]es [n]o [a]lways: "))
-	p.Write([]byte("  1. shell ls\n"))
-	if want := "\033[1;36mask:\033[0m allow shell (execute) ls? [y]es [n]o [a]lways:   1. shell ls\n"; w.String() != want {
-		t.Errorf("painted %q, want %q", w.String(), want)
-	}
-	var plain strings.Builder
-	if (palette{}).approvals(&plain) != &plain {
-		t.Errorf("without colour the writer must be left as it is")
-	}
-}

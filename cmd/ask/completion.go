@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/completion"
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -149,5 +150,5 @@ func shortUsage(usage string) string {
 			usage = usage[:i] + usage[i+j+1:]
 		}
 	}
-	return shorten(usage, 80)
+	return termtext.Shorten(usage, 80)
 }

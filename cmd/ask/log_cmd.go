@@ -99,7 +99,7 @@ func logList(c *cli.Context, stdio *IO, text string) error {
 	var rows [][]string
 	for _, r := range runs {
 		rows = append(rows, []string{r.ID, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
-			termtext.Safe(tildePath(r.Workdir, stdio.Getenv("HOME"))), termtext.Safe(shorten(r.Prompt, 60))})
+			termtext.Safe(tildePath(r.Workdir, stdio.Getenv("HOME"))), termtext.Safe(termtext.Shorten(r.Prompt, 60))})
 	}
 	return printTable(stdio.Out, []string{"ID", "TIME", "STATUS", "WORKDIR", "PROMPT"}, rows...)
 }
@@ -138,7 +138,7 @@ func logShow(c *cli.Context, stdio *IO) error {
 	fmt.Fprintf(w, "prompt:\n%s\n", termtext.Safe(strings.TrimRight(e.Prompt, "\n")))
 	for _, ev := range events {
 		if ev.Type == records.TypeToolStarted {
-			fmt.Fprintf(w, "  step %d: %s %s\n", ev.Step, ev.Name, termtext.Safe(shorten(ev.Arguments, 100)))
+			fmt.Fprintf(w, "  step %d: %s %s\n", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 100)))
 		}
 	}
 	if e.Answer != "" {

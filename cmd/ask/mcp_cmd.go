@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // mcpFlagNames are the main command's flags that name MCP servers or
@@ -97,10 +98,10 @@ func mcpTable(w io.Writer, entries []run.MCPEntry) error {
 			notes = append(notes, "headers "+strings.Join(e.Headers, ","))
 		}
 		notes = append(notes, e.Source)
-		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, shorten(what, 80), strings.Join(notes, "; "))
+		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, termtext.Shorten(what, 80), strings.Join(notes, "; "))
 		for _, t := range e.Tools {
 			desc, _, _ := strings.Cut(t.Description, "\n")
-			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, shorten(desc, 80))
+			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, termtext.Shorten(desc, 80))
 		}
 		if e.Error != "" {
 			fmt.Fprintf(w, "  error: %s\n", oneLine(e.Error))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 func declaredNames(body []byte) string {
@@ -140,7 +141,7 @@ func TestDenyToolIsNotDeclared(t *testing.T) {
 func runAskTerminal(t *testing.T, srv *fakeprovider.Server, wd, stdin string, errTTY bool, ttyPath string, args ...string) askResult {
 	t.Helper()
 	var out strings.Builder
-	var errb lockedBuffer // with stderr a terminal, the status line draws from the tools' goroutines
+	var errb termtest.Buffer // with stderr a terminal, the status line draws from the tools' goroutines
 	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}
 	stdio := &IO{
 		In: strings.NewReader(stdin), Out: &out, Err: &errb,

@@ -22,6 +22,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/term"
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
@@ -176,7 +177,7 @@ func runAction(c *cli.Context, stdio *IO) error {
 // and builds the run the main command's flags describe; offline builds it
 // for `ask provider request` and `ask tools`, which send nothing. On a
 // terminal the run asks its approvals there, holding status off the line.
-func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*run.Run, string, error) {
+func prepareRun(c *cli.Context, stdio *IO, status *term.StatusLine, offline bool) (*run.Run, string, error) {
 	// The settings first: `ask -p "what is this"` is an unknown provider
 	// (-p is not the prompt, as it is for some other tools) before it is a
 	// run without a prompt.
@@ -205,7 +206,7 @@ func prepareRun(c *cli.Context, stdio *IO, status *statusLine, offline bool) (*r
 
 // buildRun builds the run of settings s for command c. On a terminal the
 // run asks its approvals there, holding the status line off it meanwhile.
-func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, adjust func(*run.Env)) (*run.Run, error) {
+func buildRun(c *cli.Context, stdio *IO, status *term.StatusLine, s run.Settings, adjust func(*run.Env)) (*run.Run, error) {
 	env := runEnv(c, stdio, status)
 	env.Private = []string{c.String("transcript")}
 	if adjust != nil {
@@ -215,9 +216,9 @@ func buildRun(c *cli.Context, stdio *IO, status *statusLine, s run.Settings, adj
 	// wherever stdin, stdout and stderr go (2>err.log included); never
 	// otherwise.
 	closeTTY := func() {}
-	if t, closeIt := openTerminal(stdio.TTYPath); t != nil {
-		t.Out = stdio.paint.approvals(t.Out)
-		env.Prompter, closeTTY = holdWhileAsking(status, t), closeIt
+	if t, closeIt := term.OpenTerminal(stdio.TTYPath); t != nil {
+		t.Out = stdio.paint.Approvals(t.Out)
+		env.Prompter, closeTTY = term.HoldWhileAsking(status, t), closeIt
 		env.Confirm = func(ctx context.Context, question string) bool {
 			yes, _ := t.Confirm(ctx, question)
 			return yes
@@ -250,7 +251,7 @@ func offlineRun(c *cli.Context, stdio *IO) (*run.Run, error) {
 func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
 	conv := s.Conversation
 	flags := strings.Join(conv.Held().Flags(), " ")
-	if t, closeTTY := openTerminal(stdio.TTYPath); t != nil {
+	if t, closeTTY := term.OpenTerminal(stdio.TTYPath); t != nil {
 		yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, termtext.Safe(flags)))
 		closeTTY()
 		if yes {
@@ -264,7 +265,7 @@ func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
 }
 
 // runEnv is the world a run of command c is built in.
-func runEnv(c *cli.Context, stdio *IO, status *statusLine) run.Env {
+func runEnv(c *cli.Context, stdio *IO, status *term.StatusLine) run.Env {
 	quiet := c.Bool("quiet")
 	env := run.Env{
 		Getenv: stdio.Getenv, Environ: stdio.Environ, HTTP: stdio.HTTP, Now: stdio.Now, Wd: stdio.Wd,
@@ -272,7 +273,7 @@ func runEnv(c *cli.Context, stdio *IO, status *statusLine) run.Env {
 		SandboxCheck: stdio.sandboxCheck,
 	}
 	if !quiet {
-		env.Notes = status.above(stdio.Err)
+		env.Notes = status.Above(stdio.Err)
 	}
 	return env
 }
@@ -399,13 +400,13 @@ type finalJSON struct {
 
 // execute runs r and shows what came of it: the answer (or --json, or the
 // events) on stdout, progress and the fault on stderr.
-func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *statusLine, p presentation) error {
+func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *term.StatusLine, p presentation) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	stdout := pipeWatch{w: stdio.Out, stop: stop} // what the run writes as it goes
 	out := run.Output{
 		Observe:    func(ev records.Event) { note(stdio, status, p, ev) },
-		OnProgress: status.progress,
+		OnProgress: status.Progress,
 		ExitCode:   func(res *loop.Result) int { code, _ := outcome(r, res); return code },
 	}
 	if p.transcript != "" {
@@ -448,23 +449,23 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 			if text == "" {
 				return
 			}
-			status.clear()
+			status.Clear()
 			if streamed && step != textStep {
 				sep := "\n\n"
 				if endsInNewline {
 					sep = "\n"
 				}
 				io.WriteString(stdout, sep)
-				status.wrote(sep)
+				status.Wrote(sep)
 			}
 			streamed, textStep = true, step
 			endsInNewline = strings.HasSuffix(text, "\n")
 			io.WriteString(stdout, text)
-			status.wrote(text)
+			status.Wrote(text)
 		}
 	}
 	res := r.Execute(ctx, prompt, out)
-	status.clear()
+	status.Clear()
 
 	code, msg := outcome(r, res.Result)
 	var writeErr error
@@ -494,7 +495,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.
 	if stdio.ErrTTY && !p.quiet && res.Steps > 0 {
-		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.paint(sgrDim, runSummary(res.Steps, res.Usage)))
+		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.Dim(runSummary(res.Steps, res.Usage)))
 	}
 	if code == exitOK {
 		switch {
@@ -554,7 +555,7 @@ func outcome(r *run.Run, res *loop.Result) (int, string) {
 
 // note shows an event on stderr: retries always (unless --quiet), every
 // request and tool call with --verbose.
-func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
+func note(stdio *IO, status *term.StatusLine, p presentation, ev records.Event) {
 	if p.quiet {
 		return
 	}
@@ -572,11 +573,11 @@ func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
 		}
 	case records.TypeToolStarted:
 		if p.verbose {
-			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, termtext.Safe(shorten(ev.Arguments, 120)))
+			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 120)))
 		}
 	case records.TypeToolFinished:
 		if p.verbose && ev.IsError {
-			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, termtext.Safe(shorten(ev.Content, 200)))
+			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Content, 200)))
 		}
 	case records.TypeToolDenied:
 		line = fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
@@ -584,7 +585,7 @@ func note(stdio *IO, status *statusLine, p presentation, ev records.Event) {
 		line = termtext.Safe(ev.Change.String())
 	}
 	if line != "" {
-		status.clear()
+		status.Clear()
 		fmt.Fprintf(stdio.Err, "ask: %s\n", line)
 	}
 }
@@ -605,13 +606,4 @@ func absPath(wd, p string) string {
 		return p
 	}
 	return wd + "/" + p
-}
-
-// shorten keeps text to one line of at most n runes.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/term"
 )
 
 // Settings are resolved once, by internal/run, from layers: the flags the
@@ -19,7 +20,7 @@ import (
 func settingsFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file over its top-level settings (default: $ASK_PROFILE)"},
-		&cli.StringFlag{Name: "color", Value: colorAuto, Usage: "colour on stderr: auto (on a terminal, unless NO_COLOR is set), always or never"},
+		&cli.StringFlag{Name: "color", Value: term.ColorAuto, Usage: "colour on stderr: auto (on a terminal, unless NO_COLOR is set), always or never"},
 	}
 }
 
@@ -97,12 +98,12 @@ func colorSetting(args []string, getenv func(string) string, r *config.Resolved)
 		return colorChoice{mode: v, source: "flag --color"}
 	}
 	if getenv("NO_COLOR") != "" {
-		return colorChoice{mode: colorNever, source: "env NO_COLOR"}
+		return colorChoice{mode: term.ColorNever, source: "env NO_COLOR"}
 	}
 	if r != nil && r.IsSet("color") {
 		return colorChoice{mode: r.Color, source: "config " + r.Source("color")}
 	}
-	return colorChoice{mode: colorAuto, source: "default"}
+	return colorChoice{mode: term.ColorAuto, source: "default"}
 }
 
 // scanFlag finds a flag's value in the raw arguments, before urfave/cli

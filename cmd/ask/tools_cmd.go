@@ -11,6 +11,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // toolFlagNames are the main command's flags that decide which tools exist
@@ -115,7 +116,7 @@ func toolsTable(w io.Writer, r *run.Run) error {
 			approval = "asks"
 		}
 		desc, _, _ := strings.Cut(info.Description, "\n")
-		rows = append(rows, []string{info.Name, orDash(string(info.Risk)), approval, shorten(desc, 80)})
+		rows = append(rows, []string{info.Name, orDash(string(info.Risk)), approval, termtext.Shorten(desc, 80)})
 	}
 	return printTable(w, []string{"NAME", "RISK", "APPROVAL", "DESCRIPTION"}, rows...)
 }

@@ -37,3 +37,24 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestShorten(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"go test ./...", 80, "go test ./..."},
+		{"  two\n\tlines  ", 80, "two lines"},
+		{"abcdef", 3, "abc…"},
+		{"naïve café", 4, "naïv…"},
+		{"abc", 3, "abc"},
+		{"", 5, ""},
+	}
+	for _, tt := range tests {
+		if got := Shorten(tt.in, tt.n); got != tt.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

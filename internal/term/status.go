@@ -1,10 +1,9 @@
-package main
+package term
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,20 +15,21 @@ import (
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
-// statusLine is the one live line on stderr: the step, the tool running
+// StatusLine is the one live line on stderr: the step, the tool running
 // with a short form of its arguments, and the time so far, such as
 //
 //	· step 2/8 · read_file go.mod · 3.2s
 //
-// It draws only when stderr is a terminal and --quiet is off. While it is
+// Its caller turns it on only when stderr is a terminal and --quiet is
+// off. While it is
 // shown, a ticker redraws it so that the time moves during a long request
 // or tool; answer text clears it, and the next step draws it again. An
 // approval question holds it off the terminal until it is answered.
-type statusLine struct {
+type StatusLine struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
-	paint   palette
+	paint   Palette
 	width   int
 	started time.Time
 	every   time.Duration // how often a shown line is redrawn
@@ -45,22 +45,14 @@ type statusLine struct {
 	heldShown bool
 }
 
-func newStatusLine(w io.Writer, on bool) *statusLine {
-	return &statusLine{w: w, on: on, started: time.Now(), width: 80, every: 200 * time.Millisecond}
+// NewStatusLine is the status line on w, in the colours of paint, for a
+// terminal width columns wide; off, it draws nothing.
+func NewStatusLine(w io.Writer, on bool, paint Palette, width int) *StatusLine {
+	return &StatusLine{w: w, on: on, paint: paint, started: time.Now(), width: width, every: 200 * time.Millisecond}
 }
 
-// statusFor is the status line of a run: on a terminal stderr unless quiet,
-// in the run's colours, as wide as $COLUMNS says.
-func statusFor(stdio *IO, quiet bool) *statusLine {
-	s := newStatusLine(stdio.Err, stdio.ErrTTY && !quiet)
-	s.paint = stdio.paint
-	if n, err := strconv.Atoi(stdio.Getenv("COLUMNS")); err == nil && n > 20 {
-		s.width = n
-	}
-	return s
-}
-
-func (s *statusLine) progress(p loop.Progress) {
+// Progress shows the loop's progress.
+func (s *StatusLine) Progress(p loop.Progress) {
 	if !s.on {
 		return
 	}
@@ -76,7 +68,7 @@ func (s *statusLine) progress(p loop.Progress) {
 
 // show draws the line, below unfinished answer text, and keeps it ticking;
 // the caller holds mu.
-func (s *statusLine) show() {
+func (s *StatusLine) show() {
 	if s.midLine {
 		io.WriteString(s.w, "\n")
 		s.midLine = false
@@ -89,7 +81,7 @@ func (s *statusLine) show() {
 }
 
 // tick redraws the line until it is cleared or held.
-func (s *statusLine) tick() {
+func (s *StatusLine) tick() {
 	for {
 		time.Sleep(s.every)
 		if !s.redraw() {
@@ -100,7 +92,7 @@ func (s *statusLine) tick() {
 
 // redraw draws the shown line again, so that its time moves. It reports
 // false, and the ticker stops, once the line is cleared or held.
-func (s *statusLine) redraw() bool {
+func (s *StatusLine) redraw() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.shown {
@@ -112,14 +104,14 @@ func (s *statusLine) redraw() bool {
 }
 
 // draw writes the line over the current one; the caller holds mu.
-func (s *statusLine) draw() {
-	io.WriteString(s.w, "\r\033[K"+s.paint.paint(sgrDim, s.text(time.Since(s.started))))
+func (s *StatusLine) draw() {
+	io.WriteString(s.w, "\r\033[K"+s.paint.Dim(s.text(time.Since(s.started))))
 	s.shown = true
 }
 
 // text is the line's content, kept within the terminal's width so that it
 // never wraps (a wrapped line cannot be cleared with \r).
-func (s *statusLine) text(elapsed time.Duration) string {
+func (s *StatusLine) text(elapsed time.Duration) string {
 	head := fmt.Sprintf("· step %d/%d · ", s.last.Step, s.last.MaxSteps)
 	tail := " · " + formatElapsed(elapsed)
 	what := "thinking"
@@ -130,11 +122,11 @@ func (s *statusLine) text(elapsed time.Duration) string {
 		}
 	}
 	room := s.width - 1 - len([]rune(head)) - len([]rune(tail))
-	return head + shorten(what, max(room-1, 8)) + tail
+	return head + termtext.Shorten(what, max(room-1, 8)) + tail
 }
 
-// wrote notes answer text written to stdout, which shares the terminal.
-func (s *statusLine) wrote(text string) {
+// Wrote notes answer text written to stdout, which shares the terminal.
+func (s *StatusLine) Wrote(text string) {
 	if !s.on || text == "" {
 		return
 	}
@@ -143,7 +135,8 @@ func (s *statusLine) wrote(text string) {
 	s.mu.Unlock()
 }
 
-func (s *statusLine) clear() {
+// Clear erases the line until the next progress.
+func (s *StatusLine) Clear() {
 	if !s.on {
 		return
 	}
@@ -153,22 +146,22 @@ func (s *statusLine) clear() {
 	s.erase()
 }
 
-// above is w with the line cleared before each write, so that a note
+// Above is w with the line cleared before each write, so that a note
 // shown during the run stands on a line of its own.
-func (s *statusLine) above(w io.Writer) io.Writer { return noteWriter{s, w} }
+func (s *StatusLine) Above(w io.Writer) io.Writer { return noteWriter{s, w} }
 
 type noteWriter struct {
-	line *statusLine
+	line *StatusLine
 	w    io.Writer
 }
 
 func (n noteWriter) Write(b []byte) (int, error) {
-	n.line.clear()
+	n.line.Clear()
 	return n.w.Write(b)
 }
 
 // erase removes a shown line; the caller holds mu.
-func (s *statusLine) erase() {
+func (s *StatusLine) erase() {
 	if s.shown {
 		io.WriteString(s.w, "\r\033[K")
 		s.shown = false
@@ -178,7 +171,7 @@ func (s *statusLine) erase() {
 // hold erases the line and keeps it off the terminal until release, while
 // an approval question is open there: a redraw starts with "\r\033[K",
 // which would erase the question.
-func (s *statusLine) hold() {
+func (s *StatusLine) hold() {
 	if !s.on {
 		return
 	}
@@ -193,7 +186,7 @@ func (s *statusLine) hold() {
 
 // release ends a hold and draws the line again if it was shown, or asked
 // for, meanwhile.
-func (s *statusLine) release() {
+func (s *StatusLine) release() {
 	if !s.on {
 		return
 	}
@@ -209,15 +202,15 @@ func (s *statusLine) release() {
 	}
 }
 
-// holdWhileAsking wraps the approval prompter so that line is off the
+// HoldWhileAsking wraps the approval prompter so that line is off the
 // terminal while a question is open and back after the answer.
-func holdWhileAsking(line *statusLine, p policy.Prompter) policy.Prompter {
+func HoldWhileAsking(line *StatusLine, p policy.Prompter) policy.Prompter {
 	return statusHoldingPrompter{Prompter: p, line: line}
 }
 
 type statusHoldingPrompter struct {
 	policy.Prompter
-	line *statusLine
+	line *StatusLine
 }
 
 func (h statusHoldingPrompter) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {

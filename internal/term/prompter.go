@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
-// terminalPrompter is the policy's approval prompter on a terminal: y (this
+// Prompter is the policy's approval prompter on a terminal: y (this
 // call), n, or a (always, for the rest of the run, what the question names:
 // for a shell line its programs and subcommands, such as "go test"; not
 // offered for a line that cannot be judged). The calls of one step
@@ -28,7 +28,7 @@ import (
 // left behind to swallow the answer to the next one. Close, and closing In,
 // end it. Approve is not for concurrent use: the loop asks one step at a
 // time.
-type terminalPrompter struct {
+type Prompter struct {
 	In  io.Reader
 	Out io.Writer
 
@@ -43,10 +43,10 @@ type terminalPrompter struct {
 // errTerminalClosed is the reader's end after Close.
 var errTerminalClosed = errors.New("the terminal was closed")
 
-// openTerminal opens the controlling terminal for approvals. It returns nil
+// OpenTerminal opens the controlling terminal for approvals. It returns nil
 // when there is none (CI, cron, a pipe from another program), so that gated
 // calls are denied instead of waiting for an answer that cannot come.
-func openTerminal(path string) (*terminalPrompter, func()) {
+func OpenTerminal(path string) (*Prompter, func()) {
 	if path == "" {
 		return nil, func() {}
 	}
@@ -54,13 +54,13 @@ func openTerminal(path string) (*terminalPrompter, func()) {
 	if err != nil {
 		return nil, func() {}
 	}
-	t := &terminalPrompter{In: f, Out: f}
+	t := &Prompter{In: f, Out: f}
 	// Closing the file ends a read in progress (a terminal is pollable), so
 	// the reader goroutine ends with the run.
 	return t, func() { t.Close(); f.Close() }
 }
 
-func (t *terminalPrompter) init() {
+func (t *Prompter) init() {
 	t.setup.Do(func() {
 		t.lines = make(chan string)
 		t.done = make(chan struct{})
@@ -69,14 +69,14 @@ func (t *terminalPrompter) init() {
 
 // Close stops handing lines over; the caller closes In, which ends a read in
 // progress. Questions asked after Close fail at once.
-func (t *terminalPrompter) Close() error {
+func (t *Prompter) Close() error {
 	t.init()
 	t.closing.Do(func() { close(t.done) })
 	return nil
 }
 
 // read is the one reader of In.
-func (t *terminalPrompter) read() {
+func (t *Prompter) read() {
 	defer close(t.lines)
 	br := bufio.NewReader(t.In)
 	for {
@@ -98,7 +98,7 @@ func (t *terminalPrompter) read() {
 
 // Approve implements policy.Prompter. It returns as soon as ctx ends, with the
 // context's cause (loop.ErrTimeout, loop.ErrInterrupted) wrapped.
-func (t *terminalPrompter) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {
+func (t *Prompter) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, fmt.Errorf("not asked: %w", err)
 	}
@@ -152,7 +152,7 @@ type offers struct{ always, oneByOne bool }
 
 // Confirm puts a yes-or-no question; anything but a yes, an error
 // included, is a no.
-func (t *terminalPrompter) Confirm(ctx context.Context, question string) (bool, error) {
+func (t *Prompter) Confirm(ctx context.Context, question string) (bool, error) {
 	if err := context.Cause(ctx); err != nil {
 		return false, err
 	}
@@ -168,7 +168,7 @@ const oneByOne policy.Answer = -1
 
 // ask puts one question until it gets an answer it offers: "a" and "o"
 // are taken only where offered. On an error the answer is No.
-func (t *terminalPrompter) ask(ctx context.Context, question string, offer offers) (policy.Answer, error) {
+func (t *Prompter) ask(ctx context.Context, question string, offer offers) (policy.Answer, error) {
 	for {
 		fmt.Fprint(t.Out, question)
 		var line string

@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func TestTerminalPrompter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			p := &terminalPrompter{In: strings.NewReader(tt.input), Out: &out}
+			p := &Prompter{In: strings.NewReader(tt.input), Out: &out}
 			defer p.Close()
 			got, err := p.Approve(context.Background(), pending(tt.n))
 			if (err != nil) != tt.err || fmt.Sprint(got) != fmt.Sprint(tt.want) {
@@ -88,7 +88,7 @@ func TestTerminalPrompter(t *testing.T) {
 func TestOneByOneIsNeverApproval(t *testing.T) {
 	call := []providers.ToolCall{{ID: "1", Name: "shell", Arguments: `{"command":"rm -rf ~"}`}}
 	var out strings.Builder
-	tp := &terminalPrompter{In: strings.NewReader("o\n"), Out: &out}
+	tp := &Prompter{In: strings.NewReader("o\n"), Out: &out}
 	defer tp.Close()
 	p := policy.New(policy.ModeAgent, false, false, nil, nil, tp, gatedTools)
 	if v := p.Check(context.Background(), call); v[0].Allowed {
@@ -96,7 +96,7 @@ func TestOneByOneIsNeverApproval(t *testing.T) {
 	}
 
 	two := []providers.ToolCall{call[0], {ID: "2", Name: "deploy", Arguments: `{}`}}
-	tp2 := &terminalPrompter{In: strings.NewReader("o\no\n"), Out: &out}
+	tp2 := &Prompter{In: strings.NewReader("o\no\n"), Out: &out}
 	defer tp2.Close()
 	p = policy.New(policy.ModeAgent, false, false, nil, nil, tp2, gatedTools)
 	if v := p.Check(context.Background(), two); v[0].Allowed || v[1].Allowed {
@@ -135,7 +135,7 @@ func TestTerminalPrompterCancel(t *testing.T) {
 	}
 	defer w.Close()
 	out := &cancelOnQuestion{mark: "allow"}
-	p := &terminalPrompter{In: r, Out: out}
+	p := &Prompter{In: r, Out: out}
 
 	for _, cause := range []error{loop.ErrInterrupted, loop.ErrTimeout} {
 		ctx, cancel := context.WithCancelCause(context.Background())
@@ -196,7 +196,7 @@ func TestCheckCancelledMidway(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	tp := &terminalPrompter{In: r, Out: &cancelOnQuestion{mark: "allow deploy", cancel: func() { cancel(loop.ErrInterrupted) }}}
+	tp := &Prompter{In: r, Out: &cancelOnQuestion{mark: "allow deploy", cancel: func() { cancel(loop.ErrInterrupted) }}}
 	defer tp.Close()
 	p := policy.New(policy.ModeAgent, false, false, nil, nil, tp, gatedTools)
 	v := p.Check(ctx, []providers.ToolCall{
@@ -227,7 +227,7 @@ func TestPromptShowsTheCommandAsItIs(t *testing.T) {
 	}
 	for _, cmd := range hostile {
 		var out strings.Builder
-		p := &terminalPrompter{In: strings.NewReader("n\n"), Out: &out}
+		p := &Prompter{In: strings.NewReader("n\n"), Out: &out}
 		_, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: cmd, Risk: tools.Exec}})
 		p.Close()
 		if err != nil {
@@ -253,7 +253,7 @@ func TestPromptShowsTheCommandAsItIs(t *testing.T) {
 func TestAlwaysNamesWhatItApproves(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
-	p := &terminalPrompter{In: strings.NewReader("a\n"), Out: &out}
+	p := &Prompter{In: strings.NewReader("a\n"), Out: &out}
 	got, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "go test ./...", Risk: tools.Exec, Always: "go test"}})
 	p.Close()
 	if err != nil || got[0] != policy.Always || !strings.Contains(out.String(), "[a]lways go test: ") {
@@ -261,7 +261,7 @@ func TestAlwaysNamesWhatItApproves(t *testing.T) {
 	}
 
 	out.Reset()
-	p = &terminalPrompter{In: strings.NewReader("a\ny\n"), Out: &out}
+	p = &Prompter{In: strings.NewReader("a\ny\n"), Out: &out}
 	got, err = p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "eval $x", Risk: tools.Exec}})
 	p.Close()
 	if err != nil || got[0] != policy.Yes || strings.Contains(out.String(), "[a]") || strings.Count(out.String(), "allow") != 2 {

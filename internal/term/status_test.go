@@ -1,16 +1,16 @@
-package main
+package term
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 func TestStatusText(t *testing.T) {
@@ -31,7 +31,7 @@ func TestStatusText(t *testing.T) {
 			"· step 1/8 · write_file aaaaaaa… · 1.0s"},
 	}
 	for _, tt := range tests {
-		s := &statusLine{width: tt.width, last: tt.p}
+		s := &StatusLine{width: tt.width, last: tt.p}
 		got := s.text(tt.elapsed)
 		if got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
@@ -61,30 +61,12 @@ func TestShortArgs(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a stderr that the test can read while the ticker writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestStatusLineTicksUntilCleared(t *testing.T) {
 	t.Parallel()
-	var w lockedBuffer
-	s := newStatusLine(&w, true)
+	var w termtest.Buffer
+	s := NewStatusLine(&w, true, Palette{}, 80)
 	s.every = 2 * time.Millisecond
-	s.progress(loop.Progress{Step: 1, MaxSteps: 8})
+	s.Progress(loop.Progress{Step: 1, MaxSteps: 8})
 	deadline := time.Now().Add(5 * time.Second)
 	for strings.Count(w.String(), "step 1/8") < 3 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
@@ -92,7 +74,7 @@ func TestStatusLineTicksUntilCleared(t *testing.T) {
 	if n := strings.Count(w.String(), "step 1/8"); n < 3 {
 		t.Fatalf("the line was drawn %d times; the ticker should redraw it", n)
 	}
-	s.clear()
+	s.Clear()
 	after := w.String()
 	if !strings.HasSuffix(after, "\r\033[K") {
 		t.Errorf("clear did not erase the line: %q", after[max(0, len(after)-20):])
@@ -105,19 +87,19 @@ func TestStatusLineTicksUntilCleared(t *testing.T) {
 
 func TestStatusLineGoesBelowUnfinishedText(t *testing.T) {
 	t.Parallel()
-	var w lockedBuffer
-	s := newStatusLine(&w, true)
-	s.wrote("Let me look")
-	s.progress(loop.Progress{Step: 1, MaxSteps: 8, Tool: "list_directory", Arguments: `{"path":"."}`})
-	s.clear()
+	var w termtest.Buffer
+	s := NewStatusLine(&w, true, Palette{}, 80)
+	s.Wrote("Let me look")
+	s.Progress(loop.Progress{Step: 1, MaxSteps: 8, Tool: "list_directory", Arguments: `{"path":"."}`})
+	s.Clear()
 	if got := w.String(); !strings.HasPrefix(got, "\n\r\033[K· step 1/8 · list_directory . · ") {
 		t.Errorf("stderr %q: the status must start below the unfinished line", got)
 	}
-	var w2 lockedBuffer
-	s2 := newStatusLine(&w2, true)
-	s2.wrote("a whole line\n")
-	s2.progress(loop.Progress{Step: 1, MaxSteps: 8})
-	s2.clear()
+	var w2 termtest.Buffer
+	s2 := NewStatusLine(&w2, true, Palette{}, 80)
+	s2.Wrote("a whole line\n")
+	s2.Progress(loop.Progress{Step: 1, MaxSteps: 8})
+	s2.Clear()
 	if strings.HasPrefix(w2.String(), "\n") {
 		t.Errorf("a newline after a finished line: %q", w2.String())
 	}
@@ -125,11 +107,11 @@ func TestStatusLineGoesBelowUnfinishedText(t *testing.T) {
 
 func TestStatusLineOff(t *testing.T) {
 	t.Parallel()
-	var w lockedBuffer
-	s := newStatusLine(&w, false)
-	s.wrote("x")
-	s.progress(loop.Progress{Step: 1, MaxSteps: 8})
-	s.clear()
+	var w termtest.Buffer
+	s := NewStatusLine(&w, false, Palette{}, 80)
+	s.Wrote("x")
+	s.Progress(loop.Progress{Step: 1, MaxSteps: 8})
+	s.Clear()
 	if w.String() != "" {
 		t.Errorf("an off status line wrote %q", w.String())
 	}
@@ -139,8 +121,8 @@ func TestStatusLineOff(t *testing.T) {
 // is open it lets the status line tick and move on, and records what
 // stderr showed.
 type questionPrompter struct {
-	stderr  *lockedBuffer
-	status  *statusLine
+	stderr  *termtest.Buffer
+	status  *StatusLine
 	atAsk   string // stderr when the question opened
 	duringQ string // what stderr gained while it was open
 }
@@ -148,7 +130,7 @@ type questionPrompter struct {
 func (q *questionPrompter) Approve(_ context.Context, calls []policy.Pending) ([]policy.Answer, error) {
 	q.atAsk = q.stderr.String()
 	q.status.redraw() // the ticker's turn
-	q.status.progress(loop.Progress{Step: 2, MaxSteps: 8, Tool: "shell", Arguments: `{"command":"make"}`})
+	q.status.Progress(loop.Progress{Step: 2, MaxSteps: 8, Tool: "shell", Arguments: `{"command":"make"}`})
 	q.duringQ = strings.TrimPrefix(q.stderr.String(), q.atAsk)
 	return []policy.Answer{policy.Yes}, nil
 }
@@ -158,15 +140,14 @@ func (q *questionPrompter) Approve(_ context.Context, calls []policy.Pending) ([
 // it comes back, up to date, after the answer.
 func TestStatusLineHeldWhileAsking(t *testing.T) {
 	t.Parallel()
-	var w lockedBuffer
-	stdio := &IO{Err: &w, ErrTTY: true, Getenv: func(string) string { return "" }}
+	var w termtest.Buffer
 	q := &questionPrompter{stderr: &w}
-	status := statusFor(stdio, false)
-	prompter := holdWhileAsking(status, q)
+	status := NewStatusLine(&w, true, Palette{}, 80) // as a run's on a terminal stderr
+	prompter := HoldWhileAsking(status, q)
 	status.every = time.Hour // ticks come from the test, through redraw
 	q.status = status
 
-	status.progress(loop.Progress{Step: 1, MaxSteps: 8})
+	status.Progress(loop.Progress{Step: 1, MaxSteps: 8})
 	answers, err := prompter.Approve(context.Background(), []policy.Pending{{Name: "shell"}})
 	if err != nil || len(answers) != 1 || answers[0] != policy.Yes {
 		t.Fatalf("the wrapper changed the answer: %v, %v", answers, err)
@@ -186,8 +167,8 @@ func TestStatusLineHeldWhileAsking(t *testing.T) {
 	}
 
 	// A line cleared before the question stays cleared after it.
-	status.clear()
-	q.status = &statusLine{} // off: nothing to tick
+	status.Clear()
+	q.status = &StatusLine{} // off: nothing to tick
 	before := w.String()
 	prompter.Approve(context.Background(), []policy.Pending{{Name: "shell"}})
 	if got := strings.TrimPrefix(w.String(), before); got != "" {
@@ -195,7 +176,7 @@ func TestStatusLineHeldWhileAsking(t *testing.T) {
 	}
 
 	// stderr still reaches the terminal around the questions.
-	fmt.Fprint(stdio.Err, "ask: note\n")
+	fmt.Fprint(&w, "ask: note\n")
 	if !strings.HasSuffix(w.String(), "ask: note\n") {
 		t.Errorf("stderr writes are lost: %q", w.String())
 	}
@@ -205,7 +186,7 @@ func TestStatusLineHeldWhileAsking(t *testing.T) {
 // redraw the terminal.
 func TestStatusLineEscapesTheModelsText(t *testing.T) {
 	t.Parallel()
-	s := newStatusLine(io.Discard, true)
+	s := NewStatusLine(io.Discard, true, Palette{}, 80)
 	s.last = loop.Progress{Step: 1, MaxSteps: 8, Tool: "shell", Arguments: `{"command":"ls\r\u001b[2Kgit status"}`}
 	if got := s.text(time.Second); strings.ContainsAny(got, "\r\x1b") || !strings.Contains(got, `\u001b[2Kgit status`) {
 		t.Errorf("status line %q", got)
