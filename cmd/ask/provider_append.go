@@ -1,14 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/providers/textproto"
+	"github.com/ask-cli/ask/internal/stage"
 )
 
 func providerAppendCommand(stdio *IO) *cli.Command {
@@ -56,7 +55,7 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	if err := request.checkRequestBody(); err != nil {
+	if err := request.CheckRequestBody(); err != nil {
 		return err
 	}
 	reply, err := readNamedInput(stdio, replyName)
@@ -67,14 +66,10 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	if prov.LocalProgram {
-		return usageErr("%s runs a local program, not an HTTP API: it has no request to append to", prov.Name)
+	if err := stage.Appendable(prov, proto, request); err != nil {
+		return err
 	}
-	// A request of another provider is told before its reply is read.
-	if _, err := providers.AppendHistory(proto, request.data, nil); err != nil {
-		return withCode(exitUsage, fmt.Errorf("%s: %w", request.name, err))
-	}
-	turn, err := readReply(reply, prov, proto)
+	turn, err := stage.ReadReply(reply, prov, proto)
 	if err != nil {
 		return err
 	}
@@ -84,51 +79,33 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 		if err != nil {
 			return err
 		}
-		if err := in.decode(&[]providers.ToolResult{}); err != nil {
+		if results, err = stage.Parse(in, &[]providers.ToolResult{}, providers.ParseToolResultsJSON); err != nil {
 			return err
 		}
-		if results, err = providers.ParseToolResultsJSON(in.data); err != nil {
-			return inputErr(in, err)
-		}
 	}
-	if form != "" {
-		// The results as one user message of <tool_result> blocks; it
-		// needs no tools.
-		proto = textproto.Wrap(proto, form, nil)
-	} else if len(turn.Calls) > 0 && resultsName == "" {
-		return usageErr("ask provider append: the reply calls %d tool(s): give their results with --results (ask tools run prints them)", len(turn.Calls))
-	}
-	msgs := turn.Messages
-	if len(results) > 0 {
-		formatted, err := proto.FormatToolResults(results)
-		if err != nil {
-			return withCode(exitUsage, fmt.Errorf("format tool results for %s: %w", proto.Name(), err))
-		}
-		msgs = append(msgs, formatted...)
-	}
-	next, err := providers.AppendHistory(proto, request.data, msgs)
+	next, err := stage.Append(proto, form, request, turn, results, resultsName != "")
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("%s: %w", request.name, err))
+		return err
 	}
 	return writeStageJSON(stdio, next)
 }
 
 // readNamedInput reads a stage's input named by a flag: a file, or "-" for
 // stdin.
-func readNamedInput(stdio *IO, name string) (stageInput, error) {
+func readNamedInput(stdio *IO, name string) (stage.Input, error) {
 	if name != "-" {
 		data, err := os.ReadFile(absPath(stdio.Wd, name))
 		if err != nil {
-			return stageInput{}, usageErr("read input: %v", err)
+			return stage.Input{}, usageErr("read input: %v", err)
 		}
-		return stageInput{name: name, data: data}, nil
+		return stage.Input{Name: name, Data: data}, nil
 	}
 	if stdio.InTTY || stdio.In == nil {
-		return stageInput{}, usageErr("ask provider append: stdin is a terminal: pipe the input in or name a file")
+		return stage.Input{}, usageErr("ask provider append: stdin is a terminal: pipe the input in or name a file")
 	}
 	data, err := io.ReadAll(stdio.In)
 	if err != nil {
-		return stageInput{}, usageErr("read stdin: %v", err)
+		return stage.Input{}, usageErr("read stdin: %v", err)
 	}
-	return stageInput{name: "stdin", data: data}, nil
+	return stage.Input{Name: "stdin", Data: data}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/textproto"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/stage"
 )
 
 // providerCommand is `ask provider`: each stage of one provider's side of
@@ -110,20 +111,6 @@ func toolProtocolFlag() cli.Flag {
 		Usage: "the results as a run sends them under this tool protocol: auto (native where the provider has it, else json), native, json or markdown"}
 }
 
-// providerInfo is one row of `ask provider list`. It names the key
-// variables and whether one is set, never a key.
-type providerInfo struct {
-	Name        string   `json:"name"`
-	Protocol    string   `json:"protocol"`
-	BaseURL     string   `json:"base_url"`
-	KeyEnv      []string `json:"key_env"`
-	KeySet      bool     `json:"key_set"`
-	KeyRequired bool     `json:"key_required"`
-	NativeTools bool     `json:"native_tools"`
-	Streaming   bool     `json:"streaming"`
-	Model       string   `json:"default_model"`
-}
-
 func providerList(c *cli.Context, stdio *IO) error {
 	if err := flagAfterArgs(c); err != nil {
 		return err
@@ -131,18 +118,7 @@ func providerList(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("provider list takes no arguments")
 	}
-	var rows []providerInfo
-	for _, p := range catalog.All() {
-		row := providerInfo{Name: p.Name, Protocol: p.Protocol, KeyEnv: append([]string{}, p.KeyEnv...),
-			KeyRequired: p.NeedsKey(), NativeTools: p.NativeTools, Streaming: p.Streaming, Model: p.DefaultModel}
-		if p.BaseURL != "" {
-			row.BaseURL = providers.RedactURL(p.ResolveBaseURL("", stdio.Getenv))
-		}
-		for _, v := range p.KeyEnv {
-			row.KeySet = row.KeySet || strings.TrimSpace(stdio.Getenv(v)) != ""
-		}
-		rows = append(rows, row)
-	}
+	rows := stage.Providers(stdio.Getenv)
 	if stdio.OutTTY && !c.Bool("json") {
 		return providerTable(stdio.Out, rows)
 	}
@@ -150,7 +126,7 @@ func providerList(c *cli.Context, stdio *IO) error {
 }
 
 // providerTable shows the providers to a person.
-func providerTable(w io.Writer, rows []providerInfo) error {
+func providerTable(w io.Writer, rows []stage.ProviderInfo) error {
 	var table [][]string
 	for _, r := range rows {
 		key := "none needed"
@@ -187,19 +163,8 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// standardTool mirrors the standardized tools format (DESIGN §2), so that
-// a value of the wrong type is reported with its position.
-type standardTool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
-	} `json:"function"`
-}
-
 func providerFormatTools(c *cli.Context, stdio *IO) error {
-	tools, err := readStage(c, stdio, &[]standardTool{}, providers.ParseTools)
+	tools, err := readStage(c, stdio, &[]stage.StandardTool{}, providers.ParseTools)
 	if err != nil {
 		return err
 	}

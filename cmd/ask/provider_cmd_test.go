@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/stage"
 )
 
 const secretKey = "fake-test-distinctive-secret-4242"
@@ -29,14 +30,14 @@ func TestProviderListJSON(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, secretKey) {
 		t.Fatal("provider list printed a key")
 	}
-	var rows []providerInfo
+	var rows []stage.ProviderInfo
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || strings.Count(r.stdout, "\n") != 1 {
 		t.Fatalf("piped output is not compact JSON: %v\n%s", err, r.stdout)
 	}
 	if len(rows) != len(catalog.All()) {
 		t.Fatalf("%d providers listed, the catalog has %d", len(rows), len(catalog.All()))
 	}
-	byName := map[string]providerInfo{}
+	byName := map[string]stage.ProviderInfo{}
 	for _, row := range rows {
 		byName[row.Name] = row
 	}

@@ -37,7 +37,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	if err := in.checkRequestBody(); err != nil {
+	if err := in.CheckRequestBody(); err != nil {
 		return err
 	}
 	s, err := resolve(c, stdio)
@@ -53,7 +53,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	}
 	// The body names its model; a provider that puts the model in the URL
 	// needs it there.
-	if m := gjson.GetBytes(in.data, "model").String(); m != "" && s.Model.Source != "flag --model" {
+	if m := gjson.GetBytes(in.Data, "model").String(); m != "" && s.Model.Source != "flag --model" {
 		s.Model = run.Given(m, "the request body")
 	}
 	s.NoTools = run.Given(true, "ask provider send") // it sends a body, and runs no tools
@@ -62,11 +62,11 @@ func providerSend(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	defer r.Close()
-	stream := prov.SendStreams(in.data, c.Bool("no-stream"))
+	stream := prov.SendStreams(in.Data, c.Bool("no-stream"))
 	hooks := providers.Hooks{OnRetry: func(attempt int, delay time.Duration, err error) {
 		if !c.Bool("quiet") {
 			fmt.Fprintf(stdio.Err, "ask: retry %d in %s: %v\n", attempt, delay.Round(time.Millisecond), err)
 		}
 	}}
-	return r.Send(c.Context, in.data, stream, stdio.Out, hooks)
+	return r.Send(c.Context, in.Data, stream, stdio.Out, hooks)
 }

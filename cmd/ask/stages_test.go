@@ -16,6 +16,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/stage"
 )
 
 // The goldens of the stages: each stage's output over the standard inputs
@@ -156,7 +157,7 @@ func TestParseToolCallsGoldens(t *testing.T) {
 			golden(t, name, []byte(r.stdout))
 
 			// Without --text the output is the calls alone, the same ones.
-			var withText parsedReply
+			var withText stage.ParsedReply
 			if err := json.Unmarshal([]byte(r.stdout), &withText); err != nil {
 				t.Fatal(err)
 			}
@@ -316,7 +317,7 @@ func TestParseToolCallsTextProtocolGoldens(t *testing.T) {
 			if n := strings.Count(r.stderr, "\n"); n != tt.wantNotes || n > 0 && !strings.Contains(r.stderr, "could not be read and is left out") {
 				t.Errorf("stderr = %q, want %d notes of calls left out", r.stderr, tt.wantNotes)
 			}
-			var withText parsedReply
+			var withText stage.ParsedReply
 			if err := json.Unmarshal([]byte(r.stdout), &withText); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"bytes"
@@ -26,26 +26,26 @@ func FuzzStageInputChecks(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	for _, name := range []string{"openai-chat/llm-gpt4omini-tool-stream.sse", "ollama/fantasy-pr63-gptoss120b-tool-stream.ndjson", "anthropic/sdkgo-tool-call.json"} {
-		if b, err := os.ReadFile(filepath.Join("testdata", "stages", "fixtures", name)); err == nil {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "ask", "testdata", "stages", "fixtures", name)); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := stageInput{name: "stdin", data: data}
-		err := in.checkJSON()
+		in := Input{Name: "stdin", Data: data}
+		err := in.CheckJSON()
 		if (err == nil) != (json.Valid(data) && len(bytes.TrimSpace(data)) > 0) {
-			t.Fatalf("checkJSON(%q) = %v, json.Valid says %v", data, err, json.Valid(data))
+			t.Fatalf("CheckJSON(%q) = %v, json.Valid says %v", data, err, json.Valid(data))
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1
 		var calls []providers.ToolCall
 		var results []providers.ToolResult
-		var tools []standardTool
-		body := in.checkRequestBody()
+		var tools []StandardTool
+		body := in.CheckRequestBody()
 		if (body == nil) != (err == nil && gjson.ParseBytes(data).IsObject()) {
-			t.Fatalf("checkRequestBody(%q) = %v", data, body)
+			t.Fatalf("CheckRequestBody(%q) = %v", data, body)
 		}
-		for _, check := range []error{err, in.checkStream(providers.SSE), in.checkStream(providers.NDJSON),
-			body, in.decode(&calls), in.decode(&results), in.decode(&tools)} {
+		for _, check := range []error{err, in.CheckStream(providers.SSE), in.CheckStream(providers.NDJSON),
+			body, in.Decode(&calls), in.Decode(&results), in.Decode(&tools)} {
 			if check == nil {
 				continue
 			}
