@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -495,7 +494,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.
 	if stdio.ErrTTY && !p.quiet && res.Steps > 0 {
-		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.Dim(runSummary(res.Steps, res.Usage)))
+		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.Dim(term.RunSummary(res.Steps, res.Usage)))
 	}
 	if code == exitOK {
 		switch {
@@ -559,32 +558,7 @@ func note(stdio *IO, status *term.StatusLine, p presentation, ev records.Event) 
 	if p.quiet {
 		return
 	}
-	var line string
-	switch ev.Type {
-	case records.TypeRetry:
-		line = fmt.Sprintf("retry %d in %s: %s", ev.Attempt, time.Duration(ev.DelayMS)*time.Millisecond, ev.Error)
-	case records.TypeRequest:
-		if p.verbose {
-			line = fmt.Sprintf("step %d: POST %s (%d bytes)", ev.Step, ev.URL, len(ev.Body))
-		}
-	case records.TypeAssistant:
-		if p.verbose && ev.Usage != nil {
-			line = fmt.Sprintf("step %d: %s", ev.Step, stepUsage(*ev.Usage))
-		}
-	case records.TypeToolStarted:
-		if p.verbose {
-			line = fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 120)))
-		}
-	case records.TypeToolFinished:
-		if p.verbose && ev.IsError {
-			line = fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Content, 200)))
-		}
-	case records.TypeToolDenied:
-		line = fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
-	case records.TypeFileChanged:
-		line = termtext.Safe(ev.Change.String())
-	}
-	if line != "" {
+	if line := term.NoteLine(ev, p.verbose); line != "" {
 		status.Clear()
 		fmt.Fprintf(stdio.Err, "ask: %s\n", line)
 	}

@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
-// runSummary is the line a run on a terminal ends with: its steps, the
+// RunSummary is the line a run on a terminal ends with: its steps, the
 // tokens in (and the share of them read from the provider's cache) and
 // out, and the cost when the provider reported one, such as
 //
 //	4 steps · 18,240 tokens in (81% from cache), 612 out · $0.0132
-func runSummary(steps int, u providers.Usage) string {
+func RunSummary(steps int, u providers.Usage) string {
 	parts := []string{termtext.Plural(steps, "step", "steps")}
 	if u.InputTokens > 0 || u.OutputTokens > 0 {
 		in := groupDigits(u.InputTokens) + " tokens in"
@@ -29,9 +29,9 @@ func runSummary(steps int, u providers.Usage) string {
 	return strings.Join(parts, " · ")
 }
 
-// stepUsage is one step's usage for -v: tokens in, what of them the
+// StepUsage is one step's usage for -v: tokens in, what of them the
 // cache served and took, tokens out, and the cost when reported.
-func stepUsage(u providers.Usage) string {
+func StepUsage(u providers.Usage) string {
 	var b strings.Builder
 	b.WriteString(groupDigits(u.InputTokens) + " tokens in")
 	var cache []string

@@ -1,0 +1,41 @@
+package term
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/termtext"
+)
+
+// NoteLine is the line stderr shows for an event of a run, after "ask: ",
+// or "" for none: retries, denials and changed files always, every
+// request and tool call only when verbose. What a model wrote is shown
+// with termtext.Safe.
+func NoteLine(ev records.Event, verbose bool) string {
+	switch ev.Type {
+	case records.TypeRetry:
+		return fmt.Sprintf("retry %d in %s: %s", ev.Attempt, time.Duration(ev.DelayMS)*time.Millisecond, ev.Error)
+	case records.TypeRequest:
+		if verbose {
+			return fmt.Sprintf("step %d: POST %s (%d bytes)", ev.Step, ev.URL, len(ev.Body))
+		}
+	case records.TypeAssistant:
+		if verbose && ev.Usage != nil {
+			return fmt.Sprintf("step %d: %s", ev.Step, StepUsage(*ev.Usage))
+		}
+	case records.TypeToolStarted:
+		if verbose {
+			return fmt.Sprintf("step %d: %s %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 120)))
+		}
+	case records.TypeToolFinished:
+		if verbose && ev.IsError {
+			return fmt.Sprintf("step %d: %s failed: %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Content, 200)))
+		}
+	case records.TypeToolDenied:
+		return fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
+	case records.TypeFileChanged:
+		return termtext.Safe(ev.Change.String())
+	}
+	return ""
+}

@@ -1,0 +1,38 @@
+package term
+
+import (
+	"testing"
+
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// Retries and denials are noted always, requests and tool calls only when
+// verbose, and a model's arguments cannot redraw the terminal.
+func TestNoteLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		ev      records.Event
+		verbose bool
+		want    string
+	}{
+		{"a retry", records.Event{Type: records.TypeRetry, Attempt: 2, DelayMS: 1500, Error: "429 Too Many Requests"}, false,
+			"retry 2 in 1.5s: 429 Too Many Requests"},
+		{"a request, quietly", records.Event{Type: records.TypeRequest, Step: 1, URL: "http://127.0.0.1/v1/chat/completions", Body: []byte("{}")}, false, ""},
+		{"a request, verbose", records.Event{Type: records.TypeRequest, Step: 1, URL: "http://127.0.0.1/v1/chat/completions", Body: []byte("{}")}, true,
+			"step 1: POST http://127.0.0.1/v1/chat/completions (2 bytes)"},
+		{"a tool call, verbose", records.Event{Type: records.TypeToolStarted, Step: 2, Name: "shell", Arguments: "{\"command\":\"ls\r\u001b[2K\"}"}, true,
+			`step 2: shell {"command":"ls \u001b[2K"}`},
+		{"a tool call, quietly", records.Event{Type: records.TypeToolStarted, Step: 2, Name: "shell", Arguments: "{}"}, false, ""},
+		{"a failed tool, verbose", records.Event{Type: records.TypeToolFinished, Step: 2, Name: "shell", IsError: true, Content: "exit 1"}, true,
+			"step 2: shell failed: exit 1"},
+		{"a tool that worked", records.Event{Type: records.TypeToolFinished, Step: 2, Name: "shell", Content: "ok"}, true, ""},
+		{"a denial", records.Event{Type: records.TypeToolDenied, Step: 3, Name: "shell", Reason: "the user declined this call"}, false,
+			"step 3: shell denied: the user declined this call"},
+	}
+	for _, tt := range tests {
+		if got := NoteLine(tt.ev, tt.verbose); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
