@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/table"
 )
 
 func configCommand(stdio *IO) *cli.Command {
@@ -92,7 +93,7 @@ func configAction(c *cli.Context, stdio *IO) error {
 	for _, e := range settings {
 		rows = append(rows, []string{e.Name, showValue(e.Value), e.Source})
 	}
-	return printTable(stdio.Out, []string{"SETTING", "VALUE", "SOURCE"}, rows...)
+	return table.Print(stdio.Out, []string{"SETTING", "VALUE", "SOURCE"}, rows...)
 }
 
 // configJSON is what `ask config` prints in a pipe.

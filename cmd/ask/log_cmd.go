@@ -10,6 +10,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/table"
 	"github.com/ask-cli/ask/internal/termtext"
 )
 
@@ -96,12 +97,7 @@ func logList(c *cli.Context, stdio *IO, text string) error {
 		}
 		return nil
 	}
-	var rows [][]string
-	for _, r := range runs {
-		rows = append(rows, []string{r.ID, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
-			termtext.Safe(tildePath(r.Workdir, stdio.Getenv("HOME"))), termtext.Safe(termtext.Shorten(r.Prompt, 60))})
-	}
-	return printTable(stdio.Out, []string{"ID", "TIME", "STATUS", "WORKDIR", "PROMPT"}, rows...)
+	return table.Runs(stdio.Out, runs, stdio.Getenv("HOME"))
 }
 
 // logShow prints one kept run.
@@ -145,14 +141,4 @@ func logShow(c *cli.Context, stdio *IO) error {
 		fmt.Fprintf(w, "\nanswer:\n%s\n", termtext.Safe(strings.TrimRight(e.Answer, "\n")))
 	}
 	return nil
-}
-
-// tildePath writes a path under home as ~/…, for a narrow column.
-func tildePath(p, home string) string {
-	if home != "" && home != "/" {
-		if rest, ok := strings.CutPrefix(p, strings.TrimRight(home, "/")+"/"); ok {
-			return "~/" + rest
-		}
-	}
-	return p
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +8,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/table"
 )
 
 // modelsCommand is `ask models`: the models the provider offers now, from
@@ -59,70 +59,7 @@ func modelsAction(c *cli.Context, stdio *IO) error {
 		models = []providers.Model{}
 	}
 	if stdio.OutTTY && !c.Bool("json") {
-		return modelsTable(stdio, models)
+		return table.Models(stdio.Out, models)
 	}
 	return writeStageValue(stdio, models)
-}
-
-// modelsTable shows the models to a person, with the columns the
-// provider filled for at least one of them.
-func modelsTable(stdio *IO, models []providers.Model) error {
-	columns := []struct {
-		head string
-		cell func(m providers.Model) string
-	}{
-		{"ID", func(m providers.Model) string { return m.ID }},
-		{"NAME", func(m providers.Model) string {
-			if m.Name == m.ID {
-				return ""
-			}
-			return m.Name
-		}},
-		{"CONTEXT", func(m providers.Model) string { return count(m.ContextLength) }},
-		{"MAX OUTPUT", func(m providers.Model) string { return count(m.MaxOutputTokens) }},
-		{"TOOLS", func(m providers.Model) string {
-			if m.Tools == nil {
-				return ""
-			}
-			return yesNo(*m.Tools)
-		}},
-		{"$/M IN", func(m providers.Model) string { return m.InputPrice }},
-		{"$/M OUT", func(m providers.Model) string { return m.OutputPrice }},
-		{"SIZE", func(m providers.Model) string {
-			if m.Size <= 0 {
-				return ""
-			}
-			return strconv.FormatFloat(float64(m.Size)/(1<<30), 'f', 1, 64) + " GiB"
-		}},
-		{"CREATED", func(m providers.Model) string { return m.Created }},
-		{"OWNED BY", func(m providers.Model) string { return m.OwnedBy }},
-	}
-	var header []string
-	var cells []func(providers.Model) string
-	for _, col := range columns {
-		for _, m := range models {
-			if col.cell(m) != "" {
-				header, cells = append(header, col.head), append(cells, col.cell)
-				break
-			}
-		}
-	}
-	if len(header) == 0 {
-		header, cells = []string{"ID"}, []func(providers.Model) string{columns[0].cell}
-	}
-	rows := make([][]string, len(models))
-	for i, m := range models {
-		for _, cell := range cells {
-			rows[i] = append(rows[i], orDash(cell(m)))
-		}
-	}
-	return printTable(stdio.Out, header, rows...)
-}
-
-// count is a token count for a table, "" for none.
-func count(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -13,6 +12,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/textproto"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/stage"
+	"github.com/ask-cli/ask/internal/table"
 )
 
 // providerCommand is `ask provider`: each stage of one provider's side of
@@ -120,47 +120,9 @@ func providerList(c *cli.Context, stdio *IO) error {
 	}
 	rows := stage.Providers(stdio.Getenv)
 	if stdio.OutTTY && !c.Bool("json") {
-		return providerTable(stdio.Out, rows)
+		return table.Providers(stdio.Out, rows)
 	}
 	return writeStageValue(stdio, rows)
-}
-
-// providerTable shows the providers to a person.
-func providerTable(w io.Writer, rows []stage.ProviderInfo) error {
-	var table [][]string
-	for _, r := range rows {
-		key := "none needed"
-		if len(r.KeyEnv) > 0 {
-			state := "unset"
-			if r.KeySet {
-				state = "set"
-			}
-			if !r.KeyRequired {
-				state = "optional, " + state
-			}
-			key = strings.Join(r.KeyEnv, " or ") + " (" + state + ")"
-		}
-		tools := "text protocol"
-		if r.NativeTools {
-			tools = "native"
-		}
-		table = append(table, []string{r.Name, r.Protocol, orDash(r.BaseURL), key, tools, yesNo(r.Streaming), orDash(r.Model)})
-	}
-	return printTable(w, []string{"NAME", "PROTOCOL", "BASE URL", "KEY", "TOOLS", "STREAMING", "DEFAULT MODEL"}, table...)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 func providerFormatTools(c *cli.Context, stdio *IO) error {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/table"
 )
 
 // sandboxCommand is `ask sandbox check`: what --sandbox can do on this
@@ -43,7 +43,7 @@ func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 	r := sandbox.Describe(s)
 	var err error
 	if stdio.OutTTY && !c.Bool("json") {
-		err = sandboxTable(stdio, r)
+		err = table.Sandbox(stdio.Out, r)
 	} else {
 		err = writeStageValue(stdio, r)
 	}
@@ -57,20 +57,4 @@ func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 		return withCode(exitFailure, errors.New("--sandbox can confine commands here only with --allow-network"))
 	}
 	return nil
-}
-
-func sandboxTable(stdio *IO, r sandbox.Report) error {
-	fs := fmt.Sprintf("Landlock ABI %d", r.LandlockABI)
-	if !r.FileSystem {
-		fs = r.FileSystemProblem
-	}
-	net := "new user and network namespaces"
-	if r.Namespaces == "net" {
-		net = "a new network namespace (as root, without user namespaces)"
-	}
-	if !r.Network {
-		net = r.NetworkProblem
-	}
-	return printTable(stdio.Out, []string{"CONFINES", "HERE", "HOW, OR WHY NOT"},
-		[]string{"file system", yesNo(r.FileSystem), fs}, []string{"network", yesNo(r.Network), net})
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -107,13 +105,4 @@ func subcommandAction(c *cli.Context) error {
 		names = append(names, sub.Name)
 	}
 	return usageErr("%s: unknown command %q: choose %s", commandPath(c), c.Args().First(), strings.Join(names, ", "))
-}
-
-// printTable prints rows under a header, in columns, for a person.
-func printTable(w io.Writer, header []string, rows ...[]string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, row := range append([][]string{header}, rows...) {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	return tw.Flush()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 
@@ -10,8 +9,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
-	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/table"
 )
 
 // toolFlagNames are the main command's flags that decide which tools exist
@@ -93,32 +91,13 @@ func toolsList(c *cli.Context, stdio *IO) error {
 	}
 	defer r.Close()
 	if stdio.OutTTY && !c.Bool("json") {
-		return toolsTable(stdio.Out, r)
+		return table.Tools(stdio.Out, r)
 	}
 	out, err := providers.MarshalTools(r.Declared)
 	if err != nil {
 		return err
 	}
 	return writeStageJSON(stdio, out)
-}
-
-// toolsTable shows the declared tools to a person.
-func toolsTable(w io.Writer, r *run.Run) error {
-	if len(r.Declared) == 0 {
-		fmt.Fprintf(w, "no tools are offered (mode %s)\n", r.Mode)
-		return nil
-	}
-	var rows [][]string
-	for _, t := range r.Declared {
-		info, _ := r.Tool(t.Name)
-		approval := "-"
-		if info.RequiresApproval {
-			approval = "asks"
-		}
-		desc, _, _ := strings.Cut(info.Description, "\n")
-		rows = append(rows, []string{info.Name, orDash(string(info.Risk)), approval, termtext.Shorten(desc, 80)})
-	}
-	return printTable(w, []string{"NAME", "RISK", "APPROVAL", "DESCRIPTION"}, rows...)
 }
 
 func toolsShow(c *cli.Context, stdio *IO) error {

@@ -1,0 +1,159 @@
+package table
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/stage"
+	"github.com/ask-cli/ask/internal/termtext"
+)
+
+// Providers shows the providers to a person.
+func Providers(w io.Writer, rows []stage.ProviderInfo) error {
+	var lines [][]string
+	for _, r := range rows {
+		key := "none needed"
+		if len(r.KeyEnv) > 0 {
+			state := "unset"
+			if r.KeySet {
+				state = "set"
+			}
+			if !r.KeyRequired {
+				state = "optional, " + state
+			}
+			key = strings.Join(r.KeyEnv, " or ") + " (" + state + ")"
+		}
+		tools := "text protocol"
+		if r.NativeTools {
+			tools = "native"
+		}
+		lines = append(lines, []string{r.Name, r.Protocol, OrDash(r.BaseURL), key, tools, YesNo(r.Streaming), OrDash(r.Model)})
+	}
+	return Print(w, []string{"NAME", "PROTOCOL", "BASE URL", "KEY", "TOOLS", "STREAMING", "DEFAULT MODEL"}, lines...)
+}
+
+// Models shows the models to a person, with the columns the
+// provider filled for at least one of them.
+func Models(w io.Writer, models []providers.Model) error {
+	columns := []struct {
+		head string
+		cell func(m providers.Model) string
+	}{
+		{"ID", func(m providers.Model) string { return m.ID }},
+		{"NAME", func(m providers.Model) string {
+			if m.Name == m.ID {
+				return ""
+			}
+			return m.Name
+		}},
+		{"CONTEXT", func(m providers.Model) string { return count(m.ContextLength) }},
+		{"MAX OUTPUT", func(m providers.Model) string { return count(m.MaxOutputTokens) }},
+		{"TOOLS", func(m providers.Model) string {
+			if m.Tools == nil {
+				return ""
+			}
+			return YesNo(*m.Tools)
+		}},
+		{"$/M IN", func(m providers.Model) string { return m.InputPrice }},
+		{"$/M OUT", func(m providers.Model) string { return m.OutputPrice }},
+		{"SIZE", func(m providers.Model) string {
+			if m.Size <= 0 {
+				return ""
+			}
+			return strconv.FormatFloat(float64(m.Size)/(1<<30), 'f', 1, 64) + " GiB"
+		}},
+		{"CREATED", func(m providers.Model) string { return m.Created }},
+		{"OWNED BY", func(m providers.Model) string { return m.OwnedBy }},
+	}
+	var header []string
+	var cells []func(providers.Model) string
+	for _, col := range columns {
+		for _, m := range models {
+			if col.cell(m) != "" {
+				header, cells = append(header, col.head), append(cells, col.cell)
+				break
+			}
+		}
+	}
+	if len(header) == 0 {
+		header, cells = []string{"ID"}, []func(providers.Model) string{columns[0].cell}
+	}
+	rows := make([][]string, len(models))
+	for i, m := range models {
+		for _, cell := range cells {
+			rows[i] = append(rows[i], OrDash(cell(m)))
+		}
+	}
+	return Print(w, header, rows...)
+}
+
+// count is a token count for a table, "" for none.
+func count(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// Tools shows the declared tools to a person.
+func Tools(w io.Writer, r *run.Run) error {
+	if len(r.Declared) == 0 {
+		fmt.Fprintf(w, "no tools are offered (mode %s)\n", r.Mode)
+		return nil
+	}
+	var rows [][]string
+	for _, t := range r.Declared {
+		info, _ := r.Tool(t.Name)
+		approval := "-"
+		if info.RequiresApproval {
+			approval = "asks"
+		}
+		desc, _, _ := strings.Cut(info.Description, "\n")
+		rows = append(rows, []string{info.Name, OrDash(string(info.Risk)), approval, termtext.Shorten(desc, 80)})
+	}
+	return Print(w, []string{"NAME", "RISK", "APPROVAL", "DESCRIPTION"}, rows...)
+}
+
+// Runs shows the kept runs, newest first, with a working directory under
+// home written as ~/….
+func Runs(w io.Writer, runs []history.Entry, home string) error {
+	var rows [][]string
+	for _, r := range runs {
+		rows = append(rows, []string{r.ID, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
+			termtext.Safe(tildePath(r.Workdir, home)), termtext.Safe(termtext.Shorten(r.Prompt, 60))})
+	}
+	return Print(w, []string{"ID", "TIME", "STATUS", "WORKDIR", "PROMPT"}, rows...)
+}
+
+// tildePath writes a path under home as ~/…, for a narrow column.
+func tildePath(p, home string) string {
+	if home != "" && home != "/" {
+		if rest, ok := strings.CutPrefix(p, strings.TrimRight(home, "/")+"/"); ok {
+			return "~/" + rest
+		}
+	}
+	return p
+}
+
+// Sandbox shows what the sandbox can confine here, and how or why not.
+func Sandbox(w io.Writer, r sandbox.Report) error {
+	fs := fmt.Sprintf("Landlock ABI %d", r.LandlockABI)
+	if !r.FileSystem {
+		fs = r.FileSystemProblem
+	}
+	net := "new user and network namespaces"
+	if r.Namespaces == "net" {
+		net = "a new network namespace (as root, without user namespaces)"
+	}
+	if !r.Network {
+		net = r.NetworkProblem
+	}
+	return Print(w, []string{"CONFINES", "HERE", "HOW, OR WHY NOT"},
+		[]string{"file system", YesNo(r.FileSystem), fs}, []string{"network", YesNo(r.Network), net})
+}

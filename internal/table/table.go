@@ -1,0 +1,36 @@
+// Package table shows ask's lists to a person: aligned columns under a
+// header, for a terminal's stdout. In a pipe the commands print JSON
+// instead, and never come here.
+package table
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Print prints rows under a header, in columns, for a person.
+func Print(w io.Writer, header []string, rows ...[]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, row := range append([][]string{header}, rows...) {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+// OrDash is s, or "-" for an empty cell.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// YesNo is a boolean cell.
+func YesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
