@@ -429,39 +429,17 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		}
 		out.History = &store
 	}
-	streamed := false
 	// An answer to a --schema is printed once validated.
+	var answer *term.Answer
 	if stdio.OutTTY && !p.jsonOut && !p.events && !r.HasSchema() {
-		// Every step's text streams as it comes, and a step's text may turn
-		// out to be narration before tool calls rather than the answer; a
-		// step after one that wrote starts after a blank line, so narration
-		// never runs into the answer.
-		var step, textStep int
-		endsInNewline := false
+		answer = term.NewAnswer(stdout, status)
 		out.Observe = func(ev records.Event) {
 			if ev.Type == records.TypeRequest {
-				step = ev.Step
+				answer.Step(ev.Step)
 			}
 			note(stdio, status, p, ev)
 		}
-		out.OnText = func(text string) {
-			if text == "" {
-				return
-			}
-			status.Clear()
-			if streamed && step != textStep {
-				sep := "\n\n"
-				if endsInNewline {
-					sep = "\n"
-				}
-				io.WriteString(stdout, sep)
-				status.Wrote(sep)
-			}
-			streamed, textStep = true, step
-			endsInNewline = strings.HasSuffix(text, "\n")
-			io.WriteString(stdout, text)
-			status.Wrote(text)
-		}
+		out.OnText = answer.Text
 	}
 	res := r.Execute(ctx, prompt, out)
 	status.Clear()
@@ -482,7 +460,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		writeErr = writeJSON(stdio.Out, j, stdio.OutTTY)
 	case p.events:
 		// run.finished carries the answer.
-	case streamed:
+	case answer != nil && answer.Streamed():
 		if !strings.HasSuffix(res.Answer, "\n") {
 			_, writeErr = io.WriteString(stdio.Out, "\n")
 		}
