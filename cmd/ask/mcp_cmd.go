@@ -3,13 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/run"
-	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/table"
 )
 
 // mcpFlagNames are the main command's flags that name MCP servers or
@@ -66,48 +64,10 @@ func mcpList(c *cli.Context, stdio *IO) error {
 		if err := writeStageJSON(stdio, out); err != nil {
 			return err
 		}
-	} else if err := mcpTable(stdio.Out, entries); err != nil {
+	} else if err := table.MCP(stdio.Out, entries); err != nil {
 		return err
 	}
 	return mcpFailures(entries)
-}
-
-// mcpTable shows the servers to a person: one line each, and its tools
-// indented below it.
-func mcpTable(w io.Writer, entries []run.MCPEntry) error {
-	if len(entries) == 0 {
-		fmt.Fprintln(w, "no MCP servers: add them to the config file's mcpServers, or give --mcp")
-		return nil
-	}
-	for _, e := range entries {
-		what := e.URL
-		if what == "" {
-			what = strings.Join(e.Command, " ")
-		}
-		var notes []string
-		if e.Disabled {
-			notes = append(notes, "disabled")
-		}
-		if e.Sandbox {
-			notes = append(notes, "sandboxed")
-		}
-		if len(e.Env) > 0 {
-			notes = append(notes, "env "+strings.Join(e.Env, ","))
-		}
-		if len(e.Headers) > 0 {
-			notes = append(notes, "headers "+strings.Join(e.Headers, ","))
-		}
-		notes = append(notes, e.Source)
-		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, termtext.Shorten(what, 80), strings.Join(notes, "; "))
-		for _, t := range e.Tools {
-			desc, _, _ := strings.Cut(t.Description, "\n")
-			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, termtext.Shorten(desc, 80))
-		}
-		if e.Error != "" {
-			fmt.Fprintf(w, "  error: %s\n", oneLine(e.Error))
-		}
-	}
-	return nil
 }
 
 // mcpFailures is the error, and its exit code, when servers failed to

@@ -120,6 +120,44 @@ func Tools(w io.Writer, r *run.Run) error {
 	return Print(w, []string{"NAME", "RISK", "APPROVAL", "DESCRIPTION"}, rows...)
 }
 
+// MCP shows the servers to a person: one line each, and its tools
+// indented below it.
+func MCP(w io.Writer, entries []run.MCPEntry) error {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no MCP servers: add them to the config file's mcpServers, or give --mcp")
+		return nil
+	}
+	for _, e := range entries {
+		what := e.URL
+		if what == "" {
+			what = strings.Join(e.Command, " ")
+		}
+		var notes []string
+		if e.Disabled {
+			notes = append(notes, "disabled")
+		}
+		if e.Sandbox {
+			notes = append(notes, "sandboxed")
+		}
+		if len(e.Env) > 0 {
+			notes = append(notes, "env "+strings.Join(e.Env, ","))
+		}
+		if len(e.Headers) > 0 {
+			notes = append(notes, "headers "+strings.Join(e.Headers, ","))
+		}
+		notes = append(notes, e.Source)
+		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, termtext.Shorten(what, 80), strings.Join(notes, "; "))
+		for _, t := range e.Tools {
+			desc, _, _ := strings.Cut(t.Description, "\n")
+			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, termtext.Shorten(desc, 80))
+		}
+		if e.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", termtext.FirstLine(e.Error))
+		}
+	}
+	return nil
+}
+
 // Runs shows the kept runs, newest first, with a working directory under
 // home written as ~/….
 func Runs(w io.Writer, runs []history.Entry, home string) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/stage"
 )
 
@@ -89,5 +90,34 @@ func TestRuns(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A server is one line with what it runs and its notes, its tools below
+// it, and an error in one line.
+func TestMCP(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	err := MCP(&b, []run.MCPEntry{
+		{Name: "files", Source: "config ~/.config/ask/config.json", Transport: "stdio", Command: []string{"npx", "server-files"},
+			Env: []string{"ROOT"}, Sandbox: true,
+			Tools: []run.MCPTool{{Name: "read", Declared: "files__read", Description: "Read a file.\nMore detail."}}},
+		{Name: "web", Source: "flag --mcp", Transport: "http", URL: "http://127.0.0.1:9/mcp", Headers: []string{"Authorization"}, Disabled: true,
+			Error: "connect: connection refused\nretried twice"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "files\tstdio\tnpx server-files\t(sandboxed; env ROOT; config ~/.config/ask/config.json)\n" +
+		"  files__read\tRead a file.\n" +
+		"web\thttp\thttp://127.0.0.1:9/mcp\t(disabled; headers Authorization; flag --mcp)\n" +
+		"  error: connect: connection refused …\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	if err := MCP(&b, nil); err != nil || !strings.HasPrefix(b.String(), "no MCP servers") {
+		t.Errorf("no servers: %q, %v", b.String(), err)
 	}
 }

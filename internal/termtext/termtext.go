@@ -71,3 +71,13 @@ func Shorten(s string, n int) string {
 	}
 	return s
 }
+
+// FirstLine is the first line of s, trimmed, with " …" when more lines
+// follow: a long error in one line of a list.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}

@@ -58,3 +58,18 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"exit status 1":                      "exit status 1",
+		"  connect: refused\n  at dial\n":    "connect: refused …",
+		"\nfirst after a blank line\nsecond": "first after a blank line …",
+		"":                                   "",
+	}
+	for in, want := range tests {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
