@@ -26,6 +26,8 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/term"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.0.0").
@@ -64,7 +66,7 @@ type IO struct {
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support
-	paint        palette       // stderr colours, chosen by useConfigFile
+	paint        term.Palette  // stderr colours, chosen by useConfigFile
 	helpDefaults *run.Settings // resolved by helpDefaults on first use
 	outline      bool          // build commands in outline (lazytree.go)
 }
@@ -165,7 +167,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	code := exitCode(err)
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), errorLine(err.Error()))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.ErrorPrefix(), errorLine(err.Error()))
 	}
 	return code
 }
@@ -253,12 +255,11 @@ func isFlagError(err error) bool {
 	return false
 }
 
-// oneLine keeps an error message to one line.
 // errorLine is an error as the line after "ask:" says it: one line, and a
 // message that starts with a command's path ("ask provider send: ...")
 // without its "ask ", which the prefix already says.
 func errorLine(s string) string {
-	s = oneLine(s)
+	s = termtext.FirstLine(s)
 	if rest, ok := strings.CutPrefix(s, "ask "); ok {
 		word, _, _ := strings.Cut(rest, " ")
 		if commandNames()[strings.TrimSuffix(word, ":")] {
@@ -280,14 +281,6 @@ func init() {
 		}
 		return names
 	})
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	return s
 }
 
 // printVersion writes the line `ask --version` prints.

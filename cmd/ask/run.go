@@ -484,7 +484,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		return nil
 	}
 	if msg != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.errorPrefix(), errorLine(msg))
+		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.ErrorPrefix(), errorLine(msg))
 	}
 	return &silentError{code: code}
 }

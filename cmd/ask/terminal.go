@@ -13,16 +13,10 @@ type colorChoice struct {
 	source string
 }
 
-// palette is the run's term.Palette; errorPrefix is the name runCLI knows
-// it by.
-type palette struct{ term.Palette }
-
-func (p palette) errorPrefix() string { return p.ErrorPrefix() }
-
 // chooseColor turns the --color setting (see colorSetting) into the run's
 // palette.
-func chooseColor(choice colorChoice, getenv func(string) string, errTTY bool) palette {
-	return palette{term.ChooseColor(choice.mode, getenv, errTTY)}
+func chooseColor(choice colorChoice, getenv func(string) string, errTTY bool) term.Palette {
+	return term.ChooseColor(choice.mode, getenv, errTTY)
 }
 
 // statusFor is the status line of a run: on a terminal stderr unless quiet,
@@ -32,5 +26,5 @@ func statusFor(stdio *IO, quiet bool) *term.StatusLine {
 	if n, err := strconv.Atoi(stdio.Getenv("COLUMNS")); err == nil && n > 20 {
 		width = n
 	}
-	return term.NewStatusLine(stdio.Err, stdio.ErrTTY && !quiet, stdio.paint.Palette, width)
+	return term.NewStatusLine(stdio.Err, stdio.ErrTTY && !quiet, stdio.paint, width)
 }
