@@ -327,14 +327,19 @@ func openLastRun(path string) (*lastRun, error) {
 	if path == "" {
 		return nil, nil
 	}
-	// The copies of killed runs are rare, and only an hour old one is
-	// taken for such; looking for them costs a read of a directory that
-	// holds every kept run, so about one run in staleCheckEvery looks.
-	if mathrand.N(staleCheckEvery) == 0 {
-		removeStaleCopies(filepath.Dir(path), time.Now())
-	}
+	// Both are done while the run waits for the model. The copies of
+	// killed runs are rare, and only an hour old one is taken for such;
+	// looking for them costs a read of a directory that holds every kept
+	// run, so about one run in staleCheckEvery looks.
+	dir := filepath.Dir(path)
+	lookForStale := mathrand.N(staleCheckEvery) == 0
 	early := make(chan *os.File, 1)
-	go func() { early <- history.OpenUnnamed(filepath.Dir(path)) }()
+	go func() {
+		if lookForStale {
+			removeStaleCopies(dir, time.Now())
+		}
+		early <- history.OpenUnnamed(dir)
+	}()
 	return &lastRun{path: path, early: early}, nil
 }
 
