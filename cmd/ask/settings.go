@@ -89,7 +89,7 @@ func useConfigFile(args []string, stdio *IO) {
 	stdio.config = run.LoadConfig(stdio.Getenv, profile)
 	stdio.helpDefaults = nil
 	stdio.color = colorSetting(args, stdio.Getenv, stdio.config.Resolved)
-	stdio.paint = chooseColor(stdio.color, stdio.Getenv, stdio.ErrTTY)
+	stdio.paint = term.ChooseColor(stdio.color.mode, stdio.Getenv, stdio.ErrTTY)
 }
 
 // colorSetting applies flag > NO_COLOR > config > default to --color.

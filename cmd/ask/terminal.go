@@ -13,12 +13,6 @@ type colorChoice struct {
 	source string
 }
 
-// chooseColor turns the --color setting (see colorSetting) into the run's
-// palette.
-func chooseColor(choice colorChoice, getenv func(string) string, errTTY bool) term.Palette {
-	return term.ChooseColor(choice.mode, getenv, errTTY)
-}
-
 // statusFor is the status line of a run: on a terminal stderr unless quiet,
 // in the run's colours, as wide as $COLUMNS says (80 without it).
 func statusFor(stdio *IO, quiet bool) *term.StatusLine {
