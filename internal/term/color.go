@@ -5,11 +5,9 @@ import (
 	"io"
 )
 
-// Colour is decoration on stderr only (the status line, the "ask:" of an
+// Palette paints stderr's decoration (the status line, the "ask:" of an
 // error, approval questions); stdout is data and never coloured. It is
-// chosen once per run by ChooseColor.
-
-// Palette paints stderr decoration; the zero Palette paints nothing.
+// chosen once per run by ChooseColor; the zero Palette paints nothing.
 type Palette struct{ On bool }
 
 // SGR codes used.

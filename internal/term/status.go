@@ -21,10 +21,10 @@ import (
 //	· step 2/8 · read_file go.mod · 3.2s
 //
 // Its caller turns it on only when stderr is a terminal and --quiet is
-// off. While it is
-// shown, a ticker redraws it so that the time moves during a long request
-// or tool; answer text clears it, and the next step draws it again. An
-// approval question holds it off the terminal until it is answered.
+// off. While it is shown, a ticker redraws it so that the time moves during
+// a long request or tool; answer text clears it, and the next step draws it
+// again. An approval question holds it off the terminal until it is
+// answered.
 type StatusLine struct {
 	mu      sync.Mutex
 	w       io.Writer
