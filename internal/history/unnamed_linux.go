@@ -12,9 +12,9 @@ import (
 // nothing in the directory shows it, and it vanishes if the process dies
 // before Link names it. Creating a file is the dear part of keeping a run
 // (ext4 looks for a free inode), so a run opens its copy's file while it
-// waits for the model, and Link only names it. nil means the file system
-// cannot (tmpfs before Linux 3.11, NFS): the caller creates the file by
-// name instead.
+// waits for the model, and Link only names it. nil means the system
+// cannot (a kernel before 3.11, a file system such as NFS): the caller
+// creates the file by name instead.
 func OpenUnnamed(dir string) *os.File {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil
