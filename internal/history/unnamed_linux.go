@@ -16,6 +16,11 @@ import (
 // cannot (a kernel before 3.11, a file system such as NFS): the caller
 // creates the file by name instead.
 func OpenUnnamed(dir string) *os.File {
+	// Link names the file through /proc/self/fd: without it, a file
+	// could be opened but never named.
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		return nil
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil
 	}
@@ -26,8 +31,8 @@ func OpenUnnamed(dir string) *os.File {
 	return f
 }
 
-// Link writes data to f, a file from OpenUnnamed, gives it the name path,
-// which must not exist, and closes it. On an error the file is closed
+// Link writes data (if any more) to f, a file from OpenUnnamed, gives it
+// the name path, which must not exist, and closes it. On an error the file is closed
 // unnamed, and so gone.
 func Link(f *os.File, data []byte, path string) error {
 	_, err := f.Write(data)

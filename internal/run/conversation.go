@@ -300,19 +300,21 @@ func keepRun(store *history.Store, getenv func(string) string) (*lastRun, error)
 // rename and no write a step. The file is opened without a name while the
 // run waits for the model, and named when it ends (history.OpenUnnamed);
 // where it cannot be, it is created by name then. A run that outgrows
-// memoryCopyLimit goes on in a private temporary file beside the kept runs,
-// renamed into place when it ends. Either way runs in parallel never mix
-// their lines, and a run is listed only once whole.
+// memoryCopyLimit goes on in that unnamed file, or else in a private
+// temporary file beside the kept runs, renamed into place when it ends.
+// Either way runs in parallel never mix their lines, and a run is listed
+// only once whole.
 type lastRun struct {
 	path    string
 	pending []byte // the copy, while it is held in memory
 	// early brings the unnamed file opened for the copy, or nil; it is
 	// taken once (takeEarly).
-	early <-chan *os.File
-	f     *os.File // the copy, once it outgrew memory
-	err   error    // the first failed write
-	// written hashes every byte written to f, to know the file is still
-	// ours when the run ends.
+	early   <-chan *os.File
+	f       *os.File // the copy, once it outgrew memory
+	unnamed bool     // f is the unnamed file, which nothing can reach by a name
+	err     error    // the first failed write
+	// written hashes every byte written to a named f, to know the file is
+	// still ours when the run ends.
 	written hash.Hash
 	size    int64
 }
@@ -407,15 +409,21 @@ func (l *lastRun) Write(p []byte) (int, error) {
 		}
 	}
 	n, err := l.f.Write(p)
-	l.written.Write(p[:n])
+	if l.written != nil {
+		l.written.Write(p[:n])
+	}
 	l.err = err
 	return len(p), nil
 }
 
-// spill moves the copy held in memory to a private temporary file.
+// spill moves the copy held in memory to a file: the unnamed one opened
+// for it, or else a private temporary file.
 func (l *lastRun) spill() error {
 	if f := l.takeEarly(); f != nil {
-		f.Close() // unnamed, it is gone
+		l.f, l.unnamed = f, true
+		_, err := f.Write(l.pending)
+		l.pending = nil
+		return err
 	}
 	dir := filepath.Dir(l.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -433,24 +441,31 @@ func (l *lastRun) spill() error {
 }
 
 // commit writes the copy to its place in the history. A copy held in
-// memory becomes a new file there; one in a temporary file is renamed
-// into place if it is still the file this run wrote, byte for byte: it
-// waited in a directory that other processes can write to, and whatever
-// --continue reads is taken as ask's own record.
+// memory becomes a new file there, and the unnamed file is named. One in a
+// temporary file is renamed into place if it is still the file this run
+// wrote, byte for byte: it waited in a directory that other processes can
+// write to, and whatever --continue reads is taken as ask's own record.
 func (l *lastRun) commit() error {
 	if l == nil {
 		return nil
 	}
 	if l.f == nil {
-		if l.err != nil { // a spill that failed; it closed the unnamed file
+		if l.err != nil { // a spill that failed
 			return l.err
 		}
 		if f := l.takeEarly(); f != nil && history.Link(f, l.pending, l.path) == nil {
 			return nil
 		}
-		// No unnamed file, or it could not be named (no /proc): the
-		// copy is still in memory.
+		// No unnamed file, or naming it failed: the copy is still in
+		// memory.
 		return l.writeNew()
+	}
+	if l.unnamed {
+		if l.err != nil {
+			l.f.Close()
+			return l.err
+		}
+		return history.Link(l.f, nil, l.path)
 	}
 	ours, _ := l.f.Stat()
 	err := errors.Join(l.err, l.f.Close())

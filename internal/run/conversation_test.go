@@ -3,13 +3,18 @@ package run
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ask-cli/ask/internal/history"
 )
 
 // TestLastRunIsWholeOrAbsent checks that a kept run appears only when it
 // is complete, that runs at once keep their own lines, whether a copy was
-// held in memory or outgrew it, and that no temporary files are left.
+// held in memory or outgrew it, and that no temporary files are left. A
+// copy that outgrew memory waits in its unnamed file where the system has
+// them, and in a named temporary file where it has not.
 func TestLastRunIsWholeOrAbsent(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "runs")
@@ -29,8 +34,13 @@ func TestLastRunIsWholeOrAbsent(t *testing.T) {
 			t.Fatalf("%s exists before its run finished", filepath.Base(p))
 		}
 	}
-	if temps, _ := filepath.Glob(filepath.Join(dir, lastTempPattern)); len(temps) != 1 {
-		t.Errorf("temporary copies while b runs: %v, want b's alone", temps)
+	wantTemps := 1
+	if f := history.OpenUnnamed(t.TempDir()); f != nil {
+		f.Close()
+		wantTemps = 0
+	}
+	if temps, _ := filepath.Glob(filepath.Join(dir, lastTempPattern)); len(temps) != wantTemps {
+		t.Errorf("temporary copies while b runs: %v, want %d", temps, wantTemps)
 	}
 	for _, l := range []*lastRun{a, b} {
 		if err := l.commit(); err != nil {
@@ -133,7 +143,12 @@ func TestLastRunKeepsOnlyWhatItWrote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A large run: its copy waits in a file while it goes on.
+			// The named temporary file, which other processes can
+			// reach: where no unnamed file can be opened, a large run's
+			// copy waits in it while the run goes on.
+			if f := l.takeEarly(); f != nil {
+				f.Close()
+			}
 			l.writer().Write(written)
 			tamper.do(t, l.f.Name())
 			if err := l.commit(); err == nil {
@@ -141,6 +156,44 @@ func TestLastRunKeepsOnlyWhatItWrote(t *testing.T) {
 			}
 			if _, err := os.Stat(path); err == nil {
 				t.Error("last.jsonl exists")
+			}
+		})
+	}
+}
+
+// BenchmarkKeepLargeRun keeps a run whose copy outgrew memory (8 MB, in
+// lines of 4 KB): in the unnamed file, named when it ends, against a named
+// temporary file, which is read again and hashed before it is renamed.
+//
+//	go test -run '^$' -bench KeepLargeRun ./internal/run
+func BenchmarkKeepLargeRun(b *testing.B) {
+	line := []byte(strings.Repeat("x", 4095) + "\n")
+	for _, named := range []bool{false, true} {
+		name := "unnamed"
+		if named {
+			name = "named"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			b.SetBytes(8 << 20)
+			i := 0
+			for b.Loop() {
+				i++
+				l, err := openLastRun(filepath.Join(dir, "runs", strconv.Itoa(i)+".jsonl"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if named {
+					if f := l.takeEarly(); f != nil {
+						f.Close()
+					}
+				}
+				for range (8 << 20) / len(line) {
+					l.writer().Write(line)
+				}
+				if err := l.commit(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
