@@ -77,21 +77,39 @@ const SchemaInstruction = "Your final answer must be one JSON value that conform
 type Field struct {
 	Key   string // a literal key, written as it is: no escaping is done
 	Value json.RawMessage
+	// items, set by ArrayField, are the value's elements, written as an
+	// array in place of Value.
+	items   []json.RawMessage
+	isArray bool
+}
+
+// ArrayField is the field key whose value is the array of items, written
+// straight into the object: a conversation is copied into the body once,
+// not first into an array of its own (JoinArray) and then again.
+func ArrayField(key string, items []json.RawMessage) Field {
+	return Field{Key: key, items: items, isArray: true}
 }
 
 // Object writes {"key": value, ...} in the order given, copying each value
-// once. The values must already be valid JSON: this is for a request body
-// whose large parts (the conversation) were validated piece by piece,
-// where setting them with sjson would copy the whole body once a field.
+// once; a field without a value is left out. The values must already be
+// valid JSON: this is for a request body whose large parts (the
+// conversation) were validated piece by piece, where setting them with
+// sjson would copy the whole body once a field.
 func Object(fields ...Field) []byte {
 	n := 2
 	for _, f := range fields {
 		n += len(f.Key) + len(f.Value) + 4
+		if f.isArray {
+			n += 2
+		}
+		for _, it := range f.items {
+			n += len(it) + 1
+		}
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '{')
 	for _, f := range fields {
-		if f.Value == nil {
+		if f.Value == nil && !f.isArray {
 			continue
 		}
 		if len(b) > 1 {
@@ -100,7 +118,18 @@ func Object(fields ...Field) []byte {
 		b = append(b, '"')
 		b = append(b, f.Key...)
 		b = append(b, '"', ':')
-		b = append(b, f.Value...)
+		if !f.isArray {
+			b = append(b, f.Value...)
+			continue
+		}
+		b = append(b, '[')
+		for i, it := range f.items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, it...)
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -173,7 +175,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		}
 	}
 	for i, m := range r.Messages {
-		if !json.Valid(m) {
+		if !gjson.ValidBytes(m) {
 			return nil, fmt.Errorf("anthropic: message %d is not valid JSON", i)
 		}
 	}
@@ -203,7 +205,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	}
 	fields = append(fields,
 		providers.Field{Key: "system", Value: systemValue},
-		providers.Field{Key: "messages", Value: providers.JoinArray(msgs)},
+		providers.ArrayField("messages", msgs),
 		providers.Field{Key: "tools", Value: toolsValue})
 	if toolsValue != nil && r.NoToolCalls {
 		// The history's tool_use blocks need the tools declared; none

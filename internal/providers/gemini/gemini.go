@@ -222,7 +222,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		}
 	}
 	for i, m := range r.Messages {
-		if !json.Valid(m) {
+		if !gjson.ValidBytes(m) {
 			return nil, fmt.Errorf("gemini: message %d is not valid JSON", i)
 		}
 	}
@@ -272,7 +272,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		return nil, fmt.Errorf("gemini: build request: %w", err)
 	}
 	return providers.Object(
-		providers.Field{Key: "contents", Value: providers.JoinArray(alternate(r.Messages))},
+		providers.ArrayField("contents", alternate(r.Messages)),
 		providers.Field{Key: "systemInstruction", Value: instr},
 		providers.Field{Key: "tools", Value: tools},
 		providers.Field{Key: "toolConfig", Value: toolConfig},
