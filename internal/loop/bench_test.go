@@ -258,6 +258,7 @@ func BenchmarkBuildRequestGrowth(b *testing.B) {
 				bestLarge = min(bestLarge, buildCPU(b, c.protocol, large))
 			}
 			b.ReportMetric(float64(bestLarge)/float64(bestSmall), growthMetric)
+			b.ReportMetric(float64(bestLarge)/1e6, "ms-10000-messages")
 		})
 	}
 }
