@@ -57,7 +57,7 @@ func Set(doc []byte, path string, v any) ([]byte, error) {
 
 // SetRaw is sjson.SetRawBytes for a value that must already be valid JSON.
 func SetRaw(doc []byte, path string, raw []byte) ([]byte, error) {
-	if !json.Valid(raw) {
+	if !gjson.ValidBytes(raw) {
 		return nil, fmt.Errorf("set %s: value is not valid JSON", path)
 	}
 	out, err := sjson.SetRawBytes(doc, path, raw)
@@ -65,6 +65,30 @@ func SetRaw(doc []byte, path string, raw []byte) ([]byte, error) {
 		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
 	return out, nil
+}
+
+// FillArray writes items into the empty array at path in doc, an object
+// built small with sjson around that placeholder: setting a long
+// conversation first and the fields after it would copy the conversation
+// once a field. The items must already be valid JSON; each is copied once.
+func FillArray(doc []byte, path string, items []json.RawMessage) ([]byte, error) {
+	at := gjson.GetBytes(doc, path)
+	if at.Raw != "[]" || at.Index <= 0 || doc[at.Index] != '[' {
+		return nil, fmt.Errorf("fill %s: no empty array there", path)
+	}
+	n := len(doc)
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, doc[:at.Index+1]...)
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, doc[at.Index+1:]...), nil
 }
 
 // SchemaInstruction introduces an answer's JSON Schema in a system prompt,

@@ -30,3 +30,30 @@ func TestObject(t *testing.T) {
 		}
 	}
 }
+
+func TestFillArray(t *testing.T) {
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	items := []json.RawMessage{raw(`{"role":"user","content":"[]"}`), raw(`[1]`)}
+	tests := []struct {
+		name, doc, path string
+		items           []json.RawMessage
+		want            string // "" for an error
+	}{
+		{"between fields", `{"model":"m","messages":[],"stream":true}`, "messages", items, `{"model":"m","messages":[{"role":"user","content":"[]"},[1]],"stream":true}`},
+		{"last field", `{"model":"m","input":[]}`, "input", items, `{"model":"m","input":[{"role":"user","content":"[]"},[1]]}`},
+		{"no items", `{"input":[]}`, "input", nil, `{"input":[]}`},
+		{"a nested path", `{"a":{"b":[]},"c":[]}`, "a.b", items[1:], `{"a":{"b":[[1]]},"c":[]}`},
+		{"not empty", `{"input":[1]}`, "input", items, ""},
+		{"not an array", `{"input":"[]"}`, "input", items, ""},
+		{"missing", `{"model":"m"}`, "input", items, ""},
+	}
+	for _, tt := range tests {
+		got, err := FillArray([]byte(tt.doc), tt.path, tt.items)
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("%s: FillArray = %s, want an error", tt.name, got)
+		case tt.want != "" && (err != nil || string(got) != tt.want):
+			t.Errorf("%s: FillArray = %s, %v; want %s", tt.name, got, err, tt.want)
+		}
+	}
+}

@@ -202,7 +202,8 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if doc, err = providers.SetRaw(doc, "messages", providers.JoinArray(msgs)); err != nil {
+	// The conversation goes in last, in one copy (FillArray).
+	if doc, err = providers.SetRaw(doc, "messages", []byte("[]")); err != nil {
 		return nil, err
 	}
 	tools, err := p.FormatTools(r.Tools)
@@ -246,7 +247,7 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return doc, nil
+	return providers.FillArray(doc, "messages", msgs)
 }
 
 // isObject reports whether b is one valid JSON object, without copying it.

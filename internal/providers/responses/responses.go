@@ -174,7 +174,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, fmt.Errorf("input item %d is not a JSON object", i)
 		}
 	}
-	if doc, err = providers.SetRaw(doc, "input", providers.JoinArray(r.Messages)); err != nil {
+	// The conversation goes in last, in one copy (FillArray).
+	if doc, err = providers.SetRaw(doc, "input", []byte("[]")); err != nil {
 		return nil, err
 	}
 	tools, err := p.FormatTools(r.Tools)
@@ -241,7 +242,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return doc, nil
+	return providers.FillArray(doc, "input", r.Messages)
 }
 
 // wantsEncryptedReasoning reports whether a model reasons, so that a
