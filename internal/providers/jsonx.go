@@ -14,19 +14,31 @@ import (
 // one pass keeps request building linear; appending with sjson's "-1" path in
 // a loop is quadratic.
 func JoinArray(items []json.RawMessage) json.RawMessage {
-	n := 2
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	b := make([]byte, 0, n)
+	b := make([]byte, 0, 2+itemsLen(items))
 	b = append(b, '[')
+	b = appendItems(b, items)
+	return append(b, ']')
+}
+
+// appendItems appends items to b, separated by commas: an array's
+// elements, without its brackets.
+func appendItems(b []byte, items []json.RawMessage) []byte {
 	for i, it := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, it...)
 	}
-	return append(b, ']')
+	return b
+}
+
+// itemsLen is how many bytes appendItems appends.
+func itemsLen(items []json.RawMessage) int {
+	n := 0
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	return n
 }
 
 // CallID is a tool call's id as it goes back to the provider: in JSON,
@@ -76,18 +88,9 @@ func FillArray(doc []byte, path string, items []json.RawMessage) ([]byte, error)
 	if at.Raw != "[]" || at.Index <= 0 || doc[at.Index] != '[' {
 		return nil, fmt.Errorf("fill %s: no empty array there", path)
 	}
-	n := len(doc)
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	out := make([]byte, 0, n)
+	out := make([]byte, 0, len(doc)+itemsLen(items))
 	out = append(out, doc[:at.Index+1]...)
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
+	out = appendItems(out, items)
 	return append(out, doc[at.Index+1:]...), nil
 }
 
@@ -124,10 +127,7 @@ func Object(fields ...Field) []byte {
 	for _, f := range fields {
 		n += len(f.Key) + len(f.Value) + 4
 		if f.isArray {
-			n += 2
-		}
-		for _, it := range f.items {
-			n += len(it) + 1
+			n += 2 + itemsLen(f.items)
 		}
 	}
 	b := make([]byte, 0, n)
@@ -147,12 +147,7 @@ func Object(fields ...Field) []byte {
 			continue
 		}
 		b = append(b, '[')
-		for i, it := range f.items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, it...)
-		}
+		b = appendItems(b, f.items)
 		b = append(b, ']')
 	}
 	return append(b, '}')
