@@ -20,11 +20,9 @@ import (
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ask-cli/ask/internal/bytesize"
@@ -96,13 +94,37 @@ func NewID(now time.Time) string {
 	return fmt.Sprintf("%s-%04x", now.UTC().Format("20060102-150405.000000"), mathrand.N(1<<16))
 }
 
-// idPattern compiles on first use, not in every process at init.
-var idPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\d{8}-\d{6}\.\d{6}-[0-9a-f]{4}$`)
-})
+// idShape is the form of a run id, 20261123-100000.000000-1a2b: d a
+// decimal digit, x a lowercase hexadecimal one, and every other byte
+// itself.
+const idShape = "dddddddd-dddddd.dddddd-xxxx"
 
-// IsID reports whether s has the form of a run id.
-func IsID(s string) bool { return idPattern().MatchString(s) }
+// IsID reports whether s has the form of a run id. Prune asks it of every
+// file in the directory, so it is a comparison with idShape, not a regular
+// expression (FuzzIsID holds the two to the same answers).
+func IsID(s string) bool {
+	if len(s) != len(idShape) {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		switch idShape[i] {
+		case 'd':
+			if c < '0' || c > '9' {
+				return false
+			}
+		case 'x':
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		default:
+			if c != idShape[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // Path is where the run id is kept.
 func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+".jsonl") }
@@ -292,16 +314,25 @@ func (s Store) Prune() error { return s.prune(true) }
 // MaxBytes.
 func (s Store) prune(sizes bool) error {
 	ids, err := s.ids()
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	// The sizes are read through the directory, not by each file's whole
+	// path: a stat a kept run is most of a prune's time, and the lookup of
+	// the path's every directory was half of each.
+	dir, err := os.OpenRoot(s.Dir)
 	if err != nil {
 		return err
 	}
+	defer dir.Close()
 	var total int64
 	kept := 0
 	var errs []error
 	for _, id := range slices.Backward(ids) {
+		name := id + ".jsonl"
 		kept++
 		if sizes {
-			info, err := os.Stat(s.Path(id))
+			info, err := dir.Lstat(name)
 			if err != nil {
 				kept--
 				continue
@@ -311,7 +342,7 @@ func (s Store) prune(sizes bool) error {
 		if kept == 1 || kept <= s.MaxRuns && total <= s.MaxBytes {
 			continue
 		}
-		if err := os.Remove(s.Path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestOpenLimits(t *testing.T) {
 
 // writeRun keeps a transcript of a run in workdir with prompt, finished
 // with status, under an id of second sec.
-func writeRun(t *testing.T, s Store, sec int, workdir, prompt, status string, pad int) string {
+func writeRun(t testing.TB, s Store, sec int, workdir, prompt, status string, pad int) string {
 	t.Helper()
 	start := time.Date(2026, 11, 23, 10, 0, sec, 0, time.UTC)
 	id := NewID(start)
@@ -237,4 +238,60 @@ func TestPruneAfterALargeRunWithManyKept(t *testing.T) {
 	if ids, _ := s.ids(); len(ids) != s.MaxRuns {
 		t.Errorf("%d runs kept after a large run, want %d", len(ids), s.MaxRuns)
 	}
+}
+
+// BenchmarkPrune is the prune about one run in pruneEvery makes, over a
+// full store (DefaultMaxRuns runs of a few kilobytes) with nothing to
+// remove: the directory read, the ids told from other names, a size a run.
+func BenchmarkPrune(b *testing.B) {
+	s := Store{Dir: b.TempDir(), MaxRuns: DefaultMaxRuns, MaxBytes: DefaultMaxBytes}
+	for i := range DefaultMaxRuns {
+		writeRun(b, s, i, "/w", "prompt", "completed", 4000)
+	}
+	for b.Loop() {
+		if err := s.Prune(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// idOracle is the form of a run id as a regular expression, which IsID
+// spells out byte by byte.
+var idOracle = regexp.MustCompile(`^\d{8}-\d{6}\.\d{6}-[0-9a-f]{4}$`)
+
+func TestIsID(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"20261123-100000.000000-1a2b", true},
+		{NewID(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)), true},
+		{"20261123-100000.000000-1A2B", false}, // upper-case hex
+		{"20261123-100000.000000-1a2g", false},
+		{"20261123-100000.000000-1a2", false},
+		{"20261123-100000.000000-1a2b0", false},
+		{"20261123_100000.000000-1a2b", false},
+		{"20261123-100000,000000-1a2b", false},
+		{"2026112a-100000.000000-1a2b", false},
+		{".last-1234.jsonl", false},
+		{"", false},
+	} {
+		if got := IsID(tt.s); got != tt.want {
+			t.Errorf("IsID(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// FuzzIsID holds IsID to the regular expression of a run id.
+func FuzzIsID(f *testing.F) {
+	f.Add("20261123-100000.000000-1a2b")
+	f.Add("20261123-100000.000000-1a2B")
+	f.Add("99999999-999999.999999-ffff")
+	f.Add("0000000--000000.000000-0000")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := IsID(s), idOracle.MatchString(s); got != want {
+			t.Errorf("IsID(%q) = %v, the pattern says %v", s, got, want)
+		}
+	})
 }
