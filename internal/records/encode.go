@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -376,16 +378,61 @@ func appendRawField(b []byte, key string, raw json.RawMessage) ([]byte, error) {
 
 // appendRaw writes raw compacted, as encoding/json writes a RawMessage
 // (nil as null), and fails where it fails: on anything not one valid JSON
-// value, the empty message included.
+// value, the empty message included. Most raw values are already compact
+// (requests ask built, the loop's history, tool schemas): those are
+// checked by gjson and copied, several times faster than encoding/json's
+// scanner, which compacts the rest and words the errors (FuzzAppendRaw
+// holds the two paths to the same bytes and the same failures).
 func appendRaw(b []byte, what string, raw json.RawMessage) ([]byte, error) {
 	if raw == nil {
 		return append(b, "null"...), nil
+	}
+	if isCompact(raw) && gjson.ValidBytes(raw) {
+		return append(b, raw...), nil
 	}
 	buf := bytes.NewBuffer(b)
 	if err := json.Compact(buf, raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// maxCompactDepth is encoding/json's limit on nesting, which gjson does
+// not have: a value nested deeper takes encoding/json's path and fails
+// there.
+const maxCompactDepth = 10000
+
+// isCompact reports whether raw has no whitespace outside its strings and
+// no nesting deeper than encoding/json allows, so that json.Compact would
+// return it unchanged if it is valid. It does not check validity.
+func isCompact(raw []byte) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // the escaped byte cannot end the string
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > maxCompactDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return true
 }
 
 func appendRawList(b []byte, what string, list []json.RawMessage) ([]byte, error) {

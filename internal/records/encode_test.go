@@ -304,3 +304,30 @@ func BenchmarkOneRun(b *testing.B) {
 		})
 	}
 }
+
+// FuzzAppendRaw holds appendRaw, which copies a compact value gjson finds
+// valid, to json.Compact: the same bytes, and an error exactly where
+// encoding/json has one.
+func FuzzAppendRaw(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":[1,2.5,"x y"],"b":{"c":null}}`, `{ "a" : 1 }`, `"a\"b"`, `"\\"`, `"a\\"x`, `"\u00e9\ud83d"`,
+		"\"\xff\xfe\"", "\"a\tb\"", `[1,]`, `-`, `01`, `1.`, `1e`, `-0.0e+1`, `true`, `nul`, ``, ` `, `{}x`,
+		`{"a":1}{}`, "\"\u2028<&>\"", strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := appendRaw([]byte("x"), "raw", raw)
+		var want bytes.Buffer
+		want.WriteString("x")
+		wantErr := json.Compact(&want, raw)
+		switch {
+		case err != nil && wantErr != nil:
+		case err != nil || wantErr != nil:
+			t.Fatalf("appendRaw(%q) err = %v, json.Compact err = %v", raw, err, wantErr)
+		case !bytes.Equal(got, want.Bytes()):
+			t.Fatalf("appendRaw(%q) = %q, json.Compact gives %q", raw, got, want.Bytes())
+		}
+	})
+}
