@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -56,4 +57,24 @@ func TestFillArray(t *testing.T) {
 			t.Errorf("%s: FillArray = %s, %v; want %s", tt.name, got, err, tt.want)
 		}
 	}
+}
+
+// FuzzQuote holds Quote, which copies plain ASCII between quotes, to
+// encoding/json's encoder without HTML escaping, which writes the rest.
+func FuzzQuote(f *testing.F) {
+	for _, seed := range []string{"", "openai", "https://x/v1?a=b&c=<d>", "a\"b", `a\b`, "tab\there", "line\n",
+		"\x7f", "é", "\u2028", "\xff", "~ !#$%&'()*+,-./:;<=>?@[]^_`{|}"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := Quote(s); !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+			t.Errorf("Quote(%q) = %s, encoding/json writes %s", s, got, want.Bytes())
+		}
+	})
 }
