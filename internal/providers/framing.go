@@ -248,29 +248,40 @@ func CheckNesting(b []byte) error {
 // NestingDepth is the deepest that the arrays and objects of the JSON text
 // b nest.
 func NestingDepth(b []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
+	deepest, _ := Shape(b)
+	return deepest
+}
+
+// Shape reads the JSON text b outside its strings: how deep its arrays and
+// objects nest, and whether it has whitespace between its tokens (which
+// json.Compact would take out). It does not check that b is valid.
+func Shape(b []byte) (deepest int, spaced bool) {
+	depth := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // the escaped byte cannot end the string
+			case '"':
 				inString = false
 			}
-		case c == '"':
+			continue
+		}
+		switch c {
+		case '"':
 			inString = true
-		case c == '[' || c == '{':
+		case '[', '{':
 			depth++
 			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
+		case ']', '}':
 			depth--
+		case ' ', '\t', '\n', '\r':
+			spaced = true
 		}
 	}
-	return deepest
+	return deepest, spaced
 }
 
 // ParseResponse is p.ParseResponse, with a panic in the parser made an

@@ -8,19 +8,26 @@ import (
 
 func TestNestingDepth(t *testing.T) {
 	tests := []struct {
-		in   string
-		want int
+		in     string
+		want   int
+		spaced bool
 	}{
-		{``, 0},
-		{`"[[["`, 0},
-		{`{"a":[1,{"b":[]}]}`, 4},
-		{`{"a":"\"[[[{{{"}`, 1},
-		{`["\\", [[]]]`, 3},
-		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), 5000},
+		{``, 0, false},
+		{`"[[["`, 0, false},
+		{`{"a":[1,{"b":[]}]}`, 4, false},
+		{`{"a":"\"[[[{{{"}`, 1, false},
+		{`["\\", [[]]]`, 3, true},
+		{`{"a b":"\t\n c"}`, 1, false},
+		{"{\"a\":\n1}", 1, true},
+		{"\r", 0, true},
+		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), 5000, false},
 	}
 	for _, tt := range tests {
 		if got := NestingDepth([]byte(tt.in)); got != tt.want {
 			t.Errorf("NestingDepth(%.40q) = %d, want %d", tt.in, got, tt.want)
+		}
+		if _, spaced := Shape([]byte(tt.in)); spaced != tt.spaced {
+			t.Errorf("Shape(%.40q) spaced = %v, want %v", tt.in, spaced, tt.spaced)
 		}
 	}
 	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)

@@ -406,33 +406,8 @@ const maxCompactDepth = 10000
 // no nesting deeper than encoding/json allows, so that json.Compact would
 // return it unchanged if it is valid. It does not check validity.
 func isCompact(raw []byte) bool {
-	depth := 0
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++ // the escaped byte cannot end the string
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			if depth++; depth > maxCompactDepth {
-				return false
-			}
-		case '}', ']':
-			depth--
-		case ' ', '\t', '\n', '\r':
-			return false
-		}
-	}
-	return true
+	deepest, spaced := providers.Shape(raw)
+	return !spaced && deepest <= maxCompactDepth
 }
 
 func appendRawList(b []byte, what string, list []json.RawMessage) ([]byte, error) {
