@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 func TestAppendHistory(t *testing.T) {
@@ -20,6 +22,9 @@ func TestAppendHistory(t *testing.T) {
 			want: `{"model":"m", "messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","signature":"c2ln"}]},{"role":"tool","content":"<b>&</b>"}],"tools":[ {"x" : 1} ],"stream":true}`},
 		{name: "empty conversation", body: `{"messages":[]}`, msgs: []string{`{"a":1}`}, want: `{"messages":[{"a":1}]}`},
 		{name: "nothing to add", body: `{"messages":[{"a":1}]}`, want: `{"messages":[{"a":1}]}`},
+		{name: "the conversation's spacing kept", body: "{\"messages\": [\n {\"a\": 1}\n ] }", msgs: []string{`{"b":2}`},
+			want: "{\"messages\": [\n {\"a\": 1}\n ,{\"b\":2}] }"},
+		{name: "an empty conversation with spaces", body: `{"messages":[ ]}`, msgs: []string{`{"b":2}`}, want: `{"messages":[ {"b":2}]}`},
 		{name: "no conversation", body: `{"contents":[]}`, wantErr: `the request body has no "messages" array, where echo requests hold the conversation`},
 		{name: "not an array", body: `{"messages":"x"}`, wantErr: `no "messages" array`},
 		{name: "invalid message", body: `{"messages":[]}`, msgs: []string{`{`}, wantErr: "message 0 to append is not valid JSON"},
@@ -45,4 +50,34 @@ func TestAppendHistory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzAppendHistory: for a valid body, what AppendHistory returns is
+// valid JSON whose conversation is the old one and then the message.
+func FuzzAppendHistory(f *testing.F) {
+	f.Add(`{"messages":[{"role":"user"}]}`, `{"b":2}`)
+	f.Add("{\"messages\" : [ \n ] , \"x\":[1]}", `"m"`)
+	f.Add(`{"x":{"messages":[]},"messages":[1,[2]]}`, `[3]`)
+	f.Fuzz(func(t *testing.T, body, msg string) {
+		if !json.Valid([]byte(body)) {
+			return
+		}
+		got, err := AppendHistory(echoProtocol{}, []byte(body), []json.RawMessage{json.RawMessage(msg)})
+		if err != nil {
+			return
+		}
+		if !json.Valid(got) {
+			t.Fatalf("AppendHistory(%q, %q) = %q, not valid JSON", body, msg, got)
+		}
+		before := gjson.Get(body, "messages").Array()
+		after := gjson.GetBytes(got, "messages").Array()
+		if len(after) != len(before)+1 || after[len(before)].Raw != strings.TrimSpace(msg) {
+			t.Fatalf("AppendHistory(%q, %q) = %q: the conversation does not end with the message", body, msg, got)
+		}
+		for i := range before {
+			if after[i].Raw != before[i].Raw {
+				t.Fatalf("AppendHistory(%q, %q) = %q: message %d changed", body, msg, got, i)
+			}
+		}
+	})
 }

@@ -176,23 +176,30 @@ func Object(fields ...Field) []byte {
 
 // AppendHistory returns a request body of p with msgs added at the end of
 // its conversation (p.HistoryField()). Every other byte of the body stays as
-// it was, and msgs go in verbatim, so whatever the provider needs back
-// (thinking blocks, signatures, reasoning items) is echoed as it came.
+// it was, the conversation's own included, and msgs go in verbatim, so
+// whatever the provider needs back (thinking blocks, signatures,
+// reasoning items) is echoed as it came. The body is copied once, with
+// msgs written in before the array's closing bracket.
 func AppendHistory(p Protocol, body []byte, msgs []json.RawMessage) ([]byte, error) {
 	field := p.HistoryField()
 	hist := gjson.GetBytes(body, field)
-	if !hist.IsArray() {
+	if !hist.IsArray() || hist.Index <= 0 {
 		return nil, fmt.Errorf("the request body has no %q array, where %s requests hold the conversation: is it a request of another provider?", field, p.Name())
 	}
-	var items []json.RawMessage
-	hist.ForEach(func(_, v gjson.Result) bool {
-		items = append(items, json.RawMessage(v.Raw))
-		return true
-	})
 	for i, m := range msgs {
 		if !json.Valid(m) {
 			return nil, fmt.Errorf("message %d to append is not valid JSON", i)
 		}
 	}
-	return SetRaw(body, field, JoinArray(append(items, msgs...)))
+	if len(msgs) == 0 {
+		return body, nil
+	}
+	end := hist.Index + len(hist.Raw) - 1 // the array's ']'
+	out := make([]byte, 0, len(body)+itemsLen(msgs))
+	out = append(out, body[:end]...)
+	if len(bytes.TrimSpace([]byte(hist.Raw[1:len(hist.Raw)-1]))) > 0 {
+		out = append(out, ',')
+	}
+	out = appendItems(out, msgs)
+	return append(out, body[end:]...), nil
 }
