@@ -184,7 +184,6 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	// Whatever variable the key came from stays with ask.
 	root.Scrub(row.KeyEnv...)
 	r.workdir, r.root = root.Dir(), root
-	r.workdir = root.Dir()
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
