@@ -317,9 +317,9 @@ func (s Store) prune(sizes bool) error {
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	// The sizes are read through the directory, not by each file's whole
-	// path: a stat a kept run is most of a prune's time, and the lookup of
-	// the path's every directory was half of each.
+	// A stat a kept run is most of a prune's time: they go through one
+	// handle on the directory, which spares each the lookup of the
+	// directories above it.
 	dir, err := os.OpenRoot(s.Dir)
 	if err != nil {
 		return err

@@ -197,7 +197,7 @@ func AppendHistory(p Protocol, body []byte, msgs []json.RawMessage) ([]byte, err
 	end := hist.Index + len(hist.Raw) - 1 // the array's ']'
 	out := make([]byte, 0, len(body)+itemsLen(msgs))
 	out = append(out, body[:end]...)
-	if len(bytes.TrimSpace([]byte(hist.Raw[1:len(hist.Raw)-1]))) > 0 {
+	if strings.TrimSpace(hist.Raw[1:len(hist.Raw)-1]) != "" {
 		out = append(out, ',')
 	}
 	out = appendItems(out, msgs)
