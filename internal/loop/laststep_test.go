@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -71,5 +72,35 @@ func TestLastStepOffersNoTools(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Each request vouches for the messages the one before was built from, so
+// that a step's protocol checks only what the step added; the first
+// request vouches for none, a conversation carried from a transcript
+// included.
+func TestRequestsVouchForTheMessagesSentBefore(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(calls(call("1", "read_file", `{"path":"a"}`)), calls(call("2", "read_file", `{"path":"b"}`)), text("done"))
+	defer srv.Close()
+	m := &recordingModel{Caller: &providers.Caller{Provider: "fake", Protocol: openai.New(), BaseURL: srv.URL, Model: "m", Key: "k",
+		Sleep: func(context.Context, time.Duration) error { return nil }}}
+	carried := []json.RawMessage{json.RawMessage(`{"role":"user","content":"before"}`), json.RawMessage(`{"role":"assistant","content":"ok"}`)}
+	res := loop.Run(context.Background(), loop.Config{Model: m, Prompt: "q", MaxSteps: 5, History: carried,
+		Tools: []providers.Tool{{Name: "read_file"}}, Toolbox: &fakeTools{}})
+	if res.Status != loop.StatusCompleted {
+		t.Fatalf("status %s: %v", res.Status, res.Err)
+	}
+	if len(m.reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(m.reqs))
+	}
+	for i, req := range m.reqs {
+		want := 0
+		if i > 0 {
+			want = len(m.reqs[i-1].Messages)
+		}
+		if req.Checked != want || req.Checked >= len(req.Messages) {
+			t.Errorf("request %d: %d of %d messages vouched for, want %d", i+1, req.Checked, len(req.Messages), want)
+		}
 	}
 }

@@ -156,9 +156,12 @@ func Run(ctx context.Context, cfg Config) *Result {
 }
 
 type runner struct {
-	cfg        Config
-	res        *Result
-	history    []json.RawMessage
+	cfg     Config
+	res     *Result
+	history []json.RawMessage
+	// checked is how many messages of history a request was built from:
+	// the protocol need not check them again (Request.Checked).
+	checked    int
 	seen       map[string]int // call fingerprint → times asked
 	parseFails int
 	refused    bool
@@ -192,6 +195,7 @@ func (r *runner) run(ctx context.Context) {
 			Stream:    r.cfg.Stream,
 			MaxTokens: r.cfg.MaxTokens,
 			Schema:    r.cfg.Schema,
+			Checked:   r.checked,
 		}
 		// The last step the limit allows withholds the tools and says so,
 		// so that a run stopped by its limit still ends with an answer.
@@ -208,6 +212,7 @@ func (r *runner) run(ctx context.Context) {
 			r.fail(ctx, err)
 			return
 		}
+		r.checked = len(req.Messages)
 		r.res.Usage = r.res.Usage.Add(turn.Usage)
 		r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
 		usage := turn.Usage

@@ -118,7 +118,16 @@ type Request struct {
 	// (Ollama). Where the tools stay declared, the history's calls still
 	// name tools the request knows.
 	NoToolCalls bool
+	// Checked is how many of Messages, from the first, were in a request
+	// the same protocol built before: BuildRequest checks only the rest.
+	// The loop sets it, so that a step checks the messages it added, not
+	// the whole conversation again; 0 checks them all.
+	Checked int
 }
+
+// FirstUnchecked is the index of the first message BuildRequest must
+// check.
+func (r Request) FirstUnchecked() int { return min(max(r.Checked, 0), len(r.Messages)) }
 
 // Cache is how a request asks for its prefix to be cached.
 type Cache struct {

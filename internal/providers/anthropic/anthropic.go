@@ -174,8 +174,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			system += providers.SchemaInstruction + compact.String()
 		}
 	}
-	for i, m := range r.Messages {
-		if !gjson.ValidBytes(m) {
+	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
+		if !gjson.ValidBytes(r.Messages[i]) {
 			return nil, fmt.Errorf("anthropic: message %d is not valid JSON", i)
 		}
 	}

@@ -26,12 +26,9 @@ func FuzzBuildRequest(f *testing.F) {
 			msgs = append(msgs, json.RawMessage(line))
 		}
 		for _, row := range All() {
-			if row.LocalProgram {
+			proto := remoteProtocol(t, row)
+			if proto == nil {
 				continue
-			}
-			proto, err := row.NewProtocol()
-			if err != nil {
-				t.Fatal(err)
 			}
 			body, err := proto.BuildRequest(providers.Request{Model: "m", Messages: msgs, Stream: true})
 			if err != nil {
@@ -58,4 +55,51 @@ func FuzzBuildRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBuildRequestChecksTheUncheckedMessages: every protocol checks the
+// messages from Request.Checked on, refusing one that is broken there,
+// whatever Checked says (beyond the conversation, or negative), and takes
+// the caller's word for those before.
+func TestBuildRequestChecksTheUncheckedMessages(t *testing.T) {
+	t.Parallel()
+	good := json.RawMessage(`{"role":"user","content":"hi","parts":[{"text":"hi"}]}`)
+	broken := json.RawMessage(`{"role":`)
+	for _, row := range All() {
+		proto := remoteProtocol(t, row)
+		if proto == nil {
+			continue
+		}
+		for _, tt := range []struct {
+			msgs    []json.RawMessage
+			checked int
+			refuse  bool
+		}{
+			{[]json.RawMessage{good, good}, 2, false},
+			{[]json.RawMessage{good, broken}, 1, true},
+			{[]json.RawMessage{broken, good}, 0, true},
+			{[]json.RawMessage{broken, good}, -1, true},
+			{[]json.RawMessage{good, good}, 5, false},
+			{[]json.RawMessage{broken, good}, 1, false}, // vouched for, not checked again
+		} {
+			_, err := proto.BuildRequest(providers.Request{Model: "m", Messages: tt.msgs, Checked: tt.checked})
+			if (err != nil) != tt.refuse {
+				t.Errorf("%s: %d messages, %d checked: error %v, want refused %v", row.Name, len(tt.msgs), tt.checked, err, tt.refuse)
+			}
+		}
+	}
+}
+
+// remoteProtocol is the protocol of a provider ask reaches over HTTP, nil
+// for a local program's.
+func remoteProtocol(tb testing.TB, row Provider) providers.Protocol {
+	tb.Helper()
+	if row.LocalProgram {
+		return nil
+	}
+	proto, err := row.NewProtocol()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return proto
 }

@@ -50,8 +50,8 @@ func (p Plain) BuildRequest(r providers.Request) ([]byte, error) {
 	if _, err := p.FormatTools(r.Tools); err != nil {
 		return nil, err
 	}
-	for i, m := range r.Messages {
-		if !gjson.ValidBytes(m) || !gjson.GetBytes(m, "role").Exists() {
+	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
+		if m := r.Messages[i]; !gjson.ValidBytes(m) || !gjson.GetBytes(m, "role").Exists() {
 			return nil, fmt.Errorf("command: build request: message %d is not a {\"role\", \"content\"} object", i)
 		}
 	}

@@ -221,8 +221,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			responseSchema = cleaned
 		}
 	}
-	for i, m := range r.Messages {
-		if !gjson.ValidBytes(m) {
+	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
+		if !gjson.ValidBytes(r.Messages[i]) {
 			return nil, fmt.Errorf("gemini: message %d is not valid JSON", i)
 		}
 	}

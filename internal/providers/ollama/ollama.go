@@ -191,8 +191,9 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 		}
 		msgs = append(msgs, sys)
 	}
+	first := r.FirstUnchecked()
 	for i, m := range r.Messages {
-		if !isObject(m) {
+		if i >= first && !isObject(m) {
 			return nil, fmt.Errorf("message %d is not a JSON object", i)
 		}
 		msgs = append(msgs, m)

@@ -124,8 +124,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if r.Model == "" {
 		return nil, fmt.Errorf("openai: build request: no model")
 	}
-	for i, m := range r.Messages {
-		if !gjson.ValidBytes(m) {
+	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
+		if !gjson.ValidBytes(r.Messages[i]) {
 			return nil, fmt.Errorf("openai: build request: message %d is not valid JSON", i)
 		}
 	}

@@ -169,8 +169,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	for i, m := range r.Messages {
-		if !gjson.ValidBytes(m) || !gjson.ParseBytes(m).IsObject() {
+	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
+		if m := r.Messages[i]; !gjson.ValidBytes(m) || !gjson.ParseBytes(m).IsObject() {
 			return nil, fmt.Errorf("input item %d is not a JSON object", i)
 		}
 	}
