@@ -125,9 +125,17 @@ type Request struct {
 	Checked int
 }
 
-// FirstUnchecked is the index of the first message BuildRequest must
-// check.
-func (r Request) FirstUnchecked() int { return min(max(r.Checked, 0), len(r.Messages)) }
+// BadMessage is the index of the first message BuildRequest must check
+// (from Checked on) that ok refuses, or -1 when there is none: each
+// protocol says what a message of its own must be.
+func (r Request) BadMessage(ok func([]byte) bool) int {
+	for i := min(max(r.Checked, 0), len(r.Messages)); i < len(r.Messages); i++ {
+		if !ok(r.Messages[i]) {
+			return i
+		}
+	}
+	return -1
+}
 
 // Cache is how a request asks for its prefix to be cached.
 type Cache struct {

@@ -174,10 +174,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			system += providers.SchemaInstruction + compact.String()
 		}
 	}
-	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
-		if !gjson.ValidBytes(r.Messages[i]) {
-			return nil, fmt.Errorf("anthropic: message %d is not valid JSON", i)
-		}
+	if i := r.BadMessage(gjson.ValidBytes); i >= 0 {
+		return nil, fmt.Errorf("anthropic: message %d is not valid JSON", i)
 	}
 	tools, err := toolItems(r.Tools)
 	if err != nil {

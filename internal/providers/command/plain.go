@@ -50,10 +50,9 @@ func (p Plain) BuildRequest(r providers.Request) ([]byte, error) {
 	if _, err := p.FormatTools(r.Tools); err != nil {
 		return nil, err
 	}
-	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
-		if m := r.Messages[i]; !gjson.ValidBytes(m) || !gjson.GetBytes(m, "role").Exists() {
-			return nil, fmt.Errorf("command: build request: message %d is not a {\"role\", \"content\"} object", i)
-		}
+	hasRole := func(m []byte) bool { return gjson.ValidBytes(m) && gjson.GetBytes(m, "role").Exists() }
+	if i := r.BadMessage(hasRole); i >= 0 {
+		return nil, fmt.Errorf("command: build request: message %d is not a {\"role\", \"content\"} object", i)
 	}
 	var b strings.Builder
 	b.WriteString(`{"model":`)

@@ -221,10 +221,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			responseSchema = cleaned
 		}
 	}
-	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
-		if !gjson.ValidBytes(r.Messages[i]) {
-			return nil, fmt.Errorf("gemini: message %d is not valid JSON", i)
-		}
+	if i := r.BadMessage(gjson.ValidBytes); i >= 0 {
+		return nil, fmt.Errorf("gemini: message %d is not valid JSON", i)
 	}
 	tools, err := p.FormatTools(r.Tools)
 	if err != nil {

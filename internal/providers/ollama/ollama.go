@@ -191,13 +191,10 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 		}
 		msgs = append(msgs, sys)
 	}
-	first := r.FirstUnchecked()
-	for i, m := range r.Messages {
-		if i >= first && !isObject(m) {
-			return nil, fmt.Errorf("message %d is not a JSON object", i)
-		}
-		msgs = append(msgs, m)
+	if i := r.BadMessage(isObject); i >= 0 {
+		return nil, fmt.Errorf("message %d is not a JSON object", i)
 	}
+	msgs = append(msgs, r.Messages...)
 
 	doc, err := providers.SetRaw([]byte(`{"model":""}`), "model", providers.Quote(r.Model))
 	if err != nil {

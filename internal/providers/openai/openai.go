@@ -124,10 +124,8 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if r.Model == "" {
 		return nil, fmt.Errorf("openai: build request: no model")
 	}
-	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
-		if !gjson.ValidBytes(r.Messages[i]) {
-			return nil, fmt.Errorf("openai: build request: message %d is not valid JSON", i)
-		}
+	if i := r.BadMessage(gjson.ValidBytes); i >= 0 {
+		return nil, fmt.Errorf("openai: build request: message %d is not valid JSON", i)
 	}
 	msgs := make([]json.RawMessage, 0, len(r.Messages)+1)
 	if r.System != "" {

@@ -169,10 +169,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	for i := r.FirstUnchecked(); i < len(r.Messages); i++ {
-		if m := r.Messages[i]; !gjson.ValidBytes(m) || !gjson.ParseBytes(m).IsObject() {
-			return nil, fmt.Errorf("input item %d is not a JSON object", i)
-		}
+	isObject := func(m []byte) bool { return gjson.ValidBytes(m) && gjson.ParseBytes(m).IsObject() }
+	if i := r.BadMessage(isObject); i >= 0 {
+		return nil, fmt.Errorf("input item %d is not a JSON object", i)
 	}
 	// The conversation goes in last, in one copy (FillArray).
 	if doc, err = providers.SetRaw(doc, "input", []byte("[]")); err != nil {
