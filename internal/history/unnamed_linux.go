@@ -32,8 +32,8 @@ func OpenUnnamed(dir string) *os.File {
 }
 
 // Link writes data (if any more) to f, a file from OpenUnnamed, gives it
-// the name path, which must not exist, and closes it. On an error the file is closed
-// unnamed, and so gone.
+// the name path, which must not exist, and closes it. On an error the file
+// is closed unnamed, and so gone.
 func Link(f *os.File, data []byte, path string) error {
 	_, err := f.Write(data)
 	if err == nil {
