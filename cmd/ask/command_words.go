@@ -65,8 +65,8 @@ func promptWords(app *cli.App, args []string) (words []string, forced bool) {
 	if len(args) < 2 {
 		return nil, false
 	}
-	takesValue := valueFlags(app.Flags)
-	if first := firstPositional(takesValue, args[1:]); isCommand(app, first) {
+	forms := formsOf(app.Flags)
+	if i := forms.firstPositional(args[1:]); i >= 0 && isCommand(app, args[1+i]) {
 		return nil, false
 	}
 	rest := args[1:]
@@ -75,10 +75,9 @@ func promptWords(app *cli.App, args []string) (words []string, forced bool) {
 		if a == "--" {
 			return nil, true
 		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		_, known := takesValue[name]
-		if len(a) > 1 && a[0] == '-' && (known || len(words) == 0) {
-			if takesValue[name] && !hasValue {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if len(a) > 1 && a[0] == '-' && (forms.known(name) || len(words) == 0) {
+			if _, valueNext := forms.long(a); valueNext {
 				i++
 			}
 			continue

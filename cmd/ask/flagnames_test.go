@@ -65,7 +65,7 @@ func TestStoredNames(t *testing.T) {
 	for _, path := range paths {
 		plain := newApp(stdio())
 		// The app a run builds (newRunApp, useStoredNames).
-		wrapped := newRunApp(stdio())
+		wrapped, _ := newRunApp(stdio())
 		useStoredNames(wrapped)
 		if got, want := help(wrapped, path), help(plain, path); got != want {
 			t.Errorf("%s --help in the app of a run:\n%s\nwant:\n%s", name(path), got, want)

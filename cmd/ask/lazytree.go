@@ -11,41 +11,48 @@ import "github.com/urfave/cli/v2"
 // An outline is the command as its constructor builds it from an IO marked
 // outline, for which runFlags is empty: it has the command's names, usage
 // and place in --help, all that the main command's help and urfave/cli's
-// lookup of a command by name read. The chosen command is built in full in
-// the app's Before, which urfave/cli calls after parsing the main command's
-// flags and before it runs the subcommand, and it replaces the outline in
-// place. Nothing depends on a constructor using runFlags: one that does not
-// is built the same both times.
-func newRunApp(stdio *IO) *cli.App {
+// lookup of a command by name read. fill builds the command named in full,
+// in place of its outline, and returns it (nil for a name no command has):
+// a run calls it for the command its command line names, whose flags it
+// reads before urfave/cli does (reorderArgs). The app's Before, which
+// urfave/cli calls after parsing the main command's flags and before it
+// runs the subcommand, fills the command chosen too. Nothing depends on a
+// constructor using runFlags: one that does not is built the same both
+// times.
+func newRunApp(stdio *IO) (app *cli.App, fill func(name string) *cli.Command) {
 	outline := *stdio
 	outline.outline = true
 	builders := map[*cli.Command]func(*IO) *cli.Command{}
-	app := appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command {
+	app = appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command {
 		c := build(&outline)
 		builders[c] = build
 		return c
 	})
-	app.Before = func(c *cli.Context) error {
-		if !c.Args().Present() {
-			return nil
-		}
-		cmd := c.App.Command(c.Args().First())
+	fill = func(name string) *cli.Command {
+		cmd := app.Command(name)
 		build := builders[cmd]
 		if build == nil {
-			return nil
+			return cmd
 		}
 		full := build(stdio)
 		setUsageError(full, "ask "+full.Name)
 		addCommandExamples(full, "ask")
-		// The outline's HelpName ("ask tools") was set by urfave/cli's
-		// Setup; it is the one field of a top-level command Setup sets
-		// that the full command needs (the others it recomputes or ask
-		// leaves at their zero values: flag categories, the slice
-		// separator).
+		// The outline's HelpName ("ask tools"), set by urfave/cli's Setup
+		// when the app runs, is the one field of a top-level command Setup
+		// sets that the full command needs once the app has started (the
+		// others it recomputes or ask leaves at their zero values: flag
+		// categories, the slice separator). Before the app runs it is
+		// empty, and Setup sets the full command's.
 		full.HelpName = cmd.HelpName
 		*cmd = *full
 		delete(builders, cmd)
+		return cmd
+	}
+	app.Before = func(c *cli.Context) error {
+		if c.Args().Present() {
+			fill(c.Args().First())
+		}
 		return nil
 	}
-	return app
+	return app, fill
 }

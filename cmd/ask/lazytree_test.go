@@ -16,7 +16,8 @@ func TestOutlines(t *testing.T) {
 	stdio := func() *IO {
 		return &IO{Getenv: func(string) string { return "" }, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
 	}
-	full, outlined := newApp(stdio()), newRunApp(stdio())
+	full := newApp(stdio())
+	outlined, _ := newRunApp(stdio())
 	if len(full.Commands) != len(outlined.Commands) {
 		t.Fatalf("%d commands in outline, %d in full", len(outlined.Commands), len(full.Commands))
 	}
@@ -52,7 +53,7 @@ func TestOutlines(t *testing.T) {
 	if len(lighter.Subcommands) > 0 {
 		path = append(path, lighter.Subcommands[0].Name)
 	}
-	app := newRunApp(stdio())
+	app, _ := newRunApp(stdio())
 	if err := app.Run(append(path, "--help")); err != nil {
 		t.Fatalf("%v --help: %v", path, err)
 	}

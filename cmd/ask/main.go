@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -154,10 +153,10 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	stdio, flush := withRedaction(stdio)
 	defer flush()
 	useConfigFile(args, stdio)
-	app := newRunApp(stdio)
+	app, fill := newRunApp(stdio)
 	args, err := commandWords(app, args)
 	if err == nil {
-		args = reorderArgs(app, args)
+		args = reorderArgs(app, fill, args)
 		useStoredNames(app)
 		err = app.RunContext(ctx, args)
 	}
@@ -357,27 +356,20 @@ func setUsageError(c *cli.Command, path string) {
 
 // reorderArgs lets flags follow the prompt (`ask "why?" --json`), as users
 // of git and gh expect; urfave/cli stops at the first positional argument.
-// Flags after "--" and everything after a subcommand name stay where they are.
-// A flag's short form is written long (-a becomes --attach): urfave/cli
-// refuses two forms of one flag in a command line, and `-a x.png --attach
-// y.pdf` attaches two files, as `--attach` twice does.
-func reorderArgs(app *cli.App, args []string) []string {
+// Flags after "--" and everything after a subcommand name stay where they
+// are. Every flag word is written long (flagforms.go), the subcommand's
+// with its own flags: fill builds the subcommand named in full and returns
+// it.
+func reorderArgs(app *cli.App, fill func(name string) *cli.Command, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	takesValue := valueFlags(app.Flags)
-	longName := map[string]string{}
-	for _, f := range app.Flags {
-		if name, aliases, ok := nameAndAliases(declared(f)); ok {
-			for _, a := range aliases {
-				longName[a] = name
-			}
-		}
-	}
-	first := firstPositional(takesValue, args[1:])
-	for _, c := range app.Commands {
-		if slices.Contains(c.Names(), first) {
-			return args
+	forms := formsOf(app.Flags)
+	if i := forms.firstPositional(args[1:]); i >= 0 {
+		if c := fill(args[1+i]); c != nil {
+			head, _ := forms.leadingFlags(args[1 : 1+i])
+			head = append([]string{args[0]}, head...)
+			return append(append(head, args[1+i]), subcommandArgs(c, args[2+i:])...)
 		}
 	}
 	var flags, positional []string
@@ -388,20 +380,16 @@ func reorderArgs(app *cli.App, args []string) []string {
 			positional = append(positional, rest[i+1:]...)
 			break
 		}
-		name := strings.TrimLeft(a, "-")
-		name, _, hasValue := strings.Cut(name, "=")
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		isFlag := len(a) > 1 && a[0] == '-'
 		// Before the prompt every dash word is a flag (urfave/cli reports
 		// unknown ones); after it, only the flags ask knows are moved, so
-		// that "ask what is -5 squared" keeps its words.
-		_, known := takesValue[name]
-		if isFlag && (known || len(positional) == 0) {
-			if long, ok := longName[name]; ok {
-				dashes := len(a) - len(strings.TrimLeft(a, "-"))
-				a = "--" + long + a[dashes+len(name):] // and "=value", if given so
-			}
-			flags = append(flags, a)
-			if takesValue[name] && !hasValue {
+		// that "ask what is -5 squared" keeps its words, and so does a run
+		// of letters ("explain grep -qv").
+		if isFlag && (forms.known(name) || len(positional) == 0) {
+			words, valueNext := forms.long(a)
+			flags = append(flags, words...)
+			if valueNext {
 				if i+1 == len(rest) {
 					// The last word is a flag without its value: left
 					// last, it is reported as such, rather than taking
@@ -476,24 +464,4 @@ func nameAndAliases(f cli.Flag) (name string, aliases []string, ok bool) {
 		return f.Name, f.Aliases, true
 	}
 	return "", nil, false
-}
-
-// firstPositional returns the first argument that is not a flag or a flag's
-// value, as urfave/cli would see it; takesValue is valueFlags of the app's
-// flags.
-func firstPositional(takesValue map[string]bool, args []string) string {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || len(a) < 2 || a[0] != '-' {
-			if a == "--" && i+1 < len(args) {
-				return ""
-			}
-			return a
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if takesValue[name] && !hasValue {
-			i++
-		}
-	}
-	return ""
 }

@@ -255,6 +255,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "answer", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?"}, wantCode: 0, wantOut: "42\n"},
 		{name: "flags after the prompt", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?", "--no-stream", "-q"}, wantCode: 0, wantOut: "42\n"},
 		{name: "both forms of a flag", replies: []fakeprovider.Reply{text("42")}, args: []string{"-q", "what?", "--quiet", "-m=fake", "--model", "fake-2"}, wantCode: 0, wantOut: "42\n"},
+		{name: "a run of switches and a long form", replies: []fakeprovider.Reply{text("42")}, args: []string{"-qy", "what?", "--yes"}, wantCode: 0, wantOut: "42\n"},
 		{name: "no prompt", args: nil, wantCode: 2, wantErrRe: "no prompt"},
 		{name: "unknown flag", args: []string{"--frobnicate", "x"}, wantCode: 2, wantErrRe: "frobnicate"},
 		{name: "bad max steps", args: []string{"--max-steps", "0", "x"}, wantCode: 2, wantErrRe: "--max-steps"},

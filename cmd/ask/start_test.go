@@ -23,9 +23,9 @@ var oneShot = []string{"ask", "--provider", "openai", "--base-url", "http://127.
 // action that reads the typed flags, as every run does first.
 func parseAsRun(args []string) error {
 	stdio := &IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard}
-	app := newRunApp(stdio)
+	app, fill := newRunApp(stdio)
 	app.Action = func(c *cli.Context) error { flagSettings(c); return nil }
-	args = reorderArgs(app, args)
+	args = reorderArgs(app, fill, args)
 	useStoredNames(app)
 	return app.RunContext(context.Background(), args)
 }
@@ -60,7 +60,7 @@ func BenchmarkStartParse(b *testing.B) {
 func BenchmarkStartTree(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		newRunApp(&IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard})
+		_, _ = newRunApp(&IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard})
 	}
 }
 
