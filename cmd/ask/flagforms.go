@@ -13,9 +13,15 @@ import (
 // that adds --yes to flags holding -y, or `-a x.png --attach y.pdf` would
 // fail. A run writes every flag word long before urfave/cli reads it: -q
 // becomes --quiet, and a run of one-letter switches, which urfave/cli
-// splits (-qy), becomes one long word a flag (--quiet --yes). Each command
-// on the command line is written with its own flags: the main command's up
-// to its subcommand, then the subcommand's (built in full for it).
+// splits (-qy), becomes a long word for each flag (--quiet --yes). Each
+// command on the command line is written with its own flags: the main
+// command's up to its subcommand, then the subcommand's (built in full for
+// it).
+//
+// A flag typed before a subcommand that has a flag of that name too is
+// given to the subcommand: urfave/cli would parse it as the main command's,
+// and the subcommand would read its own, unset. `ask -p anthropic provider
+// request hi` built a request for the default provider.
 
 // flagForms knows a command's flags by every one of their names.
 type flagForms struct {
@@ -85,26 +91,25 @@ func (f flagForms) switchRun(a string) ([]string, bool) {
 // a flag or a flag's value, as urfave/cli reads them, or -1 when there is
 // none or "--" comes first.
 func (f flagForms) firstPositional(args []string) int {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return -1
-		}
-		if len(a) < 2 || a[0] != '-' {
-			return i
-		}
-		if _, valueNext := f.long(a); valueNext {
-			i++
-		}
+	if _, i := f.leadingFlags(args); i < len(args) && args[i] != "--" {
+		return i
 	}
 	return -1
 }
 
-// leadingFlags writes long the flag words at the start of args, with their
-// values, and returns them and the index of the word they stop at: the
-// first positional word, or "--".
-func (f flagForms) leadingFlags(args []string) ([]string, int) {
-	out := make([]string, 0, len(args))
+// flagWords is one flag of a command line, written long, with its value
+// when it takes the next word: ["--attach", "x.png"]. A word no flag of the
+// command has is one with no name.
+type flagWords struct {
+	name  string
+	words []string
+}
+
+// leadingFlags reads the flags at the start of args, written long, and
+// returns them and the index of the word they stop at: the first positional
+// word, or "--".
+func (f flagForms) leadingFlags(args []string) ([]flagWords, int) {
+	var out []flagWords
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -112,27 +117,78 @@ func (f flagForms) leadingFlags(args []string) ([]string, int) {
 			break
 		}
 		words, valueNext := f.long(a)
-		out = append(out, words...)
+		for _, w := range words {
+			name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if !f.known(name) {
+				name = ""
+			}
+			out = append(out, flagWords{name: name, words: []string{w}})
+		}
 		if valueNext && i+1 < len(args) {
 			i++
-			out = append(out, args[i])
+			last := &out[len(out)-1]
+			last.words = append(last.words, args[i])
 		}
 	}
 	return out, i
 }
 
-// subcommandArgs writes long the flags of command c in args, its command
-// line after its name, and those of the subcommand args name, and so on
-// down: each command's flag words come before its first positional word,
-// where urfave/cli stops reading them.
-func subcommandArgs(c *cli.Command, args []string) []string {
-	out, i := formsOf(c.Flags).leadingFlags(args)
-	if i < len(args) {
-		if sub := subcommandNamed(c, args[i]); sub != nil {
-			return append(append(out, args[i]), subcommandArgs(sub, args[i+1:])...)
+// commandLevel is one command of a command line that names a subcommand:
+// the name typed for it ("" for the main command), its flags' forms and the
+// flags given to it.
+type commandLevel struct {
+	name  string
+	forms flagForms
+	flags []flagWords
+}
+
+// subcommandLine writes args, a command line whose word at index first
+// names the subcommand cmd, with each command's flags long in its own
+// forms, and gives a flag typed before a subcommand to the last command on
+// the path that has a flag of its name and kind. The flags a command is
+// given come before its own, so that a flag typed later still wins.
+func subcommandLine(app *cli.App, cmd *cli.Command, args []string, first int) []string {
+	mainForms := formsOf(app.Flags)
+	mainFlags, _ := mainForms.leadingFlags(args[:first])
+	levels := []commandLevel{{forms: mainForms, flags: mainFlags}}
+	name, rest := args[first], args[first+1:]
+	for {
+		forms := formsOf(cmd.Flags)
+		flags, i := forms.leadingFlags(rest)
+		levels = append(levels, commandLevel{name: name, forms: forms, flags: flags})
+		rest = rest[i:]
+		var sub *cli.Command
+		if len(rest) > 0 {
+			sub = subcommandNamed(cmd, rest[0])
+		}
+		if sub == nil {
+			break
+		}
+		cmd, name, rest = sub, rest[0], rest[1:]
+	}
+	given := make([][]flagWords, len(levels))
+	for i, l := range levels {
+		for _, f := range l.flags {
+			to := i
+			for j := len(levels) - 1; j > i && f.name != ""; j-- {
+				if levels[j].forms.known(f.name) && levels[j].forms.takesValue[f.name] == l.forms.takesValue[f.name] {
+					to = j
+					break
+				}
+			}
+			given[to] = append(given[to], f)
 		}
 	}
-	return append(out, args[i:]...)
+	var out []string
+	for i, l := range levels {
+		if l.name != "" {
+			out = append(out, l.name)
+		}
+		for _, f := range given[i] {
+			out = append(out, f.words...)
+		}
+	}
+	return append(out, rest...)
 }
 
 func subcommandNamed(c *cli.Command, name string) *cli.Command {

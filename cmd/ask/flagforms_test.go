@@ -16,7 +16,8 @@ func reorderFresh(args []string) []string {
 
 // TestReorderArgsWritesFlagsLong checks the command lines urfave/cli is
 // given: each flag word long, a run of switches split, each command's words
-// written with its own flags, and the prompt's words left alone.
+// written with its own flags, a flag typed before a subcommand that has it
+// given to the subcommand, and the prompt's words left alone.
 func TestReorderArgsWritesFlagsLong(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -33,10 +34,11 @@ func TestReorderArgsWritesFlagsLong(t *testing.T) {
 		{"a run after the prompt is the prompt's", []string{"explain", "grep", "-qv"}, []string{"--", "explain", "grep", "-qv"}},
 		{"a known flag after the prompt moves", []string{"hi", "-y"}, []string{"--yes", "--", "hi"}},
 		{"after --, nothing moves", []string{"-q", "--", "-y", "hi"}, []string{"--quiet", "--", "-y", "hi"}},
-		{"a subcommand's flags, with its own", []string{"-q", "provider", "request", "-qp", "openai", "--quiet", "hi", "-q"},
-			[]string{"--quiet", "provider", "request", "--quiet", "--provider", "openai", "--quiet", "hi", "-q"}},
-		{"a run with a value before a subcommand", []string{"-qp", "openai", "provider", "request", "hi"},
-			[]string{"--quiet", "--provider", "openai", "provider", "request", "hi"}},
+		{"a subcommand's flags, with its own", []string{"provider", "request", "-qp", "openai", "--quiet", "hi", "-q"},
+			[]string{"provider", "request", "--quiet", "--provider", "openai", "--quiet", "hi", "-q"}},
+		{"a flag before a subcommand that has it is the subcommand's", []string{"-qp", "anthropic", "provider", "request", "-p", "openai", "hi"},
+			[]string{"provider", "request", "--quiet", "--provider", "anthropic", "--provider", "openai", "hi"}},
+		{"a flag before a subcommand that lacks it stays", []string{"--color", "never", "-q", "log"}, []string{"--color", "never", "--quiet", "log"}},
 		{"a subcommand's unknown flag stays", []string{"tools", "-a", "x.png"}, []string{"tools", "-a", "x.png"}},
 		{"a subcommand's -- stops it", []string{"provider", "request", "--", "-q"}, []string{"provider", "request", "--", "-q"}},
 	}

@@ -356,10 +356,11 @@ func setUsageError(c *cli.Command, path string) {
 
 // reorderArgs lets flags follow the prompt (`ask "why?" --json`), as users
 // of git and gh expect; urfave/cli stops at the first positional argument.
-// Flags after "--" and everything after a subcommand name stay where they
-// are. Every flag word is written long (flagforms.go), the subcommand's
-// with its own flags: fill builds the subcommand named in full and returns
-// it.
+// Flags after "--" and the words after a subcommand's first positional one
+// stay where they are. Every flag word is written long, each command's with
+// its own flags, and a flag typed before a subcommand that has it goes to
+// the subcommand (flagforms.go); fill builds the subcommand named in full
+// and returns it.
 func reorderArgs(app *cli.App, fill func(name string) *cli.Command, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -367,9 +368,7 @@ func reorderArgs(app *cli.App, fill func(name string) *cli.Command, args []strin
 	forms := formsOf(app.Flags)
 	if i := forms.firstPositional(args[1:]); i >= 0 {
 		if c := fill(args[1+i]); c != nil {
-			head, _ := forms.leadingFlags(args[1 : 1+i])
-			head = append([]string{args[0]}, head...)
-			return append(append(head, args[1+i]), subcommandArgs(c, args[2+i:])...)
+			return append([]string{args[0]}, subcommandLine(app, c, args[1:], i)...)
 		}
 	}
 	var flags, positional []string
