@@ -330,6 +330,39 @@ func ParsePatterns(ss []string) ([]Pattern, error) {
 
 func (p Pattern) String() string { return p.raw }
 
+// Name is the pattern's tool name glob.
+func (p Pattern) Name() string { return p.name }
+
+// Unmatched returns the patterns whose tool name matches none of the
+// policy's tools: most often a misspelt name, which would make a deny rule
+// deny nothing.
+func (p *Policy) Unmatched(patterns []Pattern) []Pattern {
+	var out []Pattern
+	for _, pat := range patterns {
+		matched := false
+		for name := range p.infos {
+			if glob(pat.name, name) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, pat)
+		}
+	}
+	return out
+}
+
+// ToolNames returns the names of the policy's tools, sorted.
+func (p *Policy) ToolNames() []string {
+	names := make([]string, 0, len(p.infos))
+	for name := range p.infos {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Match reports whether a call of tool name with main argument subject
 // matches, the subject taken as a string (white space around it aside).
 // The policy judges the shell tool's calls per command instead.

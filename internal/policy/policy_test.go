@@ -299,3 +299,37 @@ func TestParsePattern(t *testing.T) {
 		t.Errorf("pattern with a colon in its argument part: %v %v", p, err)
 	}
 }
+
+// TestUnmatched checks which rules name no tool of the policy: a name or
+// glob that matches one is matched, whatever its argument part says.
+func TestUnmatched(t *testing.T) {
+	t.Parallel()
+	p := New(ModeAgent, false, false, nil, nil, nil, all)
+	tests := []struct {
+		pattern   string
+		unmatched bool
+	}{
+		{"shell", false},
+		{"shell:rm *", false},
+		{"*_file", false},
+		{"dep?oy", false},
+		{"deploy?", true},
+		{"shel", true},
+		{"shell*", false},
+		{"mcp_fs__*", true},
+		{"*", false},
+		{"Shell", true},
+	}
+	for _, tt := range tests {
+		pat, err := ParsePattern(tt.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(p.Unmatched([]Pattern{pat})) == 1; got != tt.unmatched {
+			t.Errorf("Unmatched(%q) = %v, want %v", tt.pattern, got, tt.unmatched)
+		}
+	}
+	if got, want := p.ToolNames(), []string{"deploy", "read_file", "shell", "write_file"}; !slices.Equal(got, want) {
+		t.Errorf("ToolNames() = %q, want %q", got, want)
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/suggest"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -360,6 +361,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	r.warnUnmatchedRules(pol)
 	pol.NoSandbox = root.Sandbox.Problem()
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
@@ -373,6 +375,34 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	}
 	r.useTools(registry, pol)
 	return nil
+}
+
+// warnUnmatchedRules warns of each rule given on the command line whose
+// tool name matches no tool the run has: a misspelt name (--deny-tool shel)
+// would deny, or allow, nothing. Rules from the config file are not
+// checked: they may name the tools of MCP servers that only some
+// directories' runs start.
+func (r *Run) warnUnmatchedRules(pol *policy.Policy) {
+	s := r.Settings
+	if s.NoTools.Value {
+		return
+	}
+	for _, rules := range []struct {
+		flag, verb string
+		set        Setting[[]string]
+	}{{"--allow-tool", "allows", s.Allow}, {"--deny-tool", "denies", s.Deny}} {
+		if !strings.HasPrefix(rules.set.Source, "flag ") {
+			continue
+		}
+		patterns, _ := policy.ParsePatterns(rules.set.Value) // checked by check
+		for _, p := range pol.Unmatched(patterns) {
+			hint := ""
+			if near := suggest.Nearest(p.Name(), pol.ToolNames(), 2); near != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			r.note("warning: %s %q matches no tool of this run, so it %s nothing%s", rules.flag, p.String(), rules.verb, hint)
+		}
+	}
 }
 
 // useTools makes a registry the run's tools and gate the policy.

@@ -195,7 +195,9 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	// decisions the file records: a transcript can be edited.
 	allow, _ := policy.ParsePatterns(s.Allow.Value)
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
-	r.useTools(registry, policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list))
+	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
+	r.warnUnmatchedRules(pol)
+	r.useTools(registry, pol)
 	r.Declared = declared
 	if rp.recordedResults {
 		r.toolbox = newRecordedResults(rp.events)
