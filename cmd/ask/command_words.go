@@ -69,20 +69,9 @@ func promptWords(app *cli.App, args []string) (words []string, forced bool) {
 	if i := forms.firstPositional(args[1:]); i >= 0 && isCommand(app, args[1+i]) {
 		return nil, false
 	}
-	rest := args[1:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" {
-			return nil, true
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if len(a) > 1 && a[0] == '-' && (forms.known(name) || len(words) == 0) {
-			if _, valueNext := forms.long(a); valueNext {
-				i++
-			}
-			continue
-		}
-		words = append(words, a)
+	_, words, forced, _ = forms.mainArgs(args[1:])
+	if forced {
+		return nil, true
 	}
 	return words, false
 }

@@ -97,6 +97,38 @@ func (f flagForms) firstPositional(args []string) int {
 	return -1
 }
 
+// mainArgs reads args, the main command's words after the program's name,
+// as urfave/cli reads them once reordered: its flags, written long with
+// their values, and the prompt's words. Before the prompt every dash word is
+// a flag (urfave/cli reports unknown ones); after it, only the flags ask
+// knows are, so that "ask what is -5 squared" keeps its words, and so does a
+// run of letters ("explain grep -qv"). The words after "--" are the
+// prompt's, and forced says one was typed; valueless says the last word is
+// a flag without its value, where the reading stops.
+func (f flagForms) mainArgs(args []string) (flags, words []string, forced, valueless bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(words, args[i+1:]...), true, false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if len(a) < 2 || a[0] != '-' || (!f.known(name) && len(words) > 0) {
+			words = append(words, a)
+			continue
+		}
+		long, valueNext := f.long(a)
+		flags = append(flags, long...)
+		if valueNext {
+			if i+1 == len(args) {
+				return flags, words, false, true
+			}
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return flags, words, false, false
+}
+
 // flagWords is one flag of a command line, written long, with its value
 // when it takes the next word: ["--attach", "x.png"]. A word no flag of the
 // command has is one with no name.
@@ -144,11 +176,10 @@ type commandLevel struct {
 
 // subcommandLine writes args, a command line whose word at index first
 // names the subcommand cmd, with each command's flags long in its own
-// forms, and gives a flag typed before a subcommand to the last command on
+// forms (mainForms the main command's), and gives a flag typed before a subcommand to the last command on
 // the path that has a flag of its name and kind. The flags a command is
 // given come before its own, so that a flag typed later still wins.
-func subcommandLine(app *cli.App, cmd *cli.Command, args []string, first int) []string {
-	mainForms := formsOf(app.Flags)
+func subcommandLine(mainForms flagForms, cmd *cli.Command, args []string, first int) []string {
 	mainFlags, _ := mainForms.leadingFlags(args[:first])
 	levels := []commandLevel{{forms: mainForms, flags: mainFlags}}
 	name, rest := args[first], args[first+1:]

@@ -368,45 +368,21 @@ func reorderArgs(app *cli.App, fill func(name string) *cli.Command, args []strin
 	forms := formsOf(app.Flags)
 	if i := forms.firstPositional(args[1:]); i >= 0 {
 		if c := fill(args[1+i]); c != nil {
-			return append([]string{args[0]}, subcommandLine(app, c, args[1:], i)...)
+			return append([]string{args[0]}, subcommandLine(forms, c, args[1:], i)...)
 		}
 	}
-	var flags, positional []string
-	rest := args[1:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" {
-			positional = append(positional, rest[i+1:]...)
-			break
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		isFlag := len(a) > 1 && a[0] == '-'
-		// Before the prompt every dash word is a flag (urfave/cli reports
-		// unknown ones); after it, only the flags ask knows are moved, so
-		// that "ask what is -5 squared" keeps its words, and so does a run
-		// of letters ("explain grep -qv").
-		if isFlag && (forms.known(name) || len(positional) == 0) {
-			words, valueNext := forms.long(a)
-			flags = append(flags, words...)
-			if valueNext {
-				if i+1 == len(rest) {
-					// The last word is a flag without its value: left
-					// last, it is reported as such, rather than taking
-					// the "--" that would come before the prompt.
-					return append([]string{args[0]}, flags...)
-				}
-				flags = append(flags, rest[i+1])
-				i++
-			}
-			continue
-		}
-		positional = append(positional, a)
-	}
+	flags, words, _, valueless := forms.mainArgs(args[1:])
 	out := append([]string{args[0]}, flags...)
-	if len(positional) > 0 {
+	if valueless {
+		// The last word is a flag without its value: left last, it is
+		// reported as such, rather than taking the "--" that would come
+		// before the prompt.
+		return out
+	}
+	if len(words) > 0 {
 		out = append(out, "--")
 	}
-	return append(out, positional...)
+	return append(out, words...)
 }
 
 // valueFlags maps each name of the flags to whether the flag takes a value.
