@@ -361,7 +361,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
-	r.warnUnmatchedRules(pol)
+	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
@@ -382,20 +382,19 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 // would deny, or allow, nothing. Rules from the config file are not
 // checked: they may name the tools of MCP servers that only some
 // directories' runs start.
-func (r *Run) warnUnmatchedRules(pol *policy.Policy) {
+func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Pattern) {
 	s := r.Settings
 	if s.NoTools.Value {
 		return
 	}
 	for _, rules := range []struct {
-		flag, verb string
-		set        Setting[[]string]
-	}{{"--allow-tool", "allows", s.Allow}, {"--deny-tool", "denies", s.Deny}} {
-		if !strings.HasPrefix(rules.set.Source, "flag ") {
+		flag, verb, source string
+		patterns           []policy.Pattern
+	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny}} {
+		if !strings.HasPrefix(rules.source, "flag ") {
 			continue
 		}
-		patterns, _ := policy.ParsePatterns(rules.set.Value) // checked by check
-		for _, p := range pol.Unmatched(patterns) {
+		for _, p := range pol.Unmatched(rules.patterns) {
 			hint := ""
 			if near := suggest.Nearest(p.Name(), pol.ToolNames(), 2); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)

@@ -196,7 +196,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	allow, _ := policy.ParsePatterns(s.Allow.Value)
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
-	r.warnUnmatchedRules(pol)
+	r.warnUnmatchedRules(pol, allow, deny)
 	r.useTools(registry, pol)
 	r.Declared = declared
 	if rp.recordedResults {
