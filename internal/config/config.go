@@ -40,35 +40,21 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ask-cli/ask/internal/settings"
 )
 
-// Settings is one layer of the file: the top level, or a profile.
-type Settings struct {
-	Provider     string              `json:"provider"`
-	Model        string              `json:"model"`
-	Mode         string              `json:"mode"`
-	Safe         bool                `json:"safe"`
-	MaxSteps     int                 `json:"max_steps"`
-	Timeout      string              `json:"timeout"`
-	ToolProtocol string              `json:"tool_protocol"`
-	NoStream     bool                `json:"no_stream"`
-	NoCache      bool                `json:"no_cache"`
-	Retries      int                 `json:"retries"`
-	MaxTokens    int                 `json:"max_tokens"`
-	Temperature  float64             `json:"temperature"`
-	Reasoning    string              `json:"reasoning"`
-	Color        string              `json:"color"`
-	Providers    map[string]Provider `json:"providers"`
-	Tools        Tools               `json:"tools"`
-	// MCP lists MCP servers to start, each a command line as --mcp takes it.
-	MCP []string `json:"mcp"`
-	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
-	NoProjectFile bool `json:"no_project_file"`
+// Layer is one layer of the file: the top level, or a profile. Values
+// holds the settings the rows of package settings declare, by config key
+// ("max_steps", "tools.allow"), each of its row's kind (a timeout as a
+// time.Duration).
+type Layer struct {
+	Values    map[string]any
+	Providers map[string]Provider
 	// Aliases are short names for models: --model fast means Aliases["fast"].
-	Aliases map[string]string `json:"aliases"`
+	Aliases map[string]string
 }
 
 // Provider is the file's settings for one provider.
@@ -82,16 +68,6 @@ type Provider struct {
 	APIKey Secret `json:"api_key"`
 	// Model is the default model for this provider.
 	Model string `json:"model"`
-}
-
-// Tools are the settings of the tools and their policy.
-type Tools struct {
-	Allow []string `json:"allow"`
-	Deny  []string `json:"deny"`
-	Yes   bool     `json:"yes"`
-	// File is a tools file (--tools-file); a relative path is relative to
-	// the directory of the config file.
-	File string `json:"file"`
 }
 
 // Secret is a value that must never be shown: it prints as "[redacted]".
@@ -115,12 +91,10 @@ func (s Secret) Reveal() string { return string(s) }
 
 // Valid values of the settings that have a fixed set (DESIGN §4).
 var (
-	Modes         = []string{"ask", "plan", "agent"}
-	ToolProtocols = []string{"auto", "native", "json", "markdown"}
-	Colors        = []string{"auto", "always", "never"}
-	// ReasoningLevels are those of providers.ReasoningLevels (this
-	// package imports no provider code).
-	ReasoningLevels = []string{"low", "medium", "high"}
+	Modes           = settings.Modes
+	ToolProtocols   = settings.ToolProtocols
+	Colors          = settings.Colors
+	ReasoningLevels = settings.ReasoningLevels
 )
 
 // MCPServer is one entry of "mcpServers", in the shape other MCP clients
@@ -147,11 +121,11 @@ var MCPTypes = []string{"stdio", "http", "streamable-http", "sse"}
 
 // File is a parsed config file.
 type File struct {
-	Settings
-	Profiles map[string]Settings `json:"profiles"`
+	Layer
+	Profiles map[string]Layer
 	// MCPServers are the servers every run starts (unless disabled), by
 	// name. They belong to the top level only: a profile cannot hold them.
-	MCPServers map[string]MCPServer `json:"mcpServers"`
+	MCPServers map[string]MCPServer
 
 	path  string
 	found bool
@@ -242,7 +216,7 @@ func (f *File) ProfileNames() []string {
 // check validates values that JSON types cannot: names from a fixed set,
 // durations, counts, variable names.
 func (f *File) check(providers []string) error {
-	if err := f.checkLayer("", f.Settings, providers); err != nil {
+	if err := f.checkLayer("", f.Layer, providers); err != nil {
 		return err
 	}
 	if err := f.checkMCPServers(); err != nil {
@@ -259,79 +233,39 @@ func (f *File) check(providers []string) error {
 	return nil
 }
 
-func (f *File) checkLayer(prefix string, s Settings, providers []string) error {
-	oneOf := func(key, value string, allowed []string) error {
-		if value == "" && !f.has(prefix+key) {
-			return nil
+// checkLayer checks each value against its row, and the providers and
+// aliases, naming keys with prefix ("profiles.ci.").
+func (f *File) checkLayer(prefix string, l Layer, providers []string) error {
+	for _, r := range settings.Rows() {
+		v, ok := l.Values[r.Key]
+		if r.Key == "" || !ok {
+			continue
 		}
-		for _, a := range allowed {
-			if value == a {
-				return nil
-			}
-		}
-		return f.errorAt(prefix+key, fmt.Sprintf("%q: choose %s", value, orList(allowed)))
-	}
-	if err := oneOf("mode", s.Mode, Modes); err != nil {
-		return err
-	}
-	if err := oneOf("tool_protocol", s.ToolProtocol, ToolProtocols); err != nil {
-		return err
-	}
-	if err := oneOf("color", s.Color, Colors); err != nil {
-		return err
-	}
-	if err := oneOf("reasoning", s.Reasoning, ReasoningLevels); err != nil {
-		return err
-	}
-	// The provider's own range is checked when a run knows the provider.
-	if f.has(prefix+"temperature") && (s.Temperature < 0 || s.Temperature > 2) {
-		return f.errorAt(prefix+"temperature", fmt.Sprintf("%g: give a number from 0 to 2", s.Temperature))
-	}
-	if providers != nil {
-		if err := oneOf("provider", s.Provider, providers); err != nil {
-			return err
+		if msg := r.Check(v); msg != "" {
+			return f.errorAt(prefix+r.Key, msg)
 		}
 	}
-	if f.has(prefix+"max_steps") && s.MaxSteps < 1 {
-		return f.errorAt(prefix+"max_steps", "must be at least 1")
+	if p, ok := l.Values["provider"].(string); ok && providers != nil && !contains(providers, p) {
+		return f.errorAt(prefix+"provider", fmt.Sprintf("%q: choose %s", p, orList(providers)))
 	}
-	if f.has(prefix+"retries") && s.Retries < 0 {
-		return f.errorAt(prefix+"retries", "must be 0 or more")
-	}
-	if f.has(prefix+"max_tokens") && s.MaxTokens < 1 {
-		return f.errorAt(prefix+"max_tokens", "must be at least 1 (leave it out for the provider's default)")
-	}
-	if f.has(prefix + "timeout") {
-		if d, err := time.ParseDuration(s.Timeout); err != nil || d <= 0 {
-			return f.errorAt(prefix+"timeout", fmt.Sprintf("%q: give a positive duration such as 30s or 5m", s.Timeout))
-		}
-	}
-	if f.has(prefix+"model") && s.Model == "" {
-		return f.errorAt(prefix+"model", "is empty: name a model or remove the key")
-	}
-	for _, name := range sortedKeys(s.Providers) {
+	for _, name := range sortedKeys(l.Providers) {
 		key := prefix + "providers." + name
 		if providers != nil && !contains(providers, name) {
 			return f.errorAt(key, fmt.Sprintf("unknown provider %q: choose %s", name, orList(providers)))
 		}
-		p := s.Providers[name]
+		p := l.Providers[name]
 		// The value is never echoed: a key pasted here by mistake must not
 		// end up in an error message or a CI log.
 		if f.has(key+".key_env") && !syntax.ValidName(p.KeyEnv) {
 			return f.errorAt(key+".key_env", "must be the name of an environment variable (letters, digits and _), not a key: put the key in that variable")
 		}
 	}
-	for _, name := range sortedKeys(s.Aliases) {
+	for _, name := range sortedKeys(l.Aliases) {
 		switch {
 		case strings.TrimSpace(name) == "":
 			return f.errorAt(prefix+"aliases", "an alias needs a name")
-		case strings.TrimSpace(s.Aliases[name]) == "":
+		case strings.TrimSpace(l.Aliases[name]) == "":
 			return f.errorAt(prefix+"aliases."+name, "is empty: name the model it stands for")
-		}
-	}
-	for i, line := range s.MCP {
-		if strings.TrimSpace(line) == "" {
-			return f.errorAt(prefix+"mcp", fmt.Sprintf("server %d is empty: give the command that starts it", i+1))
 		}
 	}
 	return nil
@@ -427,12 +361,7 @@ func (f *File) has(key string) bool {
 	return ok
 }
 
-func orList(values []string) string {
-	if len(values) < 2 {
-		return strings.Join(values, "")
-	}
-	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
-}
+func orList(values []string) string { return settings.OrList(values) }
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

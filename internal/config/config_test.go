@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -120,13 +121,15 @@ func TestParseValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Provider: "anthropic", Model: "claude-x", Mode: "plan", MaxSteps: 12, Timeout: "10m", ToolProtocol: "json",
-		NoStream: true, MaxTokens: 500, Color: "never",
+	want := Layer{
+		Values: map[string]any{"provider": "anthropic", "model": "claude-x", "mode": "plan", "safe": false, "max_steps": 12,
+			"timeout": 10 * time.Minute, "tool_protocol": "json", "no_stream": true, "retries": 0, "max_tokens": 500, "color": "never",
+			"tools.allow": []string{"read_file"}, "tools.deny": []string{"shell:rm *"}, "tools.yes": true, "tools.file": "tools.json",
+			"mcp": []string{"srv --flag"}},
 		Providers: map[string]Provider{"openai": {BaseURL: "http://proxy/v1", KeyEnv: "WORK_KEY", APIKey: "fake-file", Model: "gpt-x"}},
-		Tools:     Tools{Allow: []string{"read_file"}, Deny: []string{"shell:rm *"}, Yes: true, File: "tools.json"},
-		MCP:       []string{"srv --flag"}}
-	if !reflect.DeepEqual(f.Settings, want) {
-		t.Errorf("settings\n got %+v\nwant %+v", f.Settings, want)
+	}
+	if !reflect.DeepEqual(f.Layer, want) {
+		t.Errorf("settings\n got %+v\nwant %+v", f.Layer, want)
 	}
 	if got := f.ProfileNames(); !reflect.DeepEqual(got, []string{"ci"}) {
 		t.Errorf("profiles %v", got)
@@ -169,16 +172,16 @@ func TestResolveProfiles(t *testing.T) {
 		source string // of the key named in name, for *Resolved
 		r      *Resolved
 	}{
-		{"mode", ci.Mode, "ask", "/c.json:ci", ci},
-		{"mode", top.Mode, "agent", "/c.json", top},
-		{"safe", ci.Safe, false, "/c.json:ci", ci}, // false in a profile overrides true
-		{"tools.allow", ci.Tools.Allow, []string{}, "/c.json:ci", ci},
-		{"tools.yes", ci.Tools.Yes, true, "/c.json", ci},
+		{"mode", value(ci, "mode"), "ask", "/c.json:ci", ci},
+		{"mode", value(top, "mode"), "agent", "/c.json", top},
+		{"safe", value(ci, "safe"), false, "/c.json:ci", ci}, // false in a profile overrides true
+		{"tools.allow", value(ci, "tools.allow"), []string{}, "/c.json:ci", ci},
+		{"tools.yes", value(ci, "tools.yes"), true, "/c.json", ci},
 		{"providers.openai.base_url", ci.Providers["openai"].BaseURL, "http://ci/v1", "/c.json:ci", ci},
 		{"providers.openai.key_env", ci.Providers["openai"].KeyEnv, "TOP_KEY", "/c.json", ci},
-		{"provider", local.Provider, "ollama", "/c.json:local", local},
-		{"model", local.Model, "gpt-x", "/c.json", local},
-		{"timeout", ci.Timeout, "", "", ci},
+		{"provider", value(local, "provider"), "ollama", "/c.json:local", local},
+		{"model", value(local, "model"), "gpt-x", "/c.json", local},
+		{"timeout", value(ci, "timeout"), nil, "", ci},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -189,8 +192,8 @@ func TestResolveProfiles(t *testing.T) {
 		}
 	}
 	// The merge must not change the file's own settings.
-	if f.Providers["openai"].BaseURL != "http://top/v1" || len(f.Tools.Allow) != 2 {
-		t.Errorf("resolving changed the file: %+v", f.Settings)
+	if f.Providers["openai"].BaseURL != "http://top/v1" || len(f.Values["tools.allow"].([]string)) != 2 {
+		t.Errorf("resolving changed the file: %+v", f.Layer)
 	}
 
 	models := []struct {
@@ -217,6 +220,11 @@ func TestResolveProfiles(t *testing.T) {
 	if err := ci.Errorf("mode", "bad"); !strings.Contains(err.Error(), "/c.json:") || !strings.Contains(err.Error(), "profiles.ci.mode: bad") {
 		t.Errorf("Errorf = %v", err)
 	}
+}
+
+func value(r *Resolved, key string) any {
+	v, _ := r.Value(key)
+	return v
 }
 
 func TestPath(t *testing.T) {
@@ -249,10 +257,10 @@ func TestLoad(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty.json")
 	os.WriteFile(empty, []byte("\n"), 0o600)
-	if f, err := Load(empty, true, nil); err != nil || !f.Found() || f.Mode != "" {
+	if f, err := Load(empty, true, nil); err != nil || !f.Found() || len(f.Values) != 0 {
 		t.Errorf("empty file: %v", err)
 	}
-	if f, err := Load("/dev/null", true, nil); err != nil || f.Mode != "" {
+	if f, err := Load("/dev/null", true, nil); err != nil || len(f.Values) != 0 {
 		t.Errorf("/dev/null: %v", err)
 	}
 	none, err := Load("", false, nil)

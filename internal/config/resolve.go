@@ -3,36 +3,93 @@ package config
 import (
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"strings"
 )
 
-// Resolved is the settings in effect for one profile: the profile's keys
-// over the top level's, key by key. A list in a profile replaces the top
-// level's list; a provider's settings merge field by field.
+// Resolved is the file as one profile sees it. The profile is a layer
+// over the top level's: a run lays each over the other with its other
+// layers (Layers). The providers' sections merge field by field, and the
+// aliases entry by entry, the profile's winning.
 type Resolved struct {
-	Settings
 	file    *File
 	profile string
-	// from maps each key that is set ("mode", "tools.allow",
-	// "providers.openai.base_url") to where in the file it was set.
-	from map[string]string
+	// Providers and Aliases are the merged sections.
+	Providers map[string]Provider
+	Aliases   map[string]string
 }
 
-// Resolve merges the named profile over the top level; "" means the top
+// Resolve gives the file as the named profile sees it; "" means the top
 // level alone. An unknown profile is an error listing the known ones.
 func (f *File) Resolve(profile string) (*Resolved, error) {
-	r := &Resolved{file: f, profile: profile, from: map[string]string{}}
-	overlay(reflect.ValueOf(&r.Settings).Elem(), reflect.ValueOf(f.Settings), "", "", f, r.from)
-	if profile == "" {
-		return r, nil
+	r := &Resolved{file: f, profile: profile, Providers: map[string]Provider{}, Aliases: map[string]string{}}
+	layers := []Layer{f.Layer}
+	if profile != "" {
+		p, ok := f.Profiles[profile]
+		if !ok {
+			return nil, f.unknownProfile(profile)
+		}
+		layers = append(layers, p)
 	}
-	p, ok := f.Profiles[profile]
-	if !ok {
-		return nil, f.unknownProfile(profile)
+	for i, l := range layers {
+		prefix := ""
+		if i > 0 {
+			prefix = "profiles." + profile + "."
+		}
+		for name, p := range l.Providers {
+			r.Providers[name] = mergeProvider(r.Providers[name], p, func(field string) bool {
+				return f.has(prefix + "providers." + name + "." + field)
+			})
+		}
+		for name, m := range l.Aliases {
+			r.Aliases[name] = m
+		}
 	}
-	overlay(reflect.ValueOf(&r.Settings).Elem(), reflect.ValueOf(p), "profiles."+profile+".", "", f, r.from)
 	return r, nil
+}
+
+// mergeProvider lays the fields of hi that the file sets over lo.
+func mergeProvider(lo, hi Provider, set func(field string) bool) Provider {
+	if set("base_url") {
+		lo.BaseURL = hi.BaseURL
+	}
+	if set("key_env") {
+		lo.KeyEnv = hi.KeyEnv
+	}
+	if set("api_key") {
+		lo.APIKey = hi.APIKey
+	}
+	if set("model") {
+		lo.Model = hi.Model
+	}
+	return lo
+}
+
+// LayerValues is one layer's settings, by config key, and where they were
+// set: "FILE" or "FILE:PROFILE".
+type LayerValues struct {
+	Values map[string]any
+	Source string
+}
+
+// Layers are the top level's settings, then the profile's, lowest first.
+func (r *Resolved) Layers() []LayerValues {
+	out := []LayerValues{{Values: r.file.Values, Source: r.file.path}}
+	if r.profile != "" {
+		out = append(out, LayerValues{Values: r.file.Profiles[r.profile].Values, Source: r.file.path + ":" + r.profile})
+	}
+	return out
+}
+
+// Value is the setting a config key names, the profile's over the top
+// level's; ok is false when neither sets it.
+func (r *Resolved) Value(key string) (v any, ok bool) {
+	if r.profile != "" {
+		if v, ok := r.file.Profiles[r.profile].Values[key]; ok {
+			return v, true
+		}
+	}
+	v, ok = r.file.Values[key]
+	return v, ok
 }
 
 func (f *File) unknownProfile(name string) error {
@@ -45,89 +102,37 @@ func (f *File) unknownProfile(name string) error {
 	return &Error{File: f.path, Msg: fmt.Sprintf("no profile %q: choose %s", name, orList(f.ProfileNames()))}
 }
 
-// overlay copies into dst every field of src whose key is present in the
-// file under prefix, recording where it came from.
-func overlay(dst, src reflect.Value, prefix, path string, f *File, from map[string]string) {
-	t := src.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if sf.Anonymous {
-			overlay(dst.Field(i), src.Field(i), prefix, path, f, from)
-			continue
-		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		key := join(path, name)
-		d, s := dst.Field(i), src.Field(i)
-		switch sf.Type.Kind() {
-		case reflect.Struct:
-			overlay(d, s, prefix, key, f, from)
-		case reflect.Map:
-			if sf.Type.Elem().Kind() != reflect.Struct {
-				// A map of plain values (aliases): each entry is a key of
-				// its own, and a profile's entry replaces the top level's.
-				for _, k := range s.MapKeys() {
-					entry := key + "." + k.String()
-					if !f.has(prefix + entry) {
-						continue
-					}
-					if d.IsNil() {
-						d.Set(reflect.MakeMap(sf.Type))
-					}
-					d.SetMapIndex(k, s.MapIndex(k))
-					from[entry] = prefix + entry
-				}
-				continue
-			}
-			for _, k := range s.MapKeys() {
-				if d.IsNil() {
-					d.Set(reflect.MakeMap(sf.Type))
-				}
-				elem := reflect.New(sf.Type.Elem()).Elem()
-				if old := d.MapIndex(k); old.IsValid() {
-					elem.Set(old)
-				}
-				overlay(elem, s.MapIndex(k), prefix, key+"."+k.String(), f, from)
-				d.SetMapIndex(k, elem)
-			}
-		default:
-			if !f.has(prefix + key) {
-				continue
-			}
-			if s.Kind() == reflect.Slice {
-				cp := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
-				reflect.Copy(cp, s)
-				s = cp
-			}
-			d.Set(s)
-			from[key] = prefix + key
-		}
-	}
-}
-
 // File is the file the settings came from.
 func (r *Resolved) File() *File { return r.file }
 
 // Profile is the profile in effect, "" for none.
 func (r *Resolved) Profile() string { return r.profile }
 
+// fullKey is where in the file the key in effect is set: the profile's
+// key when the profile sets it, else the top level's; ok is false when
+// neither does.
+func (r *Resolved) fullKey(key string) (full string, ok bool) {
+	if r.profile != "" && r.file.has("profiles."+r.profile+"."+key) {
+		return "profiles." + r.profile + "." + key, true
+	}
+	return key, r.file.has(key)
+}
+
 // IsSet reports whether the file sets the key, such as "mode",
 // "tools.allow" or "providers.openai.model".
 func (r *Resolved) IsSet(key string) bool {
-	_, ok := r.from[key]
+	_, ok := r.fullKey(key)
 	return ok
 }
 
 // Source says where a key was set: "FILE" or "FILE:PROFILE"; "" when the
 // file does not set it.
 func (r *Resolved) Source(key string) string {
-	full, ok := r.from[key]
-	if !ok {
+	full, ok := r.fullKey(key)
+	switch {
+	case !ok:
 		return ""
-	}
-	if strings.HasPrefix(full, "profiles.") {
+	case strings.HasPrefix(full, "profiles."):
 		return r.file.path + ":" + r.profile
 	}
 	return r.file.path
@@ -135,10 +140,7 @@ func (r *Resolved) Source(key string) string {
 
 // Errorf is an error about a key's value, placed where the key is.
 func (r *Resolved) Errorf(key, format string, args ...any) error {
-	full, ok := r.from[key]
-	if !ok {
-		full = key
-	}
+	full, _ := r.fullKey(key)
 	return r.file.errorAt(full, fmt.Sprintf(format, args...))
 }
 
@@ -150,10 +152,17 @@ func (r *Resolved) ModelFor(provider string) (model, key string) {
 	if m := r.Providers[provider].Model; m != "" {
 		return m, "providers." + provider + ".model"
 	}
-	if r.Model != "" && (r.Provider == "" || r.Provider == provider) {
-		return r.Model, "model"
+	model, _ = r.str("model")
+	if named, _ := r.str("provider"); model != "" && (named == "" || named == provider) {
+		return model, "model"
 	}
 	return "", ""
+}
+
+func (r *Resolved) str(key string) (string, bool) {
+	v, ok := r.Value(key)
+	s, _ := v.(string)
+	return s, ok
 }
 
 // Alias is the model an alias stands for, and the key it is set by; ""

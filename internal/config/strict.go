@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/suggest"
 )
 
@@ -50,22 +51,122 @@ func (f *File) errorAt(key, msg string) error {
 }
 
 // decodeStrict decodes data into f, after a walk over its tokens has
-// checked every key against the fields of File: encoding/json's own
-// DisallowUnknownFields neither says where the key is nor rejects keys that
-// differ only in case, or repeated keys.
+// checked every key against the file's shape (fileShape): encoding/json's
+// own DisallowUnknownFields neither says where the key is nor rejects keys
+// that differ only in case, or repeated keys.
 func decodeStrict(name string, data []byte, f *File) error {
 	w := &walker{dec: json.NewDecoder(bytes.NewReader(data)), data: data, name: name, keys: map[string]position{}}
 	w.dec.UseNumber()
-	if err := w.document(reflect.TypeOf(f).Elem()); err != nil {
+	if err := w.document(fileShape()); err != nil {
 		return err
 	}
 	f.keys = w.keys
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(f); err != nil {
+	var doc struct {
+		Profiles   map[string]json.RawMessage `json:"profiles"`
+		MCPServers map[string]MCPServer       `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return w.typeError(err)
 	}
+	f.MCPServers = doc.MCPServers
+	var err error
+	if f.Layer, err = w.layer(data, ""); err != nil {
+		return err
+	}
+	for name, raw := range doc.Profiles {
+		l, err := w.layer(raw, "profiles."+name+".")
+		if err != nil {
+			return err
+		}
+		if f.Profiles == nil {
+			f.Profiles = map[string]Layer{}
+		}
+		f.Profiles[name] = l
+	}
 	return nil
+}
+
+// layer decodes one layer's object, whose keys the walk has checked; prefix
+// places its keys in the file.
+func (w *walker) layer(data []byte, prefix string) (Layer, error) {
+	var l struct {
+		Providers map[string]Provider `json:"providers"`
+		Aliases   map[string]string   `json:"aliases"`
+	}
+	if err := json.Unmarshal(data, &l); err != nil {
+		return Layer{}, w.typeError(err)
+	}
+	out := Layer{Providers: l.Providers, Aliases: l.Aliases}
+	for _, r := range settings.Rows() {
+		raw, ok := lookupRaw(data, r.Key)
+		if r.Key == "" || !ok {
+			continue
+		}
+		v, err := decodeKind(raw, r.Kind)
+		if err != nil {
+			p := w.keys[prefix+r.Key]
+			return Layer{}, &Error{File: w.name, Line: p.line, Column: p.column, Key: prefix + r.Key, Msg: err.Error()}
+		}
+		if out.Values == nil {
+			out.Values = map[string]any{}
+		}
+		out.Values[r.Key] = v
+	}
+	return out, nil
+}
+
+// lookupRaw finds the value of a dotted key ("tools.allow") in a JSON
+// object.
+func lookupRaw(data []byte, key string) (json.RawMessage, bool) {
+	head, rest, nested := strings.Cut(key, ".")
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil {
+		return nil, false
+	}
+	raw, ok := obj[head]
+	if !ok || !nested {
+		return raw, ok
+	}
+	return lookupRaw(raw, rest)
+}
+
+// decodeKind decodes a value the walk has type-checked into its kind's Go
+// type; a duration is written as a string ("10m").
+func decodeKind(raw json.RawMessage, k settings.Kind) (any, error) {
+	var err error
+	switch k {
+	case settings.String:
+		var s string
+		err = json.Unmarshal(raw, &s)
+		return s, err
+	case settings.Bool:
+		var b bool
+		err = json.Unmarshal(raw, &b)
+		return b, err
+	case settings.Int:
+		var i int
+		err = json.Unmarshal(raw, &i)
+		return i, err
+	case settings.Float:
+		var f float64
+		err = json.Unmarshal(raw, &f)
+		return f, err
+	case settings.Duration:
+		var s string
+		if err = json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q: give a positive duration such as 30s or 5m", s)
+		}
+		return d, nil
+	case settings.List:
+		l := []string{}
+		err = json.Unmarshal(raw, &l)
+		return l, err
+	}
+	return nil, fmt.Errorf("no kind %d", k)
 }
 
 type walker struct {
@@ -75,7 +176,7 @@ type walker struct {
 	keys map[string]position
 }
 
-func (w *walker) document(t reflect.Type) error {
+func (w *walker) document(t *shape) error {
 	tok, err := w.dec.Token()
 	if err == io.EOF {
 		return nil
@@ -96,10 +197,10 @@ func (w *walker) document(t reflect.Type) error {
 	return nil
 }
 
-// value walks one value that should be of type t, checking its type; t is
+// value walks one value that should be of shape t, checking its type; t is
 // nil where any value is accepted. Errors point at the key, which starts at
 // keyOff.
-func (w *walker) value(t reflect.Type, key string, keyOff int) error {
+func (w *walker) value(t *shape, key string, keyOff int) error {
 	tok, err := w.dec.Token()
 	if err != nil {
 		return w.syntaxError(err)
@@ -110,12 +211,12 @@ func (w *walker) value(t reflect.Type, key string, keyOff int) error {
 		return w.at(keyOff, key, "null is not a setting: remove the key to leave it unset")
 	case json.Delim:
 		if v == '[' {
-			if t != nil && t.Kind() != reflect.Slice {
-				return w.at(keyOff, key, fmt.Sprintf("want %s, got a list", describeType(t)))
+			if t != nil && t.kind != shapeList {
+				return w.at(keyOff, key, fmt.Sprintf("want %s, got a list", t.describe()))
 			}
-			var elem reflect.Type
+			var elem *shape
 			if t != nil {
-				elem = t.Elem()
+				elem = t.elem
 			}
 			for w.dec.More() {
 				if err := w.value(elem, key, keyOff); err != nil {
@@ -125,17 +226,17 @@ func (w *walker) value(t reflect.Type, key string, keyOff int) error {
 			_, err := w.dec.Token()
 			return w.syntaxError(err)
 		}
-		if t != nil && t.Kind() != reflect.Struct && t.Kind() != reflect.Map {
-			return w.at(keyOff, key, fmt.Sprintf("want %s, got an object", describeType(t)))
+		if t != nil && t.kind != shapeObject && t.kind != shapeMap {
+			return w.at(keyOff, key, fmt.Sprintf("want %s, got an object", t.describe()))
 		}
 		return w.object(t, key)
 	case string:
-		if t == nil || t.Kind() == reflect.String {
+		if t == nil || t.kind == shapeString {
 			return nil
 		}
 		got = "a string"
 	case bool:
-		if t == nil || t.Kind() == reflect.Bool {
+		if t == nil || t.kind == shapeBool {
 			return nil
 		}
 		got = fmt.Sprint(v)
@@ -143,19 +244,18 @@ func (w *walker) value(t reflect.Type, key string, keyOff int) error {
 		if t == nil {
 			return nil
 		}
-		if _, err := v.Int64(); err == nil && t.Kind() == reflect.Int {
+		if _, err := v.Int64(); err == nil && t.kind == shapeInt {
 			return nil
 		}
-		if t.Kind() == reflect.Float64 {
+		if t.kind == shapeFloat {
 			return nil
 		}
 		got = v.String()
 	}
-	return w.at(keyOff, key, fmt.Sprintf("want %s, got %s", describeType(t), got))
+	return w.at(keyOff, key, fmt.Sprintf("want %s, got %s", t.describe(), got))
 }
 
-func (w *walker) object(t reflect.Type, path string) error {
-	fields := fieldsOf(t)
+func (w *walker) object(t *shape, path string) error {
 	seen := map[string]bool{}
 	for w.dec.More() {
 		start := w.skipSpace(int(w.dec.InputOffset()))
@@ -169,17 +269,17 @@ func (w *walker) object(t reflect.Type, path string) error {
 			return w.at(start, key, "appears twice in the same object: keep one")
 		}
 		seen[name] = true
-		var sub reflect.Type
+		var sub *shape
 		if t != nil {
-			switch t.Kind() {
-			case reflect.Struct:
-				ft, ok := fields[name]
+			switch t.kind {
+			case shapeObject:
+				ft, ok := t.fields[name]
 				if !ok {
-					return w.at(start, "", unknownKey(name, path, fields))
+					return w.at(start, "", unknownKey(name, path, t.fields))
 				}
 				sub = ft
-			case reflect.Map:
-				sub = t.Elem()
+			case shapeMap:
+				sub = t.elem
 			}
 		}
 		w.keys[key] = w.position(start)
@@ -233,55 +333,13 @@ func (w *walker) syntaxError(err error) error {
 func (w *walker) typeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return w.at(int(te.Offset), "", fmt.Sprintf("want %s, got %s", describeType(te.Type), te.Value))
+		return w.at(int(te.Offset), "", fmt.Sprintf("want %s, got %s", shapeOf(te.Type).describe(), te.Value))
 	}
 	return w.syntaxError(err)
 }
 
-func describeType(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int:
-		return "a whole number"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Slice:
-		return "a list of " + strings.TrimPrefix(describeType(t.Elem()), "a ") + "s"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return t.String()
-}
-
-// fieldsOf maps the JSON keys of a struct to their types, embedded structs
-// included; it is nil for other types.
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			for k, v := range fieldsOf(sf.Type) {
-				fields[k] = v
-			}
-			continue
-		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if !sf.IsExported() || name == "" || name == "-" {
-			continue
-		}
-		fields[name] = sf.Type
-	}
-	return fields
-}
-
 // unknownKey names the key and suggests the closest known one.
-func unknownKey(name, path string, fields map[string]reflect.Type) string {
+func unknownKey(name, path string, fields map[string]*shape) string {
 	where := "at the top level"
 	if path != "" {
 		where = "in " + path

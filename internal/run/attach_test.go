@@ -16,6 +16,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers/providertest"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 // recordedServer answers every request with a recorded response body and
@@ -104,10 +105,10 @@ func TestAttachmentsReachEachProtocol(t *testing.T) {
 			for _, f := range tt.files {
 				attach = append(attach, filepath.Join(providertest.AttachDir(t), f))
 			}
-			s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{
+			s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{
 				Provider: Given(tt.provider, "test"), Model: Given("some-model", "test"), BaseURL: Given(srv.URL, "test"),
 				NoStream: Given(true, "test"), NoTools: Given(true, "test"), Attach: Given(attach, "flag --attach"),
-			}})
+			}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,10 +177,10 @@ func TestAttachmentsRefused(t *testing.T) {
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(dir, file)
 			}
-			s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{
+			s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{
 				Provider: Given(tt.provider, "test"), Model: Given("m", "test"), BaseURL: Given("http://127.0.0.1:9", "test"),
 				Command: Given("true", "test"), Attach: Given([]string{file}, "flag --attach"),
-			}})
+			}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 // TestStepsKeepTheirPrefix runs three steps of a real run per protocol
@@ -97,10 +98,10 @@ func stepRequests(t *testing.T, provider, model string, replies [][]byte) [][]by
 		return now
 	}
 	dir := t.TempDir()
-	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: dir, Flags: Settings{
+	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: dir, Flags: Settings{Values: settings.Values{
 		Provider: Given(provider, "test"), Model: Given(model, "test"), BaseURL: Given(srv.URL, "test"),
 		NoStream: Given(true, "test"), Workdir: Given(dir, "test"),
-	}})
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +189,14 @@ func TestNoCacheSetting(t *testing.T) {
 		want      Setting[bool]
 		mark, key bool
 	}{
-		{"default", Settings{Provider: Given("anthropic", "test")}, nil, Given(false, "default"), true, false},
-		{"config", Settings{Provider: Given("anthropic", "test")}, cfg, Given(true, "config /c.json"), false, false},
-		{"flag over config", Settings{Provider: Given("anthropic", "test"), NoCache: Given(false, "flag --no-cache")}, cfg, Given(false, "flag --no-cache"), true, false},
-		{"openai takes a key", Settings{Provider: Given("openai", "test")}, nil, Given(false, "default"), false, true},
-		{"openai with --no-cache", Settings{Provider: Given("openai", "test"), NoCache: Given(true, "flag --no-cache")}, nil, Given(true, "flag --no-cache"), false, false},
-		{"openrouter, a Claude model", Settings{Provider: Given("openrouter", "test"), Model: Given("anthropic/claude-sonnet-4.5", "test")}, nil, Given(false, "default"), true, false},
-		{"openrouter, a Gemini model", Settings{Provider: Given("openrouter", "test"), Model: Given("google/gemini-2.5-pro", "test")}, nil, Given(false, "default"), true, false},
-		{"openrouter, an OpenAI model", Settings{Provider: Given("openrouter", "test"), Model: Given("openai/gpt-4o-mini", "test")}, nil, Given(false, "default"), false, false},
+		{"default", Settings{Values: settings.Values{Provider: Given("anthropic", "test")}}, nil, Given(false, "default"), true, false},
+		{"config", Settings{Values: settings.Values{Provider: Given("anthropic", "test")}}, cfg, Given(true, "config /c.json"), false, false},
+		{"flag over config", Settings{Values: settings.Values{Provider: Given("anthropic", "test"), NoCache: Given(false, "flag --no-cache")}}, cfg, Given(false, "flag --no-cache"), true, false},
+		{"openai takes a key", Settings{Values: settings.Values{Provider: Given("openai", "test")}}, nil, Given(false, "default"), false, true},
+		{"openai with --no-cache", Settings{Values: settings.Values{Provider: Given("openai", "test"), NoCache: Given(true, "flag --no-cache")}}, nil, Given(true, "flag --no-cache"), false, false},
+		{"openrouter, a Claude model", Settings{Values: settings.Values{Provider: Given("openrouter", "test"), Model: Given("anthropic/claude-sonnet-4.5", "test")}}, nil, Given(false, "default"), true, false},
+		{"openrouter, a Gemini model", Settings{Values: settings.Values{Provider: Given("openrouter", "test"), Model: Given("google/gemini-2.5-pro", "test")}}, nil, Given(false, "default"), true, false},
+		{"openrouter, an OpenAI model", Settings{Values: settings.Values{Provider: Given("openrouter", "test"), Model: Given("openai/gpt-4o-mini", "test")}}, nil, Given(false, "default"), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

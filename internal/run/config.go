@@ -4,11 +4,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
@@ -56,69 +56,37 @@ func (c *Config) Found() bool { return c.File != nil && c.File.Found() }
 
 func (c *Config) source(key string) string { return "config " + c.Resolved.Source(key) }
 
-// layer is what the file says about the settings that are not bound to
-// one provider. Patterns are checked here, so that a bad one is reported
-// where it was written.
-func (c *Config) layer() (Settings, error) {
-	var s Settings
+// layers is what the file says about the settings that are not bound to
+// one provider: its profile's layer over its top level's. Patterns are
+// checked here, so that a bad one is reported where it was written.
+func (c *Config) layers() (Settings, error) {
 	r := c.Resolved
 	for _, key := range []string{"tools.allow", "tools.deny"} {
-		if !r.IsSet(key) {
-			continue
-		}
-		patterns := r.Tools.Allow
-		if key == "tools.deny" {
-			patterns = r.Tools.Deny
-		}
-		if _, err := policy.ParsePatterns(patterns); err != nil {
-			return s, asKind(Usage, r.Errorf(key, "%v", err))
+		if v, ok := r.Value(key); ok {
+			if _, err := policy.ParsePatterns(v.([]string)); err != nil {
+				return Settings{}, asKind(Usage, r.Errorf(key, "%v", err))
+			}
 		}
 	}
-	str := func(key, v string, to *Setting[string]) {
-		if r.IsSet(key) {
-			*to = Given(v, c.source(key))
+	var s Settings
+	for _, l := range r.Layers() {
+		var layer Settings
+		for _, row := range settings.Rows() {
+			v, ok := l.Values[row.Key]
+			if row.Key == "" || row.Bound || !ok {
+				continue
+			}
+			if row.Name == "tools-file" {
+				v = r.Path(v.(string), c.home)
+			}
+			if err := layer.Values.Set(row.Name, v, "config "+l.Source); err != nil {
+				return Settings{}, asKind(Usage, err)
+			}
 		}
+		s = over(layer, s)
 	}
-	boolean := func(key string, v bool, to *Setting[bool]) {
-		if r.IsSet(key) {
-			*to = Given(v, c.source(key))
-		}
-	}
-	integer := func(key string, v int, to *Setting[int]) {
-		if r.IsSet(key) {
-			*to = Given(v, c.source(key))
-		}
-	}
-	strs := func(key string, v []string, to *Setting[[]string]) {
-		if r.IsSet(key) {
-			*to = Given(v, c.source(key))
-		}
-	}
-	str("provider", r.Provider, &s.Provider)
-	str("mode", r.Mode, &s.Mode)
-	str("tool_protocol", r.ToolProtocol, &s.ToolProtocol)
-	str("tools.file", r.Path(r.Tools.File, c.home), &s.ToolsFile)
-	boolean("safe", r.Safe, &s.Safe)
-	boolean("no_stream", r.NoStream, &s.NoStream)
-	boolean("no_cache", r.NoCache, &s.NoCache)
-	boolean("tools.yes", r.Tools.Yes, &s.Yes)
-	boolean("no_project_file", r.NoProjectFile, &s.NoProjectFile)
-	integer("max_steps", r.MaxSteps, &s.MaxSteps)
-	integer("retries", r.Retries, &s.Retries)
-	integer("max_tokens", r.MaxTokens, &s.MaxTokens)
-	str("reasoning", r.Reasoning, &s.Reasoning)
-	if r.IsSet("temperature") {
-		s.Temperature = Given(r.Temperature, c.source("temperature"))
-	}
-	strs("tools.allow", r.Tools.Allow, &s.Allow)
-	strs("tools.deny", r.Tools.Deny, &s.Deny)
-	strs("mcp", r.MCP, &s.MCP)
 	if servers := c.mcpServers(); len(servers) > 0 {
 		s.MCPServers = Given(servers, "config "+c.File.Name())
-	}
-	if r.IsSet("timeout") {
-		d, _ := time.ParseDuration(r.Timeout) // checked when the file was read
-		s.Timeout = Given(d, c.source("timeout"))
 	}
 	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -23,9 +24,7 @@ func firstRequest(t *testing.T, p catalog.Provider, toolProtocol string, files m
 			t.Fatal(err)
 		}
 	}
-	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{
-		Provider: Given(p.Name, "test"), Model: Given("some-model-name", "test"), ToolProtocol: Given(toolProtocol, "test"),
-	}})
+	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{Provider: Given(p.Name, "test"), Model: Given("some-model-name", "test"), ToolProtocol: Given(toolProtocol, "test")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,15 +95,15 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.Reasoning = Given(set.Reasoning, src)
 	s.ToolsFile = Given(set.ToolsFile, src)
 	s.MCP = Given(set.MCP, src)
-	s.MCPHeaders = opt.MCPHeaders.or(s.MCPHeaders)
+	s.MCPHeaders = opt.MCPHeaders.Or(s.MCPHeaders)
 	s.Workdir = Given(opt.Workdir, "flag --workdir")
 	// What this invocation allows: its own flags, and --safe if either the
 	// recorded run or this one asks for it.
-	s.Yes, s.Allow, s.Deny = opt.Yes.or(s.Yes), opt.Allow.or(s.Allow), opt.Deny.or(s.Deny)
+	s.Yes, s.Allow, s.Deny = opt.Yes.Or(s.Yes), opt.Allow.Or(s.Allow), opt.Deny.Or(s.Deny)
 	if opt.Safe.Value {
 		s.Safe = opt.Safe
 	}
-	s.Sandbox, s.AllowNetwork = opt.Sandbox.or(s.Sandbox), opt.AllowNetwork.or(s.AllowNetwork)
+	s.Sandbox, s.AllowNetwork = opt.Sandbox.Or(s.Sandbox), opt.AllowNetwork.Or(s.AllowNetwork)
 	s.Schema = Given(string(set.Schema), src)
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}

@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 // testEnv is a world with no environment but vars.
@@ -44,9 +45,7 @@ func TestRunFromSettingsThenReplayIt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.Wd, "notes.txt"), []byte("hello from the note\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{
-		Provider: Given("openai", "test"), BaseURL: Given(srv.URL, "test"), Mode: Given("ask", "test"),
-	}})
+	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{Provider: Given("openai", "test"), BaseURL: Given(srv.URL, "test"), Mode: Given("ask", "test")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func TestReplayCheckSeesAnEditedPrompt(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
 	defer srv.Close()
 	e := testEnv(t, map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"})
-	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Provider: Given("openai", "test"), BaseURL: Given(srv.URL, "test")}})
+	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{Provider: Given("openai", "test"), BaseURL: Given(srv.URL, "test")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,38 +8,20 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
-	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
-	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
-// Setting is one setting's value and where it came from: "flag --NAME",
-// "conversation --continue", "env VAR", "config FILE[:PROFILE]" or
-// "default". A setting that no layer gave has no Source.
-type Setting[T any] struct {
-	Value  T
-	Source string
-}
+// Setting is one setting's value and where it came from (see package
+// settings, which declares every setting once).
+type Setting[T any] = settings.Setting[T]
 
 // Given makes a setting given by source.
-func Given[T any](value T, source string) Setting[T] {
-	return Setting[T]{Value: value, Source: source}
-}
-
-// IsGiven reports whether a layer gave the setting.
-func (s Setting[T]) IsGiven() bool { return s.Source != "" }
-
-// or is s when it was given, else lower.
-func (s Setting[T]) or(lower Setting[T]) Setting[T] {
-	if s.IsGiven() {
-		return s
-	}
-	return lower
-}
+func Given[T any](value T, source string) Setting[T] { return settings.Given(value, source) }
 
 // Values of --tool-protocol.
 const (
@@ -50,68 +32,23 @@ const (
 )
 
 // DefaultRetries is how many times a failed request is tried again.
-const DefaultRetries = 2
+const DefaultRetries = settings.DefaultRetries
 
 // Settings are everything a run is asked to do, each with its source.
 // Resolve makes them from the layers; a transcript gives them to replay.
+// The settings the rows of package settings declare are its Values; the
+// rest are resolved from them.
 type Settings struct {
-	Profile  Setting[string]
-	Provider Setting[string]
-	Model    Setting[string]
-	BaseURL  Setting[string]
+	settings.Values
+	Profile Setting[string]
 	// Key is the provider's key; its Source names the variable or the
 	// config file. Secret never prints its value.
 	Key Setting[config.Secret]
 	// KeyVars are the variables the key is read from, for the error that
 	// asks for one.
 	KeyVars []string
-	// Command is the program of a local-program provider (--command).
-	Command      Setting[string]
-	Mode         Setting[string]
-	Safe         Setting[bool]
-	MaxSteps     Setting[int]
-	Timeout      Setting[time.Duration]
-	ToolProtocol Setting[string]
-	NoStream     Setting[bool]
-	Retries      Setting[int]
-	MaxTokens    Setting[int]
-	// Temperature is --temperature; not given, the provider's own.
-	Temperature Setting[float64]
-	// Reasoning is --reasoning: low, medium or high, or "" for the
-	// model's own.
-	Reasoning Setting[string]
-	Allow     Setting[[]string]
-	Deny      Setting[[]string]
-	Yes       Setting[bool]
-	ToolsFile Setting[string]
-	MCP       Setting[[]string]
-	// MCPHeaders are --mcp-header values, "Name: value", sent to every
-	// --mcp URL; a value may name variables as ${NAME}. They are never
-	// recorded: a continued run or a replay is given them again.
-	MCPHeaders Setting[[]string]
 	// MCPServers are the config file's mcpServers that are not disabled.
 	MCPServers Setting[[]mcp.Server]
-	NoTools    Setting[bool]
-	Workdir    Setting[string]
-	// Sandbox is --sandbox: off, workdir or read-only (--safe makes off
-	// read-only). AllowNetwork keeps the network in the sandbox;
-	// SandboxMCP puts the MCP servers in it too.
-	Sandbox      Setting[string]
-	AllowNetwork Setting[bool]
-	SandboxMCP   Setting[bool]
-	// System is appended to the default system prompt (-s).
-	System Setting[string]
-	// Schema is --schema: a file, or the schema itself when it starts
-	// with "{".
-	Schema Setting[string]
-	// NoCache is --no-cache: requests do not ask the provider to cache
-	// their prefix (no cache_control marks, no prompt_cache_key).
-	NoCache Setting[bool]
-	// NoProjectFile is --no-project-file: the system prompt leaves out
-	// the project's AGENTS.md.
-	NoProjectFile Setting[bool]
-	// Attach are the files of -a/--attach, sent with the prompt.
-	Attach Setting[[]string]
 	// Aliases are the config file's short names for models, which
 	// --model resolves; shown by `ask config`.
 	Aliases Setting[map[string]string]
@@ -127,74 +64,17 @@ type Settings struct {
 
 // defaults are the built-in layer.
 func defaults() Settings {
-	const d = "default"
-	return Settings{
-		Mode:          Given(policy.ModeAgent, d),
-		Safe:          Given(false, d),
-		MaxSteps:      Given(loop.DefaultMaxSteps, d),
-		Timeout:       Given(loop.DefaultTimeout, d),
-		ToolProtocol:  Given(ToolProtocolAuto, d),
-		NoStream:      Given(false, d),
-		NoCache:       Given(false, d),
-		Retries:       Given(DefaultRetries, d),
-		MaxTokens:     Given(0, d),
-		Reasoning:     Given("", d),
-		Allow:         Given([]string(nil), d),
-		Deny:          Given([]string(nil), d),
-		Yes:           Given(false, d),
-		ToolsFile:     Given("", d),
-		MCP:           Given([]string(nil), d),
-		MCPHeaders:    Given([]string(nil), d),
-		MCPServers:    Given([]mcp.Server(nil), d),
-		NoTools:       Given(false, d),
-		Workdir:       Given(".", d),
-		Sandbox:       Given(string(sandbox.Off), d),
-		AllowNetwork:  Given(false, d),
-		SandboxMCP:    Given(false, d),
-		System:        Given("", d),
-		Schema:        Given("", d),
-		Command:       Given("", d),
-		NoProjectFile: Given(false, d),
-	}
+	return Settings{Values: settings.Defaults(), MCPServers: Given([]mcp.Server(nil), "default")}
 }
 
-// over lays hi over lo: each setting hi gives wins. The provider-bound
-// settings (model, base URL, key) are resolved separately, once the
-// provider is known.
+// over lays hi over lo: each setting hi gives wins (deny rules add up).
+// The provider-bound settings (model, base URL, key) are resolved
+// separately, once the provider is known.
 func over(hi, lo Settings) Settings {
 	out := hi
-	out.Profile = hi.Profile.or(lo.Profile)
-	out.Provider = hi.Provider.or(lo.Provider)
-	out.Model = hi.Model.or(lo.Model)
-	out.BaseURL = hi.BaseURL.or(lo.BaseURL)
-	out.Command = hi.Command.or(lo.Command)
-	out.Mode = hi.Mode.or(lo.Mode)
-	out.Safe = hi.Safe.or(lo.Safe)
-	out.MaxSteps = hi.MaxSteps.or(lo.MaxSteps)
-	out.Timeout = hi.Timeout.or(lo.Timeout)
-	out.ToolProtocol = hi.ToolProtocol.or(lo.ToolProtocol)
-	out.NoStream = hi.NoStream.or(lo.NoStream)
-	out.NoCache = hi.NoCache.or(lo.NoCache)
-	out.Retries = hi.Retries.or(lo.Retries)
-	out.MaxTokens = hi.MaxTokens.or(lo.MaxTokens)
-	out.Temperature = hi.Temperature.or(lo.Temperature)
-	out.Reasoning = hi.Reasoning.or(lo.Reasoning)
-	out.Allow = hi.Allow.or(lo.Allow)
-	out.Deny = hi.Deny.or(lo.Deny)
-	out.Yes = hi.Yes.or(lo.Yes)
-	out.ToolsFile = hi.ToolsFile.or(lo.ToolsFile)
-	out.MCP = hi.MCP.or(lo.MCP)
-	out.MCPHeaders = hi.MCPHeaders.or(lo.MCPHeaders)
-	out.MCPServers = hi.MCPServers.or(lo.MCPServers)
-	out.NoTools = hi.NoTools.or(lo.NoTools)
-	out.Workdir = hi.Workdir.or(lo.Workdir)
-	out.Sandbox = hi.Sandbox.or(lo.Sandbox)
-	out.AllowNetwork = hi.AllowNetwork.or(lo.AllowNetwork)
-	out.SandboxMCP = hi.SandboxMCP.or(lo.SandboxMCP)
-	out.System = hi.System.or(lo.System)
-	out.Schema = hi.Schema.or(lo.Schema)
-	out.NoProjectFile = hi.NoProjectFile.or(lo.NoProjectFile)
-	out.Attach = hi.Attach.or(lo.Attach)
+	out.Values = settings.Over(hi.Values, lo.Values)
+	out.Profile = hi.Profile.Or(lo.Profile)
+	out.MCPServers = hi.MCPServers.Or(lo.MCPServers)
 	if out.Conversation == nil {
 		out.Conversation = lo.Conversation
 	}
@@ -228,7 +108,7 @@ func Resolve(in Inputs) (Settings, error) {
 	if cfg.Err != nil {
 		return Settings{}, asKind(Usage, cfg.Err)
 	}
-	fromFile, err := cfg.layer()
+	fromFile, err := cfg.layers()
 	if err != nil {
 		return Settings{}, err
 	}
@@ -258,7 +138,7 @@ func Resolve(in Inputs) (Settings, error) {
 	// A local program gets a model name only when the user names one: it
 	// is passed on as $ASK_MODEL, which the program may not expect.
 	if !row.LocalProgram {
-		s.Model = s.Model.or(cfg.model(row.Name)).or(Given(row.DefaultModel, "default"))
+		s.Model = s.Model.Or(cfg.model(row.Name)).Or(Given(row.DefaultModel, "default"))
 	}
 	if m, key := cfg.Resolved.Alias(s.Model.Value); m != "" {
 		s.Model = Given(m, fmt.Sprintf("%s, alias %q in %s", s.Model.Source, s.Model.Value, cfg.source(key)))
@@ -284,20 +164,15 @@ func Resolve(in Inputs) (Settings, error) {
 	return s, nil
 }
 
-// envLayer is what the environment says.
+// envLayer is what the environment says: each row's variable.
 func envLayer(getenv func(string) string) Settings {
 	var s Settings
-	for _, v := range []struct {
-		name string
-		to   *Setting[string]
-	}{
-		{"ASK_PROVIDER", &s.Provider},
-		{"ASK_MODEL", &s.Model},
-		{"ASK_BASE_URL", &s.BaseURL},
-		{"ASK_COMMAND", &s.Command},
-	} {
-		if value := strings.TrimSpace(getenv(v.name)); value != "" {
-			*v.to = Given(value, "env "+v.name)
+	for _, r := range settings.Rows() {
+		if r.Env == "" || !r.IsSetting() {
+			continue
+		}
+		if value := strings.TrimSpace(getenv(r.Env)); value != "" {
+			s.Values.Set(r.Name, value, "env "+r.Env)
 		}
 	}
 	return s
@@ -392,47 +267,58 @@ type Entry struct {
 	Source string
 }
 
-// Entries lists the settings a config file, the environment or a flag
-// can give, in a fixed order, keys only as set or unset.
+// Entries lists the settings a config file or the environment can give,
+// in the rows' order, with the key (only as set or unset), the profile,
+// the config file's MCP servers and aliases.
 func (s Settings) Entries() []Entry {
 	key := "unset"
 	if s.Key.Value != "" {
 		key = "set"
 	}
-	model := Entry{"model", nilIfEmpty(s.Model.Value), s.Model.Source}
-	if !s.Model.IsGiven() {
-		model.Source = "none: name one with --model"
+	out := []Entry{{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source}}
+	for _, r := range settings.Rows() {
+		if !r.IsSetting() || r.Key == "" && r.Env == "" {
+			continue
+		}
+		v, src, _ := s.Values.Get(r.Name)
+		e := Entry{r.Name, shown(v), src}
+		switch r.Name {
+		case "model":
+			if !s.Model.IsGiven() {
+				e.Source = "none: name one with --model"
+			}
+		case "base-url":
+			e.Value = nilIfEmpty(providers.RedactURL(s.BaseURL.Value))
+		case "temperature":
+			if !s.Temperature.IsGiven() {
+				e = Entry{"temperature", nil, "default: the provider's own"}
+			}
+		case "max-steps":
+			e = s.stepLimit()
+		}
+		out = append(out, e)
+		if r.Name == "base-url" {
+			out = append(out, Entry{"key", key, s.Key.Source})
+		}
 	}
-	temperature := Entry{"temperature", s.Temperature.Value, s.Temperature.Source}
-	if !s.Temperature.IsGiven() {
-		temperature = Entry{"temperature", nil, "default: the provider's own"}
+	return append(out,
+		Entry{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
+		Entry{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
+	)
+}
+
+// shown is a value as `ask config` prints it: a duration as "5m0s", no
+// value as nil, no list as an empty one.
+func shown(v any) any {
+	switch v := v.(type) {
+	case time.Duration:
+		return v.String()
+	case string:
+		return nilIfEmpty(v)
+	case []string:
+		return list(v)
 	}
-	return []Entry{
-		{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source},
-		{"provider", s.Provider.Value, s.Provider.Source},
-		model,
-		{"base-url", nilIfEmpty(providers.RedactURL(s.BaseURL.Value)), s.BaseURL.Source},
-		{"key", key, s.Key.Source},
-		{"mode", s.Mode.Value, s.Mode.Source},
-		{"safe", s.Safe.Value, s.Safe.Source},
-		s.stepLimit(),
-		{"timeout", s.Timeout.Value.String(), s.Timeout.Source},
-		{"tool-protocol", s.ToolProtocol.Value, s.ToolProtocol.Source},
-		{"no-stream", s.NoStream.Value, s.NoStream.Source},
-		{"no-cache", s.NoCache.Value, s.NoCache.Source},
-		{"retries", s.Retries.Value, s.Retries.Source},
-		{"max-tokens", s.MaxTokens.Value, s.MaxTokens.Source},
-		temperature,
-		{"reasoning", nilIfEmpty(s.Reasoning.Value), s.Reasoning.Source},
-		{"allow-tool", list(s.Allow.Value), s.Allow.Source},
-		{"deny-tool", list(s.Deny.Value), s.Deny.Source},
-		{"yes", s.Yes.Value, s.Yes.Source},
-		{"tools-file", nilIfEmpty(s.ToolsFile.Value), s.ToolsFile.Source},
-		{"mcp", list(s.MCP.Value), s.MCP.Source},
-		{"no-project-file", s.NoProjectFile.Value, s.NoProjectFile.Source},
-		{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
-		{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
-	}
+	return v
 }
 
 func aliasValue(m map[string]string) map[string]string {

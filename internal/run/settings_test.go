@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 func configFrom(t *testing.T, path, text, profile string) *Config {
@@ -62,7 +63,7 @@ func TestResolvePrecedence(t *testing.T) {
 	t.Parallel()
 	cfg := configFrom(t, "/c.json", `{"provider": "anthropic", "model": "m-file", "max_steps": 4, "timeout": "1m",
 		"providers": {"openai": {"base_url": "http://file.example/v1"}}, "profiles": {"fast": {"max_steps": 2}}}`, "fast")
-	flags := Settings{Timeout: Given(30*time.Second, "flag --timeout")}
+	flags := Settings{Values: settings.Values{Timeout: Given(30*time.Second, "flag --timeout")}}
 	s, err := Resolve(Inputs{Flags: flags, Config: cfg, Getenv: env(map[string]string{
 		"ASK_PROVIDER": "openai", "OPENAI_API_KEY": "fake-key",
 	})})

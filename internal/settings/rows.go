@@ -1,0 +1,300 @@
+package settings
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kind is the type of a setting's value.
+type Kind int
+
+// The kinds, each with its Go type: string, bool, int, float64,
+// time.Duration and []string.
+const (
+	String Kind = iota
+	Bool
+	Int
+	Float
+	Duration
+	List
+)
+
+// Row declares one flag of a run: a setting, or a flag about this one
+// invocation (--json, --transcript), which has no field of Values.
+type Row struct {
+	Name  string // the flag's name, and `ask config`'s: "max-steps"
+	Short string // the one-letter flag, "" for none
+	// Key is the config file's key for it ("max_steps", "tools.allow");
+	// "" when the file cannot give it.
+	Key string
+	// Env is the variable a run reads it from, "" for none.
+	Env     string
+	Kind    Kind
+	Default any    // of the kind's type; nil for none
+	Help    string // --help's line; a `WORD` in it names the value
+	// Choices are the values it takes, when they are a fixed set.
+	Choices []string
+	// AfterPrompt rows may follow the prompt's first word: they shape
+	// output or limits, or only narrow what the model may do. Any other
+	// flag there is an error naming "--" (a file name that spells a flag
+	// must not widen a run). For a switch, only its true value narrows.
+	AfterPrompt bool
+	// Adds joins the lists of every layer instead of replacing a lower
+	// layer's (deny rules: each layer may only add to them).
+	Adds bool
+	// Bound settings belong to one provider: the config file gives them
+	// per provider, and a run resolves them once the provider is known.
+	Bound bool
+	// check says what is wrong with a value, "" when nothing is.
+	check func(v any) string
+	field func(*Values) slot
+}
+
+// IsSetting reports whether the row is a setting (has a field of Values),
+// not a flag about one invocation.
+func (r Row) IsSetting() bool { return r.field != nil }
+
+func (r Row) slot(v *Values) slot { return r.field(v) }
+
+// Check says what is wrong with v, a value of the row's kind, in the words
+// a config file's error uses; "" when nothing is.
+func (r Row) Check(v any) string {
+	if len(r.Choices) > 0 {
+		if s, _ := v.(string); !contains(r.Choices, s) {
+			return fmt.Sprintf("%q: choose %s", s, OrList(r.Choices))
+		}
+	}
+	if r.check != nil {
+		return r.check(v)
+	}
+	return ""
+}
+
+// Valid values of the settings that have a fixed set (DESIGN §4).
+var (
+	Modes         = []string{"ask", "plan", "agent"}
+	ToolProtocols = []string{"auto", "native", "json", "markdown"}
+	Colors        = []string{"auto", "always", "never"}
+	Sandboxes     = []string{"off", "workdir", "read-only"}
+	// ReasoningLevels are those of providers.ReasoningLevels (this
+	// package imports no provider code).
+	ReasoningLevels = []string{"low", "medium", "high"}
+)
+
+// Built-in defaults that other packages need by name.
+const (
+	DefaultMaxSteps = 8
+	DefaultTimeout  = 5 * time.Minute
+	DefaultRetries  = 2
+	DefaultMaxStdin = "1M"
+)
+
+func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
+	return func(v *Values) slot { return f(v) }
+}
+
+// Rows are every flag of a run, in the order --help and `ask config` show
+// them.
+var Rows = sync.OnceValue(func() []Row {
+	return []Row{
+		{Name: "provider", Short: "p", Key: "provider", Env: "ASK_PROVIDER", Kind: String,
+			Help:  "provider: %s (default: $ASK_PROVIDER, else the first whose key is set)",
+			field: field(func(v *Values) *Setting[string] { return &v.Provider })},
+		{Name: "model", Short: "m", Key: "model", Env: "ASK_MODEL", Kind: String, AfterPrompt: true, Bound: true,
+			Help:  "model name (default: $ASK_MODEL, else the provider's default)",
+			check: nonEmpty("name a model or remove the key"),
+			field: field(func(v *Values) *Setting[string] { return &v.Model })},
+		{Name: "base-url", Env: "ASK_BASE_URL", Kind: String, Bound: true,
+			Help:  "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)",
+			field: field(func(v *Values) *Setting[string] { return &v.BaseURL })},
+		{Name: "mode", Key: "mode", Kind: String, Default: "agent", Choices: Modes,
+			Help:  "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)",
+			field: field(func(v *Values) *Setting[string] { return &v.Mode })},
+		{Name: "safe", Key: "safe", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "CI profile: refuse every write, run commands only in the read-only sandbox (without asking), exit 6 on a refusal",
+			field: field(func(v *Values) *Setting[bool] { return &v.Safe })},
+		{Name: "max-steps", Key: "max_steps", Kind: Int, Default: DefaultMaxSteps, AfterPrompt: true,
+			Help:  "stop after this many model requests",
+			check: atLeast(1, "must be at least 1"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxSteps })},
+		{Name: "timeout", Key: "timeout", Kind: Duration, Default: DefaultTimeout, AfterPrompt: true,
+			Help:  "stop the whole run after this long",
+			check: positiveDuration,
+			field: field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
+		{Name: "tool-protocol", Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
+			Help:  "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
+			field: field(func(v *Values) *Setting[string] { return &v.ToolProtocol })},
+		{Name: "no-stream", Key: "no_stream", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "make plain requests instead of streaming",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoStream })},
+		{Name: "no-cache", Key: "no_cache", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "do not ask the provider to cache the prompt (no cache_control marks, no prompt_cache_key)",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoCache })},
+		{Name: "retries", Key: "retries", Kind: Int, Default: DefaultRetries, AfterPrompt: true,
+			Help:  "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff",
+			check: atLeast(0, "must be 0 or more"),
+			field: field(func(v *Values) *Setting[int] { return &v.Retries })},
+		{Name: "max-tokens", Key: "max_tokens", Kind: Int, Default: 0, AfterPrompt: true,
+			Help:  "cap each model reply at `N` tokens (default: the provider's own)",
+			check: atLeast(1, "must be at least 1 (leave it out for the provider's default)"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxTokens })},
+		{Name: "temperature", Key: "temperature", Kind: Float, AfterPrompt: true,
+			Help:  "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)",
+			check: temperatureRange,
+			field: field(func(v *Values) *Setting[float64] { return &v.Temperature })},
+		{Name: "reasoning", Key: "reasoning", Kind: String, Default: "", Choices: ReasoningLevels, AfterPrompt: true,
+			Help:  "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)",
+			field: field(func(v *Values) *Setting[string] { return &v.Reasoning })},
+		{Name: "allow-tool", Key: "tools.allow", Kind: List, Default: []string(nil),
+			Help:  "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.Allow })},
+		{Name: "deny-tool", Key: "tools.deny", Kind: List, Default: []string(nil), AfterPrompt: true, Adds: true,
+			Help:  "refuse calls matching `PATTERN`; wins over --allow-tool; adds to the config file's; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.Deny })},
+		{Name: "yes", Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
+			Help:  "approve every call that needs approval",
+			field: field(func(v *Values) *Setting[bool] { return &v.Yes })},
+		{Name: "tools-file", Key: "tools.file", Kind: String, Default: "",
+			Help:  "offer the commands declared in the JSON `FILE` as tools",
+			field: field(func(v *Values) *Setting[string] { return &v.ToolsFile })},
+		{Name: "mcp", Key: "mcp", Kind: List, Default: []string(nil),
+			Help:  "start the MCP server `'CMD ARGS'` over stdio, or connect to the one at an http:// or https:// URL (streamable HTTP, else SSE), and offer its tools as SERVER__TOOL; repeatable",
+			check: noEmptyServer,
+			field: field(func(v *Values) *Setting[[]string] { return &v.MCP })},
+		{Name: "no-project-file", Key: "no_project_file", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "leave the project's AGENTS.md out of the system prompt",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoProjectFile })},
+		{Name: "color", Key: "color", Kind: String, Default: "auto", Choices: Colors, AfterPrompt: true,
+			Help:  "colour on stderr: auto (on a terminal, unless NO_COLOR is set), always or never",
+			field: field(func(v *Values) *Setting[string] { return &v.Color })},
+		{Name: "command", Env: "ASK_COMMAND", Kind: String, Default: "",
+			Help:  "with --provider command: the model to run once per step, conversation on stdin (e.g. 'ollama run qwen3')",
+			field: field(func(v *Values) *Setting[string] { return &v.Command })},
+		{Name: "system", Short: "s", Kind: String, Default: "",
+			Help:  "text appended to the default system prompt",
+			field: field(func(v *Values) *Setting[string] { return &v.System })},
+		{Name: "attach", Short: "a", Kind: List,
+			Help:  "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.Attach })},
+		{Name: "sandbox", Kind: String, Default: "off", Choices: Sandboxes,
+			Help:  "confine the commands tools run: off, workdir (write only there and in a scratch directory) or read-only; no network unless --allow-network",
+			field: field(func(v *Values) *Setting[string] { return &v.Sandbox })},
+		{Name: "allow-network", Kind: Bool, Default: false,
+			Help:  "let sandboxed commands reach the network",
+			field: field(func(v *Values) *Setting[bool] { return &v.AllowNetwork })},
+		{Name: "sandbox-mcp", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "start the MCP servers' commands inside the sandbox too (a remote server is reached by ask itself, never sandboxed)",
+			field: field(func(v *Values) *Setting[bool] { return &v.SandboxMCP })},
+		{Name: "no-tools", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "offer the model no tools",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoTools })},
+		{Name: "mcp-header", Kind: List, Default: []string(nil),
+			Help:  "send the header `'NAME: VALUE'` to every --mcp URL; ${VAR} in VALUE is read from the environment, and a credential must come that way ('Authorization: Bearer ${TOKEN}'); repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.MCPHeaders })},
+		{Name: "workdir", Kind: String, Default: ".",
+			Help:  "the directory the tools work in; file tools never reach outside it",
+			field: field(func(v *Values) *Setting[string] { return &v.Workdir })},
+		{Name: "schema", Kind: String, Default: "",
+			Help:  "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {",
+			field: field(func(v *Values) *Setting[string] { return &v.Schema })},
+
+		// Flags about this invocation only.
+		{Name: "profile", Env: "ASK_PROFILE", Kind: String,
+			Help: "use profile `NAME` of the config file over its top-level settings (default: $ASK_PROFILE)"},
+		{Name: "plan", Kind: String, Help: "carry out the plan saved in `FILE` (with --mode agent)"},
+		{Name: "json", Kind: Bool, AfterPrompt: true,
+			Help: "print one JSON object with the answer, status, steps, tool calls and usage"},
+		{Name: "events", Kind: Bool, AfterPrompt: true, Help: "print every event as a JSON line as it happens"},
+		{Name: "transcript", Kind: String, Help: "write every event to `FILE` as JSON lines"},
+		{Name: "quiet", Short: "q", Kind: Bool, AfterPrompt: true, Help: "print only errors on stderr"},
+		{Name: "verbose", Short: "v", Kind: Bool, AfterPrompt: true, Help: "describe each request, retry and tool call on stderr"},
+		{Name: "continue", Short: "c", Kind: Bool,
+			Help: "carry on the conversation of the last run in this directory (--workdir), with its provider, model, mode and tools unless flags say otherwise"},
+		{Name: "resume", Kind: String, Help: "carry on the conversation of the transcript `FILE`, or of a kept run's ID (see ask log)"},
+		{Name: "no-stdin", Kind: Bool, AfterPrompt: true, Help: "never read stdin (in a while-read loop, or when stdin stays open)"},
+		{Name: "max-stdin", Kind: String, Default: DefaultMaxStdin, AfterPrompt: true,
+			Help: "the most piped context to read, a `SIZE` such as 512K, 4M or 1G; more is an error"},
+	}
+})
+
+// Lookup finds the row named name (its long name).
+func Lookup(name string) (Row, bool) {
+	for _, r := range Rows() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// ByKey finds the row the config file's key names.
+func ByKey(key string) (Row, bool) {
+	for _, r := range Rows() {
+		if r.Key != "" && r.Key == key {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+func atLeast(n int, msg string) func(any) string {
+	return func(v any) string {
+		if i, _ := v.(int); i < n {
+			return msg
+		}
+		return ""
+	}
+}
+
+func nonEmpty(msg string) func(any) string {
+	return func(v any) string {
+		if s, _ := v.(string); s == "" {
+			return "is empty: " + msg
+		}
+		return ""
+	}
+}
+
+func positiveDuration(v any) string {
+	if d, _ := v.(time.Duration); d <= 0 {
+		return fmt.Sprintf("%q: give a positive duration such as 30s or 5m", d.String())
+	}
+	return ""
+}
+
+// The provider's own range is checked when a run knows the provider.
+func temperatureRange(v any) string {
+	if t, _ := v.(float64); t < 0 || t > 2 {
+		return fmt.Sprintf("%g: give a number from 0 to 2", t)
+	}
+	return ""
+}
+
+func noEmptyServer(v any) string {
+	l, _ := v.([]string)
+	for i, line := range l {
+		if strings.TrimSpace(line) == "" {
+			return fmt.Sprintf("server %d is empty: give the command that starts it", i+1)
+		}
+	}
+	return ""
+}
+
+// OrList joins values as "a, b or c".
+func OrList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

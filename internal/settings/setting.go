@@ -1,0 +1,161 @@
+// Package settings declares every setting of a run once: its name (the
+// flag's and `ask config`'s), short flag, config file key, environment
+// variable, kind, default and help, with the field of Values it fills. The
+// flags, the layering with sources, `ask config`, the config file's strict
+// reader and the man page's test all read the same rows (Rows).
+package settings
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Setting is one setting's value and where it came from: "flag --NAME",
+// "conversation --continue", "env VAR", "config FILE[:PROFILE]" or
+// "default". A setting that no layer gave has no Source.
+type Setting[T any] struct {
+	Value  T
+	Source string
+}
+
+// Given makes a setting given by source.
+func Given[T any](value T, source string) Setting[T] {
+	return Setting[T]{Value: value, Source: source}
+}
+
+// IsGiven reports whether a layer gave the setting.
+func (s Setting[T]) IsGiven() bool { return s.Source != "" }
+
+// Or is s when it was given, else lower.
+func (s Setting[T]) Or(lower Setting[T]) Setting[T] {
+	if s.IsGiven() {
+		return s
+	}
+	return lower
+}
+
+// slot is a setting without its type, as the rows see their fields.
+type slot interface {
+	given() bool
+	source() string
+	value() any
+	set(v any, source string) error
+}
+
+func (s *Setting[T]) given() bool    { return s.IsGiven() }
+func (s *Setting[T]) source() string { return s.Source }
+func (s *Setting[T]) value() any     { return s.Value }
+
+func (s *Setting[T]) set(v any, source string) error {
+	t, ok := v.(T)
+	if !ok {
+		var want T
+		return fmt.Errorf("a %T for a setting of %T", v, want)
+	}
+	s.Value, s.Source = t, source
+	return nil
+}
+
+// Values holds every setting a row declares. The fields are named as the
+// code reads them; the rows name them as users type them.
+type Values struct {
+	Provider     Setting[string]
+	Model        Setting[string]
+	BaseURL      Setting[string]
+	Command      Setting[string]
+	System       Setting[string]
+	Attach       Setting[[]string]
+	Mode         Setting[string]
+	Safe         Setting[bool]
+	MaxSteps     Setting[int]
+	Timeout      Setting[time.Duration]
+	Sandbox      Setting[string]
+	AllowNetwork Setting[bool]
+	SandboxMCP   Setting[bool]
+	Allow        Setting[[]string]
+	Deny         Setting[[]string]
+	Yes          Setting[bool]
+	NoTools      Setting[bool]
+	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
+	NoProjectFile Setting[bool]
+	ToolsFile     Setting[string]
+	MCP           Setting[[]string]
+	// MCPHeaders are sent to every --mcp URL; a value may name variables
+	// as ${NAME}. They are never recorded: a continued run or a replay is
+	// given them again.
+	MCPHeaders   Setting[[]string]
+	Workdir      Setting[string]
+	NoStream     Setting[bool]
+	NoCache      Setting[bool]
+	ToolProtocol Setting[string]
+	Retries      Setting[int]
+	MaxTokens    Setting[int]
+	// Temperature not given is the provider's own.
+	Temperature Setting[float64]
+	// Reasoning is low, medium or high, or "" for the model's own.
+	Reasoning Setting[string]
+	// Schema is a file, or the schema itself when it starts with "{".
+	Schema Setting[string]
+	Color  Setting[string]
+}
+
+// Defaults is the built-in layer.
+func Defaults() Values {
+	var v Values
+	for _, r := range Rows() {
+		if r.IsSetting() && r.Default != nil {
+			r.slot(&v).set(r.Default, "default")
+		}
+	}
+	return v
+}
+
+// Over lays hi over lo: each setting hi gives wins, except that the lists
+// of a row that Adds (the deny rules) join, lower layers first.
+func Over(hi, lo Values) Values {
+	out := hi
+	for _, r := range Rows() {
+		if !r.IsSetting() {
+			continue
+		}
+		h, l := r.slot(&out), r.slot(&lo)
+		switch {
+		case !l.given():
+		case !h.given():
+			h.set(l.value(), l.source())
+		case r.Adds:
+			joined := slices.Concat(l.value().([]string), h.value().([]string))
+			h.set(joined, l.source()+", "+h.source())
+		}
+	}
+	return out
+}
+
+// Layer is one layer's settings by row name, as a config file or a
+// transcript gives them: Set fills Values from it.
+type Layer map[string]any
+
+// Set gives the row named name the value v from source. v must be of the
+// row's kind (Kind.Zero's type).
+func (v *Values) Set(name string, value any, source string) error {
+	r, ok := Lookup(name)
+	if !ok || !r.IsSetting() {
+		return fmt.Errorf("no setting %q", name)
+	}
+	if err := r.slot(v).set(value, source); err != nil {
+		return fmt.Errorf("setting %s: %w", name, err)
+	}
+	return nil
+}
+
+// Get is the value and source of the row named name in v; ok is false
+// when no layer gave it.
+func (v *Values) Get(name string) (value any, source string, ok bool) {
+	r, found := Lookup(name)
+	if !found || !r.IsSetting() {
+		return nil, "", false
+	}
+	s := r.slot(v)
+	return s.value(), s.source(), s.given()
+}
