@@ -1,10 +1,7 @@
 package main
 
 import (
-	"slices"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/suggest"
 )
@@ -24,30 +21,31 @@ const maxCommandLikeWords = 3
 // minNearWord is the shortest word taken for a mistyped command name.
 const minNearWord = 4
 
-// commandWords checks the prompt words of args before they are run. It
-// returns the arguments to run instead (help and version), or an error
-// for a prompt that looks like a command; args unchanged otherwise.
-func commandWords(app *cli.App, args []string) ([]string, error) {
-	words, forced := promptWords(app, args)
-	if forced || len(words) == 0 || len(words) > maxCommandLikeWords {
-		return args, nil
+// commandWords checks the prompt words of the line before it runs. It
+// returns the arguments urfave/cli runs: the line's, or help and version;
+// or an error for a prompt that looks like a command.
+func commandWords(line commandLine, prog string) ([]string, error) {
+	words := line.args
+	if len(line.path) > 1 || line.forced || len(words) == 0 || len(words) > maxCommandLikeWords {
+		return line.argv(prog), nil
 	}
 	for _, w := range words {
 		if w == "" || strings.ContainsAny(w, " \t\n") {
-			return args, nil // quoted: a prompt
+			return line.argv(prog), nil // quoted: a prompt
 		}
 	}
+	main := line.path[0]
 	switch {
 	case len(words) == 1 && words[0] == "help":
-		return []string{args[0], "--help"}, nil
-	case len(words) == 2 && words[0] == "help" && isCommand(app, words[1]):
-		return []string{args[0], words[1], "--help"}, nil
+		return []string{prog, "--help"}, nil
+	case len(words) == 2 && words[0] == "help" && main.sub(words[1]) != nil:
+		return []string{prog, words[1], "--help"}, nil
 	case len(words) == 1 && words[0] == "version":
-		return []string{args[0], "--version"}, nil
+		return []string{prog, "--version"}, nil
 	}
-	name, ok := nearCommand(app, words[0])
+	name, ok := nearCommand(main, words[0])
 	if !ok {
-		return args, nil
+		return line.argv(prog), nil
 	}
 	typed := strings.Join(words, " ")
 	meant := strings.Join(append([]string{name}, words[1:]...), " ")
@@ -58,40 +56,13 @@ func commandWords(app *cli.App, args []string) ([]string, error) {
 		typed, meant, typed)
 }
 
-// promptWords are the positional arguments of the main command in args,
-// as reorderArgs finds them; forced is true when the user typed "--"
-// before them. A command name first means no prompt at all.
-func promptWords(app *cli.App, args []string) (words []string, forced bool) {
-	if len(args) < 2 {
-		return nil, false
-	}
-	forms := formsOf(app.Flags)
-	if i := forms.firstPositional(args[1:]); i >= 0 && isCommand(app, args[1+i]) {
-		return nil, false
-	}
-	_, words, forced, _ = forms.mainArgs(args[1:])
-	if forced {
-		return nil, true
-	}
-	return words, false
-}
-
-func isCommand(app *cli.App, name string) bool {
-	for _, c := range app.Commands {
-		if slices.Contains(c.Names(), name) {
-			return true
-		}
-	}
-	return false
-}
-
 // nearCommand returns the command name (or help, version) that word is
 // exactly or one edit away from.
-func nearCommand(app *cli.App, word string) (string, bool) {
+func nearCommand(main *commandSpec, word string) (string, bool) {
 	names := []string{"help", "version"}
-	for _, c := range app.Commands {
-		if !c.Hidden {
-			names = append(names, c.Name)
+	for _, c := range main.subs {
+		if !c.hidden {
+			names = append(names, c.name)
 		}
 	}
 	w := strings.ToLower(word)

@@ -2,13 +2,14 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/completion"
-	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -59,24 +60,32 @@ func completionTree(app *cli.App) *completion.Command {
 	if !app.HideVersion {
 		flags = append(flags, cli.VersionFlag)
 	}
-	return &completion.Command{Name: app.Name, Usage: app.Usage, Flags: completionFlags(flags), Subcommands: completionCommands(app.VisibleCommands())}
+	return &completion.Command{Name: app.Name, Usage: app.Usage, Flags: completionFlags(flags), Subcommands: completionCommands("ask", app.Flags, app.VisibleCommands())}
 }
 
-func completionCommands(cmds []*cli.Command) []*completion.Command {
+// completionCommands are the commands cmds under parent, each with its own
+// flags and those of the main command's flags (mainFlags) it reads.
+func completionCommands(parent string, mainFlags []cli.Flag, cmds []*cli.Command) []*completion.Command {
 	var out []*completion.Command
 	for _, c := range cmds {
 		if c.Name == "help" {
 			continue
 		}
+		full := parent + " " + c.Name
 		flags := c.VisibleFlags()
+		for _, f := range mainFlags {
+			if slices.Contains(runFlagsRead[full], f.Names()[0]) {
+				flags = append(flags, f)
+			}
+		}
 		if !c.HideHelp {
 			flags = append(flags, cli.HelpFlag)
 		}
-		n := &completion.Command{Name: c.Name, Aliases: c.Aliases, Usage: c.Usage, Flags: completionFlags(flags), Subcommands: completionCommands(c.VisibleCommands())}
-		switch c.Name {
-		case "completion":
+		n := &completion.Command{Name: c.Name, Aliases: c.Aliases, Usage: c.Usage, Flags: completionFlags(flags), Subcommands: completionCommands(full, mainFlags, c.VisibleCommands())}
+		switch full {
+		case "ask completion":
 			n.Args = completionShells
-		case "show":
+		case "ask tools show":
 			// The built-in tools; the names a tools file or an MCP server
 			// adds are known only once they are loaded.
 			n.Args = builtinToolNames()
@@ -91,24 +100,22 @@ func completionCommands(cmds []*cli.Command) []*completion.Command {
 func completionFlags(flags []cli.Flag) []completion.Flag {
 	var out []completion.Flag
 	for _, f := range flags {
-		cf := completion.Flag{Names: namesOf(f)}
+		names := f.Names()
+		cf := completion.Flag{Names: names}
 		if df, ok := f.(cli.DocGenerationFlag); ok {
 			cf.Usage, cf.TakesValue = shortUsage(df.GetUsage()), df.TakesValue()
 			cf.Placeholder = placeholderOf(df.GetUsage())
 		}
-		_, cf.Repeatable = declared(f).(*cli.StringSliceFlag)
-		switch flagName(f) {
-		case "provider":
+		cf.Repeatable = kindOf(f) == settings.List
+		row, isRow := settings.Lookup(names[0])
+		switch {
+		case names[0] == "provider":
 			cf.Values = catalog.Names()
-		case "mode":
-			cf.Values = config.Modes
-		case "tool-protocol":
-			cf.Values = config.ToolProtocols
-		case "color":
-			cf.Values = config.Colors
-		case "workdir":
+		case isRow && len(row.Choices) > 0:
+			cf.Values = row.Choices
+		case names[0] == "workdir":
 			cf.Kind = completion.Dir
-		case "profile":
+		case names[0] == "profile":
 			cf.ValuesFrom = "ask config --profiles"
 		default:
 			cf.Kind = map[string]completion.Kind{"FILE": completion.File, "DIR": completion.Dir}[cf.Placeholder]

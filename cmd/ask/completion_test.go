@@ -79,7 +79,7 @@ func TestBashCompletionCompletes(t *testing.T) {
 		{[]string{"ask", "-m", "gpt", "con"}, "config"},
 		{[]string{"ask", "why", "con"}, ""}, // a prompt, not a command
 		{[]string{"ask", "completion", ""}, "bash zsh fish"},
-		{[]string{"ask", "config", "--"}, "--json --profile --profiles --help"},
+		{[]string{"ask", "config", "--"}, "--json --profiles --profile --help"},
 		{[]string{"ask", "replay", "--rec"}, "--recorded-results"},
 	}
 	for _, tt := range tests {

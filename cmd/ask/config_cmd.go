@@ -12,8 +12,30 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/table"
 )
+
+// configKeys lists the settings' keys of the config file, from the rows
+// that declare them, wrapped for --help.
+func configKeys() string {
+	var b strings.Builder
+	b.WriteString(" ")
+	width := 1
+	for _, r := range settings.Rows() {
+		if r.Key == "" {
+			continue
+		}
+		word := " " + r.Key + ","
+		if width+len(word) > 76 {
+			b.WriteString("\n ")
+			width = 1
+		}
+		b.WriteString(word)
+		width += len(word)
+	}
+	return strings.TrimSuffix(b.String(), ",") + "\n  (a dotted key nests: tools.allow is {\"tools\": {\"allow\": [PATTERN...]}})"
+}
 
 func configCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
@@ -29,20 +51,16 @@ The config file is $ASK_CONFIG, else $XDG_CONFIG_HOME/ask/config.json, else
 ~/.config/ask/config.json. A missing file is not an error; a broken one is,
 and this command is a quick way to check one. It is JSON with these keys:
 
-  provider, model, mode, safe, max_steps, timeout ("10m"), tool_protocol,
-  no_stream, no_cache, retries, max_tokens, temperature (0.2), reasoning (low, medium
-  or high), color
+` + configKeys() + `
   providers: {NAME: {base_url, key_env (a variable's name), api_key, model}}
-  tools: {allow: [PATTERN...], deny: [PATTERN...], yes, file}
-  mcp: ["COMMAND ARGS", ...]
-  no_project_file: leave the project's AGENTS.md out of the system prompt
   aliases: {SHORT: MODEL}, so that --model SHORT means MODEL
   profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
   mcpServers: {NAME: {command, args, env} or {url, headers}, with type,
     disabled, sandbox}: the shape of Claude Desktop's and Cursor's files, top
     level only; "ask mcp list" shows them
 
-A profile's list replaces the top level's; --yes=false and --safe=false undo
+A profile's list replaces the top level's, but deny rules (tools.deny, a
+profile's, --deny-tool) add up; --yes=false and --safe=false undo
 a true from the file. An api_key is used only when its variable is unset, and
 the file should then be readable by you alone (chmod 600).
 
@@ -50,7 +68,6 @@ On a terminal the settings are a table; in a pipe, or with --json, one JSON
 object: {"config_file", "config_found", "settings": {NAME: {"value", "source"}}}.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"},
-			&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file (default: $ASK_PROFILE)"},
 			&cli.BoolFlag{Name: "profiles", Usage: "print the names of the config file's profiles, one a line (what shell completion offers for --profile)"},
 		},
 		Action: func(c *cli.Context) error { return configAction(c, stdio) },

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/suggest"
 )
 
@@ -40,10 +41,10 @@ func flagError(err error, flags []cli.Flag, path string) error {
 		return usageErr("unknown flag %s: %s", dashed(m[1]), hint)
 	}
 	if m := reNoValue().FindStringSubmatch(msg); m != nil {
-		return usageErr("%s needs a value: %s", dashed(m[1]), valueHint(findFlag(m[1], flags), see))
+		return usageErr("%s needs a value: %s", dashed(m[1]), flagHint(findFlag(m[1], flags), see))
 	}
 	if m := reBadValue().FindStringSubmatch(msg); m != nil {
-		return usageErr("%s %s: %s", dashed(m[2]), m[1], valueHint(findFlag(m[2], flags), see))
+		return usageErr("%s %s: %s", dashed(m[2]), m[1], flagHint(findFlag(m[2], flags), see))
 	}
 	return withCode(exitUsage, fmt.Errorf("%w (%s)", err, see))
 }
@@ -56,24 +57,18 @@ func dashed(name string) string {
 	return "--" + name
 }
 
-// valueHint says what kind of value a flag takes.
-func valueHint(f cli.Flag, see string) string {
-	switch declared(f).(type) {
-	case *cli.DurationFlag:
-		return "give a duration such as 30s or 5m"
-	case *cli.IntFlag:
-		return "give a whole number such as 3"
-	case *cli.BoolFlag:
-		return "it is a switch: give it alone, or as --name=true or --name=false"
-	case *cli.Float64Flag:
-		return "give a number such as 0.7"
+// flagHint says what kind of value the flag f takes; see, for a flag
+// ask does not know.
+func flagHint(f cli.Flag, see string) string {
+	if f == nil {
+		return see
 	}
-	return see
+	return valueHint(kindOf(f), see)
 }
 
 func findFlag(name string, flags []cli.Flag) cli.Flag {
 	for _, f := range flags {
-		for _, n := range namesOf(f) {
+		for _, n := range f.Names() {
 			if n == name {
 				return f
 			}
@@ -84,17 +79,23 @@ func findFlag(name string, flags []cli.Flag) cli.Flag {
 
 // nearestFlag is the flag whose name is nearest to name, as typed, when
 // it is near enough to be what was meant: at most two edits, and fewer
-// than half the name.
+// than half the name. The main command's flags count for every command:
+// any command line may give them.
 func nearestFlag(name string, flags []cli.Flag) string {
-	best, dist := "", 3
+	var names []string
 	for _, f := range flags {
-		for _, n := range namesOf(f) {
-			if len(n) < 2 {
-				continue
-			}
-			if d := suggest.Distance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
-				best, dist = n, d
-			}
+		names = append(names, f.Names()...)
+	}
+	for _, r := range settings.Rows() {
+		names = append(names, r.Name)
+	}
+	best, dist := "", 3
+	for _, n := range names {
+		if len(n) < 2 {
+			continue
+		}
+		if d := suggest.Distance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
+			best, dist = n, d
 		}
 	}
 	if best == "" {

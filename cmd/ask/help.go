@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 // urfaveFlagString is urfave/cli's own rendering of a flag in help.
@@ -23,7 +25,7 @@ func flagString(f cli.Flag) string {
 	if !ok || df.GetDefaultText() == "" {
 		return s
 	}
-	_, isBool := declared(f).(*cli.BoolFlag)
+	isBool := kindOf(f) == settings.Bool
 	if (isBool && df.GetDefaultText() == "false") || strings.Contains(df.GetUsage(), "(default:") {
 		s = strings.TrimSuffix(s, " (default: "+df.GetDefaultText()+")")
 	}

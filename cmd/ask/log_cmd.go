@@ -69,9 +69,6 @@ func openHistory(stdio *IO) (history.Store, error) {
 
 // logList prints the kept runs, those holding text when it is not "".
 func logList(c *cli.Context, stdio *IO, text string) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if text == "" && c.NArg() > 0 {
 		return subcommandAction(c)
 	}
@@ -102,9 +99,6 @@ func logList(c *cli.Context, stdio *IO, text string) error {
 
 // logShow prints one kept run.
 func logShow(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() != 1 {
 		return usageErr("ask log show: give one run's ID (ask log lists them)")
 	}

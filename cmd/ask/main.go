@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,7 +68,11 @@ type IO struct {
 	sandboxCheck func() sandbox.Support
 	paint        term.Palette  // stderr colours, chosen by useConfigFile
 	helpDefaults *run.Settings // resolved by helpDefaults on first use
-	outline      bool          // build commands in outline (lazytree.go)
+	// typed are the flags the command line gives, by long name (the argv
+	// pass reads them).
+	typed map[string]bool
+	// forHelp builds the flags for help to show: in their categories.
+	forHelp bool
 }
 
 func main() {
@@ -152,13 +157,18 @@ func interruptible(parent context.Context) (context.Context, func()) {
 func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	stdio, flush := withRedaction(stdio)
 	defer flush()
-	useConfigFile(args, stdio)
-	app, fill := newRunApp(stdio)
-	args, err := commandWords(app, args)
+	subs := subcommands(stdio)
+	line, err := readArgs(mainSpec(subs), args[1:])
+	// The config file and the colours of stderr come first: the profile is
+	// a flag, and even an error in the flags is shown in colour.
+	useConfigFile(line, stdio)
+	stdio.typed = line.typed()
 	if err == nil {
-		args = reorderArgs(app, fill, args)
-		useStoredNames(app)
-		err = app.RunContext(ctx, args)
+		var argv []string
+		if argv, err = commandWords(line, args[0]); err == nil {
+			stdio.forHelp = slices.Contains(argv, "--help") || len(argv) == 1
+			err = appWith(stdio, subs).RunContext(ctx, argv)
+		}
 	}
 	if err == nil {
 		return exitOK
@@ -294,47 +304,46 @@ func versionString() string {
 }
 
 // newApp builds the whole command tree, as --help, completion and the man
-// page's tests read it; a run builds newRunApp.
+// page's tests read it.
 func newApp(stdio *IO) *cli.App {
-	return appWith(stdio, func(build func(*IO) *cli.Command) *cli.Command {
+	stdio.forHelp = true
+	return appWith(stdio, subcommands(stdio))
+}
+
+// subcommands builds ask's commands besides the main one, in --help's
+// order, each with its examples and its usage errors.
+func subcommands(stdio *IO) []*cli.Command {
+	var out []*cli.Command
+	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand} {
 		c := build(stdio)
+		setUsageError(c, "ask "+c.Name)
+		addRunFlagsNotes(c, "ask")
 		addCommandExamples(c, "ask")
-		return c
-	})
+		out = append(out, c)
+	}
+	return out
 }
 
-// subcommands build ask's commands besides the main one, in --help's order.
-func subcommands() []func(*IO) *cli.Command {
-	return []func(*IO) *cli.Command{replayCommand, logCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand}
-}
-
-// appWith builds the app with the main command's flags and action, and each
-// of the subcommands as sub builds it.
-func appWith(stdio *IO, sub func(build func(*IO) *cli.Command) *cli.Command) *cli.App {
+// appWith builds the app with the main command's flags and action, and the
+// subcommands subs.
+func appWith(stdio *IO, subs []*cli.Command) *cli.App {
 	app := &cli.App{
-		Name:                   "ask",
-		Usage:                  "let a language model use tools, then answer",
-		UsageText:              "ask [flags] [PROMPT...]\n   command | ask [flags] [PROMPT...]\n   ask replay [FILE]",
-		Version:                versionString(),
-		Reader:                 stdio.In,
-		Writer:                 stdio.Out,
-		ErrWriter:              stdio.Err,
-		HideHelpCommand:        true,
-		UseShortOptionHandling: true,
-		Flags:                  runFlags(stdio),
-		Action:                 func(c *cli.Context) error { return runAction(c, stdio) },
-		ExitErrHandler:         func(*cli.Context, error) {},
+		Name:            "ask",
+		Usage:           "let a language model use tools, then answer",
+		UsageText:       "ask [flags] [PROMPT...]\n   command | ask [flags] [PROMPT...]\n   ask replay [FILE]",
+		Version:         versionString(),
+		Reader:          stdio.In,
+		Writer:          stdio.Out,
+		ErrWriter:       stdio.Err,
+		HideHelpCommand: true,
+		Flags:           runFlags(stdio),
+		Commands:        subs,
+		Action:          func(c *cli.Context) error { return runAction(c, stdio) },
+		ExitErrHandler:  func(*cli.Context, error) {},
 	}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return flagError(err, app.Flags, "ask")
 	}
-	for _, build := range subcommands() {
-		c := sub(build)
-		setUsageError(c, "ask "+c.Name)
-		app.Commands = append(app.Commands, c)
-	}
-	// The subcommands' examples come with their full build (newApp, and
-	// newRunApp's Before), not with an outline no one reads.
 	app.Description = withExamples(app.Description, examples[app.Name])
 	return app
 }
@@ -352,91 +361,4 @@ func setUsageError(c *cli.Command, path string) {
 	for _, sub := range c.Subcommands {
 		setUsageError(sub, path+" "+sub.Name)
 	}
-}
-
-// reorderArgs lets flags follow the prompt (`ask "why?" --json`), as users
-// of git and gh expect; urfave/cli stops at the first positional argument.
-// Flags after "--" and the words after a subcommand's first positional one
-// stay where they are. Every flag word is written long, each command's with
-// its own flags, and a flag typed before a subcommand that has it goes to
-// the subcommand (flagforms.go); fill builds the subcommand named in full
-// and returns it.
-func reorderArgs(app *cli.App, fill func(name string) *cli.Command, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	forms := formsOf(app.Flags)
-	if i := forms.firstPositional(args[1:]); i >= 0 {
-		if c := fill(args[1+i]); c != nil {
-			return append([]string{args[0]}, subcommandLine(forms, c, args[1:], i)...)
-		}
-	}
-	flags, words, _, valueless := forms.mainArgs(args[1:])
-	out := append([]string{args[0]}, flags...)
-	if valueless {
-		// The last word is a flag without its value: left last, it is
-		// reported as such, rather than taking the "--" that would come
-		// before the prompt.
-		return out
-	}
-	if len(words) > 0 {
-		out = append(out, "--")
-	}
-	return append(out, words...)
-}
-
-// valueFlags maps each name of the flags to whether the flag takes a value.
-func valueFlags(flags []cli.Flag) map[string]bool {
-	takesValue := map[string]bool{}
-	for _, f := range flags {
-		_, isBool := declared(f).(*cli.BoolFlag)
-		for _, n := range namesOf(f) {
-			takesValue[n] = !isBool
-		}
-	}
-	return takesValue
-}
-
-// namesOf is f.Names() for the flag types ask uses, without the regular
-// expression urfave/cli runs over each name on every call (a name with a
-// comma or space, which it strips, is a v1 habit ask does not have). The
-// CLI asks for the names of every flag of every command at each start, and
-// through f.Names() that was half the time of `ask --version` after the
-// package inits.
-func namesOf(f cli.Flag) []string {
-	name, aliases, ok := nameAndAliases(f)
-	if !ok {
-		return f.Names()
-	}
-	return append([]string{name}, aliases...)
-}
-
-// flagName is namesOf(f)[0] without building the slice: the subcommands
-// pick their flags out of the main command's by name, and the slices were
-// most of the allocations of building the command tree.
-func flagName(f cli.Flag) string {
-	if name, _, ok := nameAndAliases(f); ok {
-		return name
-	}
-	return f.Names()[0]
-}
-
-// nameAndAliases is a flag's name and aliases as declared, for the flag
-// types ask uses; ok is false for any other type.
-func nameAndAliases(f cli.Flag) (name string, aliases []string, ok bool) {
-	switch f := f.(type) {
-	case *cli.BoolFlag:
-		return f.Name, f.Aliases, true
-	case *cli.StringFlag:
-		return f.Name, f.Aliases, true
-	case *cli.IntFlag:
-		return f.Name, f.Aliases, true
-	case *cli.StringSliceFlag:
-		return f.Name, f.Aliases, true
-	case *cli.DurationFlag:
-		return f.Name, f.Aliases, true
-	case *cli.Float64Flag:
-		return f.Name, f.Aliases, true
-	}
-	return "", nil, false
 }

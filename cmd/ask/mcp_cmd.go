@@ -10,17 +10,11 @@ import (
 	"github.com/ask-cli/ask/internal/table"
 )
 
-// mcpFlagNames are the main command's flags that name MCP servers or
-// decide how they start; `ask mcp list` shows them.
-var mcpFlagNames = map[string]bool{
-	"mcp": true, "mcp-header": true, "sandbox-mcp": true, "workdir": true, "profile": true, "quiet": true,
-}
-
 func mcpCommand(stdio *IO) *cli.Command {
-	flags := append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), mcpFlagNames),
+	flags := []cli.Flag{
 		&cli.BoolFlag{Name: "tools", Usage: "start each enabled server and list its tools, or say why it failed"},
 		&cli.BoolFlag{Name: "json", Usage: "print a JSON array of the servers"},
-	)
+	}
 	return &cli.Command{
 		Name:            "mcp",
 		Action:          subcommandAction,
@@ -38,9 +32,6 @@ func mcpCommand(stdio *IO) *cli.Command {
 }
 
 func mcpList(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErr("mcp list takes no arguments")
 	}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/table"
 )
@@ -30,9 +27,6 @@ On a terminal a table; in a pipe, or with --json, a JSON array of
 not report is left out, and prices are US dollars per million tokens.
 The config file's aliases (ask config) name models for --model.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ")},
-			&cli.StringFlag{Name: "base-url", Usage: "provider base URL"},
-			retriesFlag(run.DefaultRetries),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"},
 		},
 		Action: func(c *cli.Context) error { return modelsAction(c, stdio) },
@@ -40,9 +34,6 @@ The config file's aliases (ask config) name models for --model.`,
 }
 
 func modelsAction(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErr("models takes no arguments, got %q (name the provider with -p)", c.Args().First())
 	}

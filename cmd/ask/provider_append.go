@@ -22,11 +22,10 @@ func providerAppendCommand(stdio *IO) *cli.Command {
 			"Examples:\n" +
 			"   ask provider append -p openai --reply reply.sse --results results.json request.json > next.json\n" +
 			"   ask tools run calls.json | ask provider append -p anthropic --reply reply.sse --results - request.json",
-		Flags: stageFlags(
+		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reply", Usage: "the response body or recorded stream the request got, in `FILE` (- for stdin), as ask provider send printed it"},
 			&cli.StringFlag{Name: "results", Usage: "the results of the reply's tool calls, in `FILE` (- for stdin), as ask tools run printed them"},
-			toolProtocolFlag(),
-		),
+		},
 		Action: func(c *cli.Context) error { return providerAppend(c, stdio) },
 	}
 }
@@ -35,9 +34,6 @@ func providerAppendCommand(stdio *IO) *cli.Command {
 // request as it was, with the assistant turn of its reply and the results
 // of the turn's calls at the end of its conversation, as the loop does.
 func providerAppend(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	replyName, resultsName := c.String("reply"), c.String("results")
 	if replyName == "" {
 		return usageErr("ask provider append: --reply is required: the response the request got (ask provider send prints it)")

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -36,7 +35,6 @@ func providerCommand(stdio *IO) *cli.Command {
 				Name:      "format-tools",
 				Usage:     "standardized tools on stdin → the provider's tools JSON",
 				ArgsUsage: "[FILE|-]",
-				Flags:     stageFlags(),
 				Action:    func(c *cli.Context) error { return providerFormatTools(c, stdio) },
 			},
 			{
@@ -45,8 +43,7 @@ func providerCommand(stdio *IO) *cli.Command {
 				ArgsUsage: "[FILE|-]",
 				Description: "With a text tool protocol (--tool-protocol json or markdown; auto for the command provider) the calls\n" +
 					"are read from the reply's text, for the tools the mode and tool flags declare, as a run reads them.",
-				Flags: append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), parseFlagNames),
-					&cli.BoolFlag{Name: "text", Usage: `print {"text": ..., "tool_calls": [...]}: the reply's text as well as its calls`}),
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "text", Usage: `print {"text": ..., "tool_calls": [...]}: the reply's text as well as its calls`}},
 				Action: func(c *cli.Context) error { return providerParseToolCalls(c, stdio) },
 			},
 			{
@@ -54,7 +51,6 @@ func providerCommand(stdio *IO) *cli.Command {
 				Aliases:   []string{"format-tool-results"},
 				Usage:     "standardized tool results on stdin → the message(s) the provider expects in history",
 				ArgsUsage: "[FILE|-]",
-				Flags:     stageFlags(toolProtocolFlag()),
 				Action:    func(c *cli.Context) error { return providerFormatToolResult(c, stdio) },
 			},
 			providerRequestCommand(stdio),
@@ -86,35 +82,7 @@ func stageProtocolForm(c *cli.Context, stdio *IO) (catalog.Provider, providers.P
 	return prov, proto, form, err
 }
 
-// stageFlags are the flags every provider stage takes.
-func stageFlags(extra ...cli.Flag) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, the config file, else the first whose key is set)"},
-		&cli.StringFlag{Name: "profile", Usage: "use profile `NAME` of the config file (default: $ASK_PROFILE)"},
-	}, extra...)
-}
-
-// parseFlagNames are the flags `ask provider parse-tool-calls` shows: the
-// stage's own, and those that choose the tools a text tool protocol reads
-// calls of. It takes the main command's other flags too (hidden), so that
-// they can be passed as they were to `ask provider request`.
-var parseFlagNames = map[string]bool{
-	"provider": true, "profile": true, "tool-protocol": true, "quiet": true,
-	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "no-tools": true, "workdir": true, "tools-file": true, "mcp": true,
-	"mcp-header": true,
-}
-
-// toolProtocolFlag is --tool-protocol for a stage, as the main command has
-// it.
-func toolProtocolFlag() cli.Flag {
-	return &cli.StringFlag{Name: "tool-protocol", Value: run.ToolProtocolAuto,
-		Usage: "the results as a run sends them under this tool protocol: auto (native where the provider has it, else json), native, json or markdown"}
-}
-
 func providerList(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErr("provider list takes no arguments")
 	}

@@ -18,9 +18,6 @@ import (
 // text the program printed. Under a text tool protocol the calls are read
 // from the reply's text, for the tools a run would declare.
 func providerParseToolCalls(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	in, err := readStageInput(c, stdio)
 	if err != nil {
 		return err

@@ -18,21 +18,11 @@ func providerSendCommand(stdio *IO) *cli.Command {
 		ArgsUsage: "[FILE|-]",
 		Description: "The body's own \"stream\" field decides whether the answer is streamed (Ollama streams unless it is false;\n" +
 			"Gemini's body has none, so it streams unless --no-stream). HTTP errors exit 3, a missing or rejected key 4.",
-		Flags: stageFlags(
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model, for providers that put it in the URL (default: the body's \"model\", $ASK_MODEL, the config file, the provider's default)"},
-			&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, the provider's variable, the config file, the provider's default)"},
-			&cli.BoolFlag{Name: "no-stream", Usage: "ask for a plain response where the body cannot say (Gemini)"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
-			retriesFlag(run.DefaultRetries),
-		),
 		Action: func(c *cli.Context) error { return providerSend(c, stdio) },
 	}
 }
 
 func providerSend(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	in, err := readStageInput(c, stdio)
 	if err != nil {
 		return err

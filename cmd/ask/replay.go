@@ -76,7 +76,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
-	policyFlags := flagSettings(c)
+	policyFlags := flagSettings(c, stdio)
 	if c.Args().First() == "" && !policyFlags.Yes.IsGiven() {
 		// The built-in demo is part of this binary, not a file anyone can
 		// edit, and its calls act on a fresh copy of its own project.

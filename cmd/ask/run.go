@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,9 +17,9 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/term"
 	"github.com/ask-cli/ask/internal/termtext"
 )
@@ -55,92 +54,9 @@ func (f *sharedFlag) Apply(set *flag.FlagSet) error {
 	return c.Apply(set)
 }
 
-// runFlags are the main command's flags. The defaults they show in --help
-// are the settings that apply when the flag is not typed (the environment,
-// the config file, the built-in defaults); which value a run uses is
-// decided by run.Resolve, never by these. An outline of a command (lazytree.go)
-// has none of them.
-func runFlags(stdio *IO) []cli.Flag {
-	if stdio.outline {
-		return nil
-	}
-	d := helpDefaults(stdio)
-	// Left unset, the provider and the model choose; a config file may set
-	// either.
-	temperature, reasoning := "the provider's own", cmp.Or(d.Reasoning.Value, "the model's own")
-	if d.Temperature.IsGiven() {
-		temperature = strconv.FormatFloat(d.Temperature.Value, 'g', -1, 64)
-	}
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Usage: "provider: " + strings.Join(catalog.Names(), ", ") + " (default: $ASK_PROVIDER, else the first whose key is set)"},
-		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model name (default: $ASK_MODEL, else the provider's default)"},
-		&cli.StringFlag{Name: "base-url", Usage: "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)"},
-		&cli.StringFlag{Name: "system", Aliases: []string{"s"}, Usage: "text appended to the default system prompt"},
-		&cli.StringSliceFlag{Name: "attach", Aliases: []string{"a"}, Usage: "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable"},
-		&cli.IntFlag{Name: "max-steps", Value: d.MaxSteps.Value, Usage: "stop after this many model requests"},
-		&cli.DurationFlag{Name: "timeout", Value: d.Timeout.Value, Usage: "stop the whole run after this long"},
-		&cli.StringFlag{Name: "mode", Value: d.Mode.Value, Usage: "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)"},
-		&cli.BoolFlag{Name: "safe", Value: d.Safe.Value, Usage: "CI profile: refuse every write, run commands only in the read-only sandbox (without asking), exit 6 on a refusal"},
-		&cli.StringFlag{Name: "sandbox", Value: d.Sandbox.Value, Usage: "confine the commands tools run: off, workdir (write only there and in a scratch directory) or read-only; no network unless --allow-network"},
-		&cli.BoolFlag{Name: "allow-network", Usage: "let sandboxed commands reach the network"},
-		&cli.BoolFlag{Name: "sandbox-mcp", Usage: "start the MCP servers' commands inside the sandbox too (a remote server is reached by ask itself, never sandboxed)"},
-		&cli.StringSliceFlag{Name: "allow-tool", Value: stringSlice(d.Allow.Value), Usage: "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable"},
-		&cli.StringSliceFlag{Name: "deny-tool", Value: stringSlice(d.Deny.Value), Usage: "refuse calls matching `PATTERN`; wins over --allow-tool; repeatable"},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Value: d.Yes.Value, Usage: "approve every call that needs approval"},
-		&cli.StringFlag{Name: "plan", Usage: "carry out the plan saved in `FILE` (with --mode agent)"},
-		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
-		&cli.BoolFlag{Name: "no-project-file", Value: d.NoProjectFile.Value, Usage: "leave the project's AGENTS.md out of the system prompt"},
-		&cli.StringFlag{Name: "tools-file", Value: d.ToolsFile.Value, Usage: "offer the commands declared in the JSON `FILE` as tools"},
-		&cli.StringSliceFlag{Name: "mcp", Value: stringSlice(d.MCP.Value), Usage: "start the MCP server `'CMD ARGS'` over stdio, or connect to the one at an http:// or https:// URL (streamable HTTP, else SSE), and offer its tools as SERVER__TOOL; repeatable"},
-		&cli.StringSliceFlag{Name: "mcp-header", Usage: "send the header `'NAME: VALUE'` to every --mcp URL; ${VAR} in VALUE is read from the environment, and a credential must come that way ('Authorization: Bearer ${TOKEN}'); repeatable"},
-		&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in; file tools never reach outside it"},
-		&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
-		&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
-		&cli.StringFlag{Name: "transcript", Usage: "write every event to `FILE` as JSON lines"},
-		&cli.BoolFlag{Name: "no-stream", Value: d.NoStream.Value, Usage: "make plain requests instead of streaming"},
-		&cli.BoolFlag{Name: "no-cache", Value: d.NoCache.Value, Usage: "do not ask the provider to cache the prompt (no cache_control marks, no prompt_cache_key)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request, retry and tool call on stderr"},
-		&cli.StringFlag{Name: "tool-protocol", Value: d.ToolProtocol.Value, Usage: "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown"},
-		&cli.StringFlag{Name: "command", Usage: "with --provider command: the model to run once per step, conversation on stdin (e.g. 'ollama run qwen3')"},
-		retriesFlag(d.Retries.Value),
-		&cli.IntFlag{Name: "max-tokens", Value: d.MaxTokens.Value, Usage: "cap each model reply at `N` tokens (default: the provider's own)"},
-		&cli.Float64Flag{Name: "temperature", Value: d.Temperature.Value, DefaultText: temperature, Usage: "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)"},
-		&cli.StringFlag{Name: "reasoning", Value: d.Reasoning.Value, DefaultText: reasoning, Usage: "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)"},
-		&cli.StringFlag{Name: "schema", Usage: "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {"},
-		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "carry on the conversation of the last run in this directory (--workdir), with its provider, model, mode and tools unless flags say otherwise"},
-		&cli.BoolFlag{Name: "no-stdin", Usage: "never read stdin (in a while-read loop, or when stdin stays open)"},
-		&cli.StringFlag{Name: "max-stdin", Value: "1M", Usage: "the most piped context to read, a `SIZE` such as 512K, 4M or 1G; more is an error"},
-		&cli.StringFlag{Name: "resume", Usage: "carry on the conversation of the transcript `FILE`, or of a kept run's ID (see ask log)"},
-	}, settingsFlags()...)
-}
-
-// helpDefaults are the settings that apply to a flag not typed, for
-// --help to show; with a config file that cannot be read, the built-in
-// defaults (the error is reported by the commands that need settings).
-// They are resolved once per IO: every command that takes the main
-// command's flags shows the same defaults.
-func helpDefaults(stdio *IO) run.Settings {
-	if stdio.helpDefaults != nil {
-		return *stdio.helpDefaults
-	}
-	s, err := run.Resolve(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
-	if err != nil {
-		s, _ = run.Resolve(run.Inputs{})
-	}
-	stdio.helpDefaults = &s
-	return s
-}
-
-func stringSlice(l []string) *cli.StringSlice {
-	if len(l) == 0 {
-		return nil
-	}
-	return cli.NewStringSlice(l...)
-}
-
 func retriesFlag(value int) cli.Flag {
-	return &cli.IntFlag{Name: "retries", Value: value, Usage: "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff"}
+	r, _ := settings.Lookup("retries")
+	return &cli.IntFlag{Name: r.Name, Value: value, Usage: r.Help}
 }
 
 // checkQuietVerbose refuses -q with -v: one silences stderr, the other
@@ -332,16 +248,10 @@ func readPrompt(c *cli.Context, stdio *IO) (string, error) {
 	return prompt, nil
 }
 
-// defaultMaxStdin is the cap on piped context when --max-stdin is not
-// given: about a quarter of a million tokens, more than most models take.
-const defaultMaxStdin = 1 << 20
-
-// stdinLimit is --max-stdin in bytes.
+// stdinLimit is --max-stdin in bytes. Its default, 1M, is about a quarter
+// of a million tokens, more than most models take.
 func stdinLimit(c *cli.Context) (int64, error) {
-	v := c.String("max-stdin")
-	if v == "" {
-		return defaultMaxStdin, nil
-	}
+	v := cmp.Or(c.String("max-stdin"), settings.DefaultMaxStdin)
 	n, err := bytesize.Parse(v)
 	if err != nil {
 		return 0, usageErr("--max-stdin %q: %v; give a size such as 512K, 4M or 1G", v, err)

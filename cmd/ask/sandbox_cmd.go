@@ -34,9 +34,6 @@ func sandboxCommand(stdio *IO) *cli.Command {
 }
 
 func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErr("sandbox check takes no arguments")
 	}

@@ -91,7 +91,10 @@ func TestConfigPrecedence(t *testing.T) {
 		{name: "top level shows through a profile", args: []string{"--profile", "ci"}, setting: "max-steps", value: 3.0, source: "mode ask (12 steps, from " + fromFile + ", is more than it allows)"},
 		{name: "a profile's empty list clears", args: []string{"--profile", "ci"}, setting: "allow-tool", value: []any{}, source: fromCI},
 		{name: "list from the file", setting: "deny-tool", value: []any{"shell:rm *"}, source: fromFile},
-		{name: "list flag replaces the file's", args: []string{"--deny-tool", "shell"}, setting: "deny-tool", value: []any{"shell"}, source: "flag --deny-tool"},
+		{name: "an allow flag replaces the file's", args: []string{"--allow-tool", "shell"}, setting: "allow-tool", value: []any{"shell"}, source: "flag --allow-tool"},
+		// Deny rules from every layer add up: a flag cannot lift the file's.
+		{name: "a deny flag adds to the file's", args: []string{"--deny-tool", "shell"}, setting: "deny-tool", value: []any{"shell:rm *", "shell"}, source: fromFile + ", flag --deny-tool"},
+		{name: "a profile's deny adds to the top level's", args: []string{"--profile", "local", "--deny-tool", "x"}, setting: "deny-tool", value: []any{"shell:rm *", "x"}, source: fromFile + ", flag --deny-tool"},
 		{name: "duration from the file", setting: "timeout", value: "10m0s", source: fromFile},
 		{name: "provider from the file", setting: "provider", value: "anthropic", source: fromFile},
 		{name: "env provider over file", env: map[string]string{"ASK_PROVIDER": "openai"}, setting: "provider", value: "openai", source: "env ASK_PROVIDER"},
@@ -327,25 +330,34 @@ func TestWarnsWhenTheKeyFileIsReadable(t *testing.T) {
 	}
 }
 
-func TestScanFlag(t *testing.T) {
+// TestMainFlag checks the flags read before urfave/cli runs (the profile
+// chooses the config file's settings): the last one wins, "--" ends the
+// flags, and a subcommand's line gives the main command's flags to it.
+func TestMainFlag(t *testing.T) {
 	t.Parallel()
+	spec := mainSpec(subcommands(testIO()))
 	tests := []struct {
 		args  []string
 		value string
 		found bool
 	}{
-		{[]string{"ask", "--profile", "ci", "x"}, "ci", true},
-		{[]string{"ask", "x", "--profile=ci"}, "ci", true},
-		{[]string{"ask", "-profile", "a", "--profile", "b"}, "b", true},
-		{[]string{"ask", "--", "--profile", "ci"}, "", false},
-		{[]string{"ask", "--profile"}, "", false},
-		{[]string{"ask", "--profiles", "x"}, "", false},
-		{[]string{"ask", "config", "--profile", "ci"}, "ci", true},
+		{[]string{"--profile", "ci", "x"}, "ci", true},
+		{[]string{"--profile=ci", "x"}, "ci", true},
+		{[]string{"-profile", "a", "--profile", "b"}, "b", true},
+		{[]string{"--", "--profile", "ci"}, "", false},
+		{[]string{"--profiles", "x"}, "", false},
+		{[]string{"config", "--profile", "ci"}, "ci", true},
+		{[]string{"tools", "run", "--profile", "ci"}, "ci", true},
 	}
 	for _, tt := range tests {
-		v, ok := scanFlag(tt.args, "profile")
-		if v != tt.value || ok != tt.found {
-			t.Errorf("scanFlag(%q) = %q, %v; want %q, %v", tt.args, v, ok, tt.value, tt.found)
+		line, err := readArgs(spec, tt.args)
+		v, ok := line.mainFlag("profile")
+		if err != nil && tt.found || v != tt.value || ok != tt.found {
+			t.Errorf("mainFlag(%q) = %q, %v (%v); want %q, %v", tt.args, v, ok, err, tt.value, tt.found)
 		}
+	}
+	// After the prompt a profile could widen what the model may do.
+	if _, err := readArgs(spec, []string{"x", "--profile=ci"}); err == nil || !strings.Contains(err.Error(), "put -- before the prompt") {
+		t.Errorf("--profile after the prompt: %v", err)
 	}
 }

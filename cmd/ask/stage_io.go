@@ -40,16 +40,13 @@ func readStageInput(c *cli.Context, stdio *IO) (stage.Input, error) {
 	return stage.Input{Name: "stdin", Data: data}, nil
 }
 
-// readStage reads a stage's input in the standardized format: the flags
-// checked, the JSON read and decoded into shape (which names the position
+// readStage reads a stage's input in the standardized format: the JSON
+// read and decoded into shape (which names the position
 // of a wrong value), then parsed.
 func readStage[T any](c *cli.Context, stdio *IO, shape any, parse func([]byte) (T, error)) (T, error) {
-	var zero T
-	if err := flagAfterArgs(c); err != nil {
-		return zero, err
-	}
 	in, err := readStageInput(c, stdio)
 	if err != nil {
+		var zero T
 		return zero, err
 	}
 	return stage.Parse(in, shape, parse)
@@ -63,25 +60,6 @@ func writeStageJSON(stdio *IO, raw []byte) error {
 
 // writeStageValue marshals v and prints it as writeStageJSON does.
 func writeStageValue(stdio *IO, v any) error { return stage.WriteValue(stdio.Out, stdio.OutTTY, v) }
-
-// flagAfterArgs refuses a known flag written after a command's arguments:
-// urfave/cli stops reading flags at the first argument, and such a flag
-// would silently become part of a prompt or a file name.
-func flagAfterArgs(c *cli.Context) error {
-	known := map[string]bool{}
-	for _, f := range c.Command.Flags {
-		for _, n := range namesOf(f) {
-			known[n] = true
-		}
-	}
-	for _, a := range c.Args().Slice() {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if len(a) > 1 && a[0] == '-' && known[name] {
-			return usageErr("%s: put %s before the arguments (%s [flags] ...)", commandPath(c), a, commandPath(c))
-		}
-	}
-	return nil
-}
 
 // commandPath is a subcommand's full name, such as "ask provider send".
 func commandPath(c *cli.Context) string {

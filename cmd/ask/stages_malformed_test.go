@@ -112,8 +112,6 @@ func TestStagesRejectMalformedInput(t *testing.T) {
 			"provider format-tools reads one input, got 2 arguments: pipe the JSON in, or name one file"},
 		{"a missing file", []string{"provider", "parse-tool-calls", "nope.json"}, "",
 			"read input: open "},
-		{"a flag after the input", []string{"tools", "run", "-", "--safe"}, "[]",
-			"tools run: put --safe before the arguments (ask tools run [flags] ...)"},
 		{"request: no prompt", []string{"provider", "request", "-p", "openai"}, "",
 			`no prompt: give it as arguments (ask "why does make fail?") or on stdin`},
 		{"request: bad mode", []string{"provider", "request", "--mode", "yolo", "x"}, "",

@@ -23,11 +23,16 @@ var oneShot = []string{"ask", "--provider", "openai", "--base-url", "http://127.
 // action that reads the typed flags, as every run does first.
 func parseAsRun(args []string) error {
 	stdio := &IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard}
-	app, fill := newRunApp(stdio)
-	app.Action = func(c *cli.Context) error { flagSettings(c); return nil }
-	args = reorderArgs(app, fill, args)
-	useStoredNames(app)
-	return app.RunContext(context.Background(), args)
+	subs := subcommands(stdio)
+	line, err := readArgs(mainSpec(subs), args[1:])
+	if err != nil {
+		return err
+	}
+	useConfigFile(line, stdio)
+	stdio.typed = line.typed()
+	app := appWith(stdio, subs)
+	app.Action = func(c *cli.Context) error { flagSettings(c, stdio); return nil }
+	return app.RunContext(context.Background(), line.argv(args[0]))
 }
 
 // Building the command tree and parsing a one-shot command line is paid
@@ -60,7 +65,8 @@ func BenchmarkStartParse(b *testing.B) {
 func BenchmarkStartTree(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = newRunApp(&IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard})
+		stdio := &IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard}
+		_ = appWith(stdio, subcommands(stdio))
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,28 +11,7 @@ import (
 	"github.com/ask-cli/ask/internal/table"
 )
 
-// toolFlagNames are the main command's flags that decide which tools exist
-// and what they may do; `ask tools` shows them. The others are accepted
-// (hidden), so that a command line can be reused as it is.
-var toolFlagNames = map[string]bool{
-	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "yes": true, "no-tools": true,
-	"workdir": true, "tools-file": true, "mcp": true, "mcp-header": true, "timeout": true, "quiet": true, "profile": true,
-}
-
-// toolQueryFlagNames are the ones `ask tools list` and `show` show: they
-// run nothing, so approvals and the timeout mean nothing to them.
-var toolQueryFlagNames = map[string]bool{
-	"mode": true, "safe": true, "allow-tool": true, "deny-tool": true, "no-tools": true,
-	"workdir": true, "tools-file": true, "mcp": true, "quiet": true, "profile": true,
-}
-
 func toolsCommand(stdio *IO) *cli.Command {
-	flags := func(extra ...cli.Flag) []cli.Flag {
-		return append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), toolFlagNames), extra...)
-	}
-	queryFlags := func(extra ...cli.Flag) []cli.Flag {
-		return append(hideFlags(flagsExcept(runFlags(stdio), requestOnlyFlags), toolQueryFlagNames), extra...)
-	}
 	return &cli.Command{
 		Name:            "tools",
 		Action:          subcommandAction,
@@ -44,14 +22,13 @@ func toolsCommand(stdio *IO) *cli.Command {
 			{
 				Name:   "list",
 				Usage:  "list the tools the mode and flags would declare: a table on a terminal, standardized tools JSON in a pipe",
-				Flags:  queryFlags(&cli.BoolFlag{Name: "json", Usage: "print the standardized tools JSON even on a terminal"}),
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the standardized tools JSON even on a terminal"}},
 				Action: func(c *cli.Context) error { return toolsList(c, stdio) },
 			},
 			{
 				Name:      "show",
 				Usage:     "print one tool's full declaration: description, parameters, risk, approval",
 				ArgsUsage: "NAME",
-				Flags:     queryFlags(),
 				Action:    func(c *cli.Context) error { return toolsShow(c, stdio) },
 			},
 			{
@@ -60,28 +37,13 @@ func toolsCommand(stdio *IO) *cli.Command {
 				ArgsUsage: "[FILE|-]",
 				Description: "Each call is checked by the policy first (mode, --safe, --allow-tool, --deny-tool, approval);\n" +
 					"a denied call becomes an error result. A refusal by --safe exits 6 after printing the results.",
-				Flags:  flags(),
 				Action: func(c *cli.Context) error { return toolsRun(c, stdio) },
 			},
 		},
 	}
 }
 
-// hideFlags hides the flags not named in keep from help. Every urfave/cli
-// flag type has its own Hidden field, and no setter: it is set by name.
-func hideFlags(flags []cli.Flag, keep map[string]bool) []cli.Flag {
-	for _, f := range flags {
-		if hidden := reflect.ValueOf(f).Elem().FieldByName("Hidden"); !keep[flagName(f)] && hidden.CanSet() {
-			hidden.SetBool(true)
-		}
-	}
-	return flags
-}
-
 func toolsList(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErr("tools list takes no arguments (ask tools show NAME shows one tool)")
 	}
@@ -101,9 +63,6 @@ func toolsList(c *cli.Context, stdio *IO) error {
 }
 
 func toolsShow(c *cli.Context, stdio *IO) error {
-	if err := flagAfterArgs(c); err != nil {
-		return err
-	}
 	if c.NArg() != 1 {
 		return usageErr("tools show takes one tool name (ask tools list shows them)")
 	}

@@ -2,10 +2,11 @@ package main
 
 import (
 	"runtime/debug"
-	"slices"
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 func TestDescribeVersion(t *testing.T) {
@@ -47,24 +48,32 @@ func TestVersionFlag(t *testing.T) {
 	}
 }
 
-// TestNamesOf checks the CLI's own reading of flag names (namesOf, flagName) against
-// urfave/cli's, for every flag of every command.
-func TestNamesOf(t *testing.T) {
+// TestSubcommandsDeclareNoRunFlag checks that no subcommand declares a
+// setting of the main command: they read those through the context
+// lineage, so that a flag means the same before or after their names.
+// A subcommand's own --json is its own output, not the run's. `ask replay`
+// is the exception DESIGN §4 makes: the policy of a replay is given to
+// replay itself (--yes, rules, --safe, the sandbox), never taken from the
+// config file's settings for runs, and the argv pass gives those flags to
+// it wherever they are typed.
+func TestSubcommandsDeclareNoRunFlag(t *testing.T) {
 	t.Parallel()
 	app := newApp(&IO{Getenv: func(string) string { return "" }})
-	var walk func(path string, flags []cli.Flag, cmds []*cli.Command)
-	walk = func(path string, flags []cli.Flag, cmds []*cli.Command) {
-		for _, f := range flags {
-			if got, want := namesOf(f), f.Names(); !slices.Equal(got, want) {
-				t.Errorf("%s: namesOf %T = %q, Names() = %q", path, f, got, want)
-			}
-			if got, want := flagName(f), f.Names()[0]; got != want {
-				t.Errorf("%s: flagName %T = %q, Names()[0] = %q", path, f, got, want)
-			}
-		}
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
 		for _, c := range cmds {
-			walk(path+" "+c.Name, c.Flags, c.Subcommands)
+			if path == "ask" && c.Name == "replay" {
+				continue
+			}
+			for _, f := range c.Flags {
+				for _, n := range f.Names() {
+					if r, ok := settings.Lookup(n); ok && r.IsSetting() {
+						t.Errorf("%s %s declares --%s, a setting of the main command", path, c.Name, n)
+					}
+				}
+			}
+			walk(path+" "+c.Name, c.Subcommands)
 		}
 	}
-	walk("ask", app.Flags, app.Commands)
+	walk("ask", app.Commands)
 }

@@ -159,11 +159,13 @@ func TestShellRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		allow, err := ParsePatterns(r.Tools.Allow)
+		allowRules, _ := r.Value("tools.allow")
+		denyRules, _ := r.Value("tools.deny")
+		allow, err := ParsePatterns(allowRules.([]string))
 		if err != nil {
 			t.Fatal(err)
 		}
-		deny, err := ParsePatterns(r.Tools.Deny)
+		deny, err := ParsePatterns(denyRules.([]string))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -277,7 +277,8 @@ func (s Settings) Entries() []Entry {
 	}
 	out := []Entry{{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source}}
 	for _, r := range settings.Rows() {
-		if !r.IsSetting() || r.Key == "" && r.Env == "" {
+		// The colour is cmd/ask's, which weighs NO_COLOR too.
+		if !r.IsSetting() || r.Key == "" && r.Env == "" || r.Name == "color" {
 			continue
 		}
 		v, src, _ := s.Values.Get(r.Name)

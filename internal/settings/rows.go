@@ -30,10 +30,13 @@ type Row struct {
 	// "" when the file cannot give it.
 	Key string
 	// Env is the variable a run reads it from, "" for none.
-	Env     string
-	Kind    Kind
-	Default any    // of the kind's type; nil for none
-	Help    string // --help's line; a `WORD` in it names the value
+	Env  string
+	Kind Kind
+	// Category groups it in --help, and names the man page's OPTIONS
+	// subsection that documents it.
+	Category string
+	Default  any    // of the kind's type; nil for none
+	Help     string // --help's line; a `WORD` in it names the value
 	// Choices are the values it takes, when they are a fixed set.
 	Choices []string
 	// AfterPrompt rows may follow the prompt's first word: they shape
@@ -83,6 +86,15 @@ var (
 	ReasoningLevels = []string{"low", "medium", "high"}
 )
 
+// The categories of --help and of the man page's OPTIONS.
+const (
+	CategoryProvider = "Provider and model"
+	CategoryPrompt   = "Prompt and answer"
+	CategoryTools    = "Tools and policy"
+	CategoryLimits   = "Limits"
+	CategoryOutput   = "Output"
+)
+
 // Built-in defaults that other packages need by name.
 const (
 	DefaultMaxSteps = 8
@@ -99,122 +111,122 @@ func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
 // them.
 var Rows = sync.OnceValue(func() []Row {
 	return []Row{
-		{Name: "provider", Short: "p", Key: "provider", Env: "ASK_PROVIDER", Kind: String,
+		{Name: "provider", Category: CategoryProvider, Short: "p", Key: "provider", Env: "ASK_PROVIDER", Kind: String,
 			Help:  "provider: %s (default: $ASK_PROVIDER, else the first whose key is set)",
 			field: field(func(v *Values) *Setting[string] { return &v.Provider })},
-		{Name: "model", Short: "m", Key: "model", Env: "ASK_MODEL", Kind: String, AfterPrompt: true, Bound: true,
+		{Name: "model", Category: CategoryProvider, Short: "m", Key: "model", Env: "ASK_MODEL", Kind: String, AfterPrompt: true, Bound: true,
 			Help:  "model name (default: $ASK_MODEL, else the provider's default)",
 			check: nonEmpty("name a model or remove the key"),
 			field: field(func(v *Values) *Setting[string] { return &v.Model })},
-		{Name: "base-url", Env: "ASK_BASE_URL", Kind: String, Bound: true,
+		{Name: "base-url", Category: CategoryProvider, Env: "ASK_BASE_URL", Kind: String, Bound: true,
 			Help:  "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)",
 			field: field(func(v *Values) *Setting[string] { return &v.BaseURL })},
-		{Name: "mode", Key: "mode", Kind: String, Default: "agent", Choices: Modes,
+		{Name: "mode", Category: CategoryTools, Key: "mode", Kind: String, Default: "agent", Choices: Modes,
 			Help:  "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)",
 			field: field(func(v *Values) *Setting[string] { return &v.Mode })},
-		{Name: "safe", Key: "safe", Kind: Bool, Default: false, AfterPrompt: true,
+		{Name: "safe", Category: CategoryTools, Key: "safe", Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "CI profile: refuse every write, run commands only in the read-only sandbox (without asking), exit 6 on a refusal",
 			field: field(func(v *Values) *Setting[bool] { return &v.Safe })},
-		{Name: "max-steps", Key: "max_steps", Kind: Int, Default: DefaultMaxSteps, AfterPrompt: true,
+		{Name: "max-steps", Category: CategoryLimits, Key: "max_steps", Kind: Int, Default: DefaultMaxSteps, AfterPrompt: true,
 			Help:  "stop after this many model requests",
 			check: atLeast(1, "must be at least 1"),
 			field: field(func(v *Values) *Setting[int] { return &v.MaxSteps })},
-		{Name: "timeout", Key: "timeout", Kind: Duration, Default: DefaultTimeout, AfterPrompt: true,
+		{Name: "timeout", Category: CategoryLimits, Key: "timeout", Kind: Duration, Default: DefaultTimeout, AfterPrompt: true,
 			Help:  "stop the whole run after this long",
 			check: positiveDuration,
 			field: field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
-		{Name: "tool-protocol", Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
+		{Name: "tool-protocol", Category: CategoryProvider, Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
 			Help:  "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
 			field: field(func(v *Values) *Setting[string] { return &v.ToolProtocol })},
-		{Name: "no-stream", Key: "no_stream", Kind: Bool, Default: false, AfterPrompt: true,
+		{Name: "no-stream", Category: CategoryProvider, Key: "no_stream", Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "make plain requests instead of streaming",
 			field: field(func(v *Values) *Setting[bool] { return &v.NoStream })},
-		{Name: "no-cache", Key: "no_cache", Kind: Bool, Default: false, AfterPrompt: true,
+		{Name: "no-cache", Category: CategoryProvider, Key: "no_cache", Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "do not ask the provider to cache the prompt (no cache_control marks, no prompt_cache_key)",
 			field: field(func(v *Values) *Setting[bool] { return &v.NoCache })},
-		{Name: "retries", Key: "retries", Kind: Int, Default: DefaultRetries, AfterPrompt: true,
+		{Name: "retries", Category: CategoryProvider, Key: "retries", Kind: Int, Default: DefaultRetries, AfterPrompt: true,
 			Help:  "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff",
 			check: atLeast(0, "must be 0 or more"),
 			field: field(func(v *Values) *Setting[int] { return &v.Retries })},
-		{Name: "max-tokens", Key: "max_tokens", Kind: Int, Default: 0, AfterPrompt: true,
+		{Name: "max-tokens", Category: CategoryProvider, Key: "max_tokens", Kind: Int, Default: 0, AfterPrompt: true,
 			Help:  "cap each model reply at `N` tokens (default: the provider's own)",
 			check: atLeast(1, "must be at least 1 (leave it out for the provider's default)"),
 			field: field(func(v *Values) *Setting[int] { return &v.MaxTokens })},
-		{Name: "temperature", Key: "temperature", Kind: Float, AfterPrompt: true,
+		{Name: "temperature", Category: CategoryProvider, Key: "temperature", Kind: Float, AfterPrompt: true,
 			Help:  "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)",
 			check: temperatureRange,
 			field: field(func(v *Values) *Setting[float64] { return &v.Temperature })},
-		{Name: "reasoning", Key: "reasoning", Kind: String, Default: "", Choices: ReasoningLevels, AfterPrompt: true,
+		{Name: "reasoning", Category: CategoryProvider, Key: "reasoning", Kind: String, Default: "", Choices: ReasoningLevels, AfterPrompt: true,
 			Help:  "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)",
 			field: field(func(v *Values) *Setting[string] { return &v.Reasoning })},
-		{Name: "allow-tool", Key: "tools.allow", Kind: List, Default: []string(nil),
+		{Name: "allow-tool", Category: CategoryTools, Key: "tools.allow", Kind: List, Default: []string(nil),
 			Help:  "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.Allow })},
-		{Name: "deny-tool", Key: "tools.deny", Kind: List, Default: []string(nil), AfterPrompt: true, Adds: true,
+		{Name: "deny-tool", Category: CategoryTools, Key: "tools.deny", Kind: List, Default: []string(nil), AfterPrompt: true, Adds: true,
 			Help:  "refuse calls matching `PATTERN`; wins over --allow-tool; adds to the config file's; repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.Deny })},
-		{Name: "yes", Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
+		{Name: "yes", Category: CategoryTools, Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
 			Help:  "approve every call that needs approval",
 			field: field(func(v *Values) *Setting[bool] { return &v.Yes })},
-		{Name: "tools-file", Key: "tools.file", Kind: String, Default: "",
+		{Name: "tools-file", Category: CategoryTools, Key: "tools.file", Kind: String, Default: "",
 			Help:  "offer the commands declared in the JSON `FILE` as tools",
 			field: field(func(v *Values) *Setting[string] { return &v.ToolsFile })},
-		{Name: "mcp", Key: "mcp", Kind: List, Default: []string(nil),
+		{Name: "mcp", Category: CategoryTools, Key: "mcp", Kind: List, Default: []string(nil),
 			Help:  "start the MCP server `'CMD ARGS'` over stdio, or connect to the one at an http:// or https:// URL (streamable HTTP, else SSE), and offer its tools as SERVER__TOOL; repeatable",
 			check: noEmptyServer,
 			field: field(func(v *Values) *Setting[[]string] { return &v.MCP })},
-		{Name: "no-project-file", Key: "no_project_file", Kind: Bool, Default: false, AfterPrompt: true,
+		{Name: "no-project-file", Category: CategoryPrompt, Key: "no_project_file", Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "leave the project's AGENTS.md out of the system prompt",
 			field: field(func(v *Values) *Setting[bool] { return &v.NoProjectFile })},
-		{Name: "color", Key: "color", Kind: String, Default: "auto", Choices: Colors, AfterPrompt: true,
+		{Name: "color", Category: CategoryOutput, Key: "color", Kind: String, Default: "auto", Choices: Colors, AfterPrompt: true,
 			Help:  "colour on stderr: auto (on a terminal, unless NO_COLOR is set), always or never",
 			field: field(func(v *Values) *Setting[string] { return &v.Color })},
-		{Name: "command", Env: "ASK_COMMAND", Kind: String, Default: "",
+		{Name: "command", Category: CategoryProvider, Env: "ASK_COMMAND", Kind: String, Default: "",
 			Help:  "with --provider command: the model to run once per step, conversation on stdin (e.g. 'ollama run qwen3')",
 			field: field(func(v *Values) *Setting[string] { return &v.Command })},
-		{Name: "system", Short: "s", Kind: String, Default: "",
+		{Name: "system", Category: CategoryPrompt, Short: "s", Kind: String, Default: "",
 			Help:  "text appended to the default system prompt",
 			field: field(func(v *Values) *Setting[string] { return &v.System })},
-		{Name: "attach", Short: "a", Kind: List,
+		{Name: "attach", Category: CategoryPrompt, Short: "a", Kind: List,
 			Help:  "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.Attach })},
-		{Name: "sandbox", Kind: String, Default: "off", Choices: Sandboxes,
+		{Name: "sandbox", Category: CategoryTools, Kind: String, Default: "off", Choices: Sandboxes,
 			Help:  "confine the commands tools run: off, workdir (write only there and in a scratch directory) or read-only; no network unless --allow-network",
 			field: field(func(v *Values) *Setting[string] { return &v.Sandbox })},
-		{Name: "allow-network", Kind: Bool, Default: false,
+		{Name: "allow-network", Category: CategoryTools, Kind: Bool, Default: false,
 			Help:  "let sandboxed commands reach the network",
 			field: field(func(v *Values) *Setting[bool] { return &v.AllowNetwork })},
-		{Name: "sandbox-mcp", Kind: Bool, Default: false, AfterPrompt: true,
+		{Name: "sandbox-mcp", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "start the MCP servers' commands inside the sandbox too (a remote server is reached by ask itself, never sandboxed)",
 			field: field(func(v *Values) *Setting[bool] { return &v.SandboxMCP })},
-		{Name: "no-tools", Kind: Bool, Default: false, AfterPrompt: true,
+		{Name: "no-tools", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "offer the model no tools",
 			field: field(func(v *Values) *Setting[bool] { return &v.NoTools })},
-		{Name: "mcp-header", Kind: List, Default: []string(nil),
+		{Name: "mcp-header", Category: CategoryTools, Kind: List, Default: []string(nil),
 			Help:  "send the header `'NAME: VALUE'` to every --mcp URL; ${VAR} in VALUE is read from the environment, and a credential must come that way ('Authorization: Bearer ${TOKEN}'); repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.MCPHeaders })},
-		{Name: "workdir", Kind: String, Default: ".",
+		{Name: "workdir", Category: CategoryTools, Kind: String, Default: ".",
 			Help:  "the directory the tools work in; file tools never reach outside it",
 			field: field(func(v *Values) *Setting[string] { return &v.Workdir })},
-		{Name: "schema", Kind: String, Default: "",
+		{Name: "schema", Category: CategoryPrompt, Kind: String, Default: "",
 			Help:  "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {",
 			field: field(func(v *Values) *Setting[string] { return &v.Schema })},
 
 		// Flags about this invocation only.
-		{Name: "profile", Env: "ASK_PROFILE", Kind: String,
+		{Name: "profile", Category: CategoryOutput, Env: "ASK_PROFILE", Kind: String,
 			Help: "use profile `NAME` of the config file over its top-level settings (default: $ASK_PROFILE)"},
-		{Name: "plan", Kind: String, Help: "carry out the plan saved in `FILE` (with --mode agent)"},
-		{Name: "json", Kind: Bool, AfterPrompt: true,
+		{Name: "plan", Category: CategoryPrompt, Kind: String, Help: "carry out the plan saved in `FILE` (with --mode agent)"},
+		{Name: "json", Category: CategoryOutput, Kind: Bool, AfterPrompt: true,
 			Help: "print one JSON object with the answer, status, steps, tool calls and usage"},
-		{Name: "events", Kind: Bool, AfterPrompt: true, Help: "print every event as a JSON line as it happens"},
-		{Name: "transcript", Kind: String, Help: "write every event to `FILE` as JSON lines"},
-		{Name: "quiet", Short: "q", Kind: Bool, AfterPrompt: true, Help: "print only errors on stderr"},
-		{Name: "verbose", Short: "v", Kind: Bool, AfterPrompt: true, Help: "describe each request, retry and tool call on stderr"},
-		{Name: "continue", Short: "c", Kind: Bool,
+		{Name: "events", Category: CategoryOutput, Kind: Bool, AfterPrompt: true, Help: "print every event as a JSON line as it happens"},
+		{Name: "transcript", Category: CategoryOutput, Kind: String, Help: "write every event to `FILE` as JSON lines"},
+		{Name: "quiet", Category: CategoryOutput, Short: "q", Kind: Bool, AfterPrompt: true, Help: "print only errors on stderr"},
+		{Name: "verbose", Category: CategoryOutput, Short: "v", Kind: Bool, AfterPrompt: true, Help: "describe each request, retry and tool call on stderr"},
+		{Name: "continue", Category: CategoryPrompt, Short: "c", Kind: Bool,
 			Help: "carry on the conversation of the last run in this directory (--workdir), with its provider, model, mode and tools unless flags say otherwise"},
-		{Name: "resume", Kind: String, Help: "carry on the conversation of the transcript `FILE`, or of a kept run's ID (see ask log)"},
-		{Name: "no-stdin", Kind: Bool, AfterPrompt: true, Help: "never read stdin (in a while-read loop, or when stdin stays open)"},
-		{Name: "max-stdin", Kind: String, Default: DefaultMaxStdin, AfterPrompt: true,
+		{Name: "resume", Category: CategoryPrompt, Kind: String, Help: "carry on the conversation of the transcript `FILE`, or of a kept run's ID (see ask log)"},
+		{Name: "no-stdin", Category: CategoryPrompt, Kind: Bool, AfterPrompt: true, Help: "never read stdin (in a while-read loop, or when stdin stays open)"},
+		{Name: "max-stdin", Category: CategoryPrompt, Kind: String, Default: DefaultMaxStdin, AfterPrompt: true,
 			Help: "the most piped context to read, a `SIZE` such as 512K, 4M or 1G; more is an error"},
 	}
 })

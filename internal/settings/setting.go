@@ -124,7 +124,11 @@ func Over(hi, lo Values) Values {
 		case !l.given():
 		case !h.given():
 			h.set(l.value(), l.source())
-		case r.Adds:
+		case r.Adds && len(l.value().([]string)) > 0:
+			if len(h.value().([]string)) == 0 {
+				h.set(l.value(), l.source())
+				break
+			}
 			joined := slices.Concat(l.value().([]string), h.value().([]string))
 			h.set(joined, l.source()+", "+h.source())
 		}
