@@ -17,13 +17,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"github.com/ask-cli/ask/internal/jsonpos"
-	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/term"
@@ -35,15 +34,15 @@ var version = "dev"
 
 // Exit codes of DESIGN §7.
 const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitUsage       = 2
-	exitProvider    = 3
-	exitAuth        = 4
-	exitLimit       = 5
-	exitRefused     = 6
-	exitTimeout     = 124
-	exitInterrupted = 130
+	exitOK          = fault.ExitOK
+	exitFailure     = fault.ExitFailure
+	exitUsage       = fault.ExitUsage
+	exitProvider    = fault.ExitProvider
+	exitAuth        = fault.ExitAuth
+	exitLimit       = fault.ExitLimit
+	exitRefused     = fault.ExitRefused
+	exitTimeout     = fault.ExitTimeout
+	exitInterrupted = fault.ExitInterrupted
 )
 
 // IO is the process's streams and environment, passed down so that tests can
@@ -219,37 +218,15 @@ func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func exitCode(err error) int {
 	var ee *exitError
 	var se *silentError
-	var apiErr *providers.APIError
-	var keyErr *catalog.MissingKeyError
-	var badInput *jsonpos.Error
-	kind, isRunErr := run.KindOf(err)
 	switch {
 	case errors.As(err, &se):
 		return se.code
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &badInput):
-		return exitUsage
-	case isRunErr:
-		return map[run.Kind]int{run.Usage: exitUsage, run.Provider: exitProvider, run.Failure: exitFailure, run.Refused: exitRefused, run.Auth: exitAuth}[kind]
-	case errors.As(err, &keyErr):
-		return exitAuth
-	case errors.As(err, &apiErr):
-		if apiErr.IsAuth() {
-			return exitAuth
-		}
-		return exitProvider
-	case errors.Is(err, loop.ErrTimeout):
-		return exitTimeout
-	case errors.Is(err, loop.ErrInterrupted), errors.Is(err, context.Canceled):
-		return interruptCode(err)
-	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle),
-		errors.Is(err, providers.ErrConnect):
-		return exitProvider
 	case isFlagError(err):
 		return exitUsage
 	}
-	return exitFailure
+	return run.ExitCode(err)
 }
 
 // isFlagError recognises urfave/cli's flag parsing errors, which it returns

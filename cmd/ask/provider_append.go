@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/stage"
 )
 
@@ -90,7 +91,7 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 // stdin.
 func readNamedInput(stdio *IO, name string) (stage.Input, error) {
 	if name != "-" {
-		data, err := os.ReadFile(absPath(stdio.Wd, name))
+		data, err := os.ReadFile(run.AbsPath(stdio.Wd, name))
 		if err != nil {
 			return stage.Input{}, usageErr("read input: %v", err)
 		}

@@ -52,7 +52,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	}
 	var data []byte
 	var err error
-	workdir := absPath(stdio.Wd, c.String("workdir"))
+	workdir := run.AbsPath(stdio.Wd, c.String("workdir"))
 	switch name := c.Args().First(); name {
 	case "":
 		data = demo.Transcript()

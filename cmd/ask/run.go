@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +20,6 @@ import (
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/term"
-	"github.com/ask-cli/ask/internal/termtext"
 )
 
 func init() {
@@ -109,12 +107,6 @@ func prepareRun(c *cli.Context, stdio *IO, status *term.StatusLine, offline bool
 			return nil, "", err
 		}
 	}
-	if conv := s.Conversation; conv != nil && conv.Continues != "" && !c.Bool("quiet") {
-		fmt.Fprintf(stdio.Err, "ask: %s\n", termtext.Safe(conv.Continues))
-	}
-	if conv := s.Conversation; conv != nil && len(conv.Held().Flags()) > 0 {
-		carryHeld(c.Context, stdio, &s, c.Bool("quiet"))
-	}
 	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Offline = offline })
 	return r, prompt, err
 }
@@ -157,26 +149,6 @@ func offlineRun(c *cli.Context, stdio *IO) (*run.Run, error) {
 		return nil, err
 	}
 	return buildRun(c, stdio, statusFor(stdio, c.Bool("quiet")), s, func(env *run.Env) { env.Offline = true })
-}
-
-// carryHeld asks on the terminal whether a conversation goes on with what
-// its transcript says the earlier run was given beyond ask (an endpoint,
-// programs to start); without a terminal, or without a yes, it goes on
-// without them and says how to give them.
-func carryHeld(ctx context.Context, stdio *IO, s *run.Settings, quiet bool) {
-	conv := s.Conversation
-	flags := strings.Join(conv.Held().Flags(), " ")
-	if t, closeTTY := term.OpenTerminal(stdio.TTYPath); t != nil {
-		yes, _ := t.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", conv.Source, termtext.Safe(flags)))
-		closeTTY()
-		if yes {
-			s.CarryHeld()
-			return
-		}
-	}
-	if !quiet {
-		fmt.Fprintf(stdio.Err, "ask: %s: going on without what the earlier run had beyond ask; to use it, give %s\n", conv.Source, termtext.Safe(flags))
-	}
 }
 
 // runEnv is the world a run of command c is built in.
@@ -316,7 +288,6 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	out := run.Output{
 		Observe:    func(ev records.Event) { note(stdio, status, p, ev) },
 		OnProgress: status.Progress,
-		ExitCode:   func(res *loop.Result) int { code, _ := outcome(r, res); return code },
 	}
 	if p.transcript != "" {
 		f, err := os.Create(p.transcript)
@@ -354,7 +325,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	res := r.Execute(ctx, prompt, out)
 	status.Clear()
 
-	code, msg := outcome(r, res.Result)
+	code, msg := res.ExitCode, res.Why
 	var writeErr error
 	switch {
 	case p.jsonOut:
@@ -406,40 +377,6 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// outcome is the exit code of how a run ended, and the line to show on
-// stderr (the run's own words): this is where a run's end becomes a code.
-func outcome(r *run.Run, res *loop.Result) (int, string) {
-	why := r.Why(res)
-	var code int
-	switch res.Status {
-	case loop.StatusCompleted:
-		code = exitOK
-	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed:
-		code = exitLimit
-	case loop.StatusTimeout:
-		code = exitTimeout
-	case loop.StatusInterrupted:
-		code, why = exitInterrupted, "interrupted"
-		var sig stopSignal
-		if errors.As(res.Err, &sig) {
-			code, why = sig.code(), sig.Error()
-		}
-	case loop.StatusDenied:
-		code = exitRefused
-	default:
-		code = exitCode(res.Err)
-		if r.NoKeyFallback(res.Err) {
-			code = exitAuth
-		}
-	}
-	// A --safe refusal is what a CI job running with --safe watches for, so
-	// it also wins over a limit: the run tried something it must not.
-	if res.Refused && (code == exitOK || code == exitLimit) {
-		code = exitRefused
-	}
-	return code, why
-}
-
 // note shows an event on stderr: retries always (unless --quiet), every
 // request and tool call with --verbose.
 func note(stdio *IO, status *term.StatusLine, p presentation, ev records.Event) {
@@ -461,11 +398,4 @@ func writeJSON(w io.Writer, v any, pretty bool) error {
 		enc.SetIndent("", "  ")
 	}
 	return enc.Encode(v)
-}
-
-func absPath(wd, p string) string {
-	if p == "" || strings.HasPrefix(p, "/") {
-		return p
-	}
-	return wd + "/" + p
 }

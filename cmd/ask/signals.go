@@ -29,7 +29,8 @@ func (s stopSignal) Error() string {
 // Is makes a stop by signal an interruption to the loop and to exitCode.
 func (s stopSignal) Is(target error) bool { return target == loop.ErrInterrupted }
 
-func (s stopSignal) code() int { return 128 + int(s.sig) }
+// ExitCode is 128 and the signal, as a shell reports it.
+func (s stopSignal) ExitCode() int { return 128 + int(s.sig) }
 
 func signalName(sig syscall.Signal) string {
 	switch sig {
@@ -54,7 +55,7 @@ func stopCause(sig os.Signal) error {
 func interruptCode(err error) int {
 	var s stopSignal
 	if errors.As(err, &s) {
-		return s.code()
+		return s.ExitCode()
 	}
 	return exitInterrupted
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/stage"
 )
 
@@ -24,7 +25,7 @@ func readStageInput(c *cli.Context, stdio *IO) (stage.Input, error) {
 	}
 	name := c.Args().First()
 	if name != "" && name != "-" {
-		data, err := os.ReadFile(absPath(stdio.Wd, name))
+		data, err := os.ReadFile(run.AbsPath(stdio.Wd, name))
 		if err != nil {
 			return stage.Input{}, usageErr("read input: %v", err)
 		}

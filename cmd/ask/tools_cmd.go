@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/table"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 func toolsCommand(stdio *IO) *cli.Command {
@@ -53,7 +54,12 @@ func toolsList(c *cli.Context, stdio *IO) error {
 	}
 	defer r.Close()
 	if stdio.OutTTY && !c.Bool("json") {
-		return table.Tools(stdio.Out, r)
+		var declared []tools.Info
+		for _, t := range r.Declared {
+			info, _ := r.Tool(t.Name)
+			declared = append(declared, info)
+		}
+		return table.Tools(stdio.Out, r.Mode, declared)
 	}
 	out, err := providers.MarshalTools(r.Declared)
 	if err != nil {

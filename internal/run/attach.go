@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -22,17 +24,17 @@ func (r *Run) loadAttachments() ([]providers.Attachment, error) {
 		return nil, nil
 	}
 	if r.Provider.Attach == nil {
-		return nil, Usagef("-a %s: %s takes no attachments; choose a provider that takes images or PDFs (ask provider list)", paths[0], r.Provider.Name)
+		return nil, fault.Usagef("-a %s: %s takes no attachments; choose a provider that takes images or PDFs (ask provider list)", paths[0], r.Provider.Name)
 	}
 	var out []providers.Attachment
 	var total int64
 	for _, p := range paths {
-		a, err := readAttachment(absPath(r.env.Wd, p), max(r.Provider.Attach.MaxImage, r.Provider.Attach.MaxPDF))
+		a, err := readAttachment(AbsPath(r.env.Wd, p), max(r.Provider.Attach.MaxImage, r.Provider.Attach.MaxPDF))
 		if err != nil {
-			return nil, Usagef("-a %s: %v", p, err)
+			return nil, fault.Usagef("-a %s: %v", p, err)
 		}
 		if err := r.Provider.CheckAttachment(a, total); err != nil {
-			return nil, Usagef("-a %s: %v", p, err)
+			return nil, fault.Usagef("-a %s: %v", p, err)
 		}
 		total += int64(len(a.Data))
 		out = append(out, a)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/loop"
@@ -185,7 +187,7 @@ func TestAttachmentsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = New(t.Context(), s, e)
-			if kind, ok := KindOf(err); !ok || kind != Usage || !strings.Contains(err.Error(), tt.want) {
+			if kind, ok := fault.KindOf(err); !ok || kind != Usage || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err %v (kind %v), want a usage error saying %q", err, kind, tt.want)
 			}
 		})

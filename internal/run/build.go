@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
@@ -141,6 +143,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		if err := c.checkProvider(row); err != nil {
 			return nil, err
 		}
+		s.carryOn(ctx, env)
 	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
 		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value, env: env}
@@ -151,7 +154,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}()
 	r.MaxSteps = s.stepLimit().Value.(int)
 	if r.ModelName == "" && !row.LocalProgram {
-		return nil, Usagef("%s has no default model: name one with --model", row.Name)
+		return nil, fault.Usagef("%s has no default model: name one with --model", row.Name)
 	}
 	// Knobs are checked before the key, the tools and the MCP servers: a
 	// flag to fix is reported first, and nothing is started for it.
@@ -169,9 +172,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
-	root, err := tools.NewRoot(absPath(env.Wd, s.Workdir.Value))
+	root, err := tools.NewRoot(AbsPath(env.Wd, s.Workdir.Value))
 	if err != nil {
-		return nil, Usagef("--workdir: %v", err)
+		return nil, fault.Usagef("--workdir: %v", err)
 	}
 	// ask's own files steer later runs: a model must not read or rewrite
 	// them, even with the working directory at $HOME.
@@ -180,7 +183,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	root.Hide(config.Path(env.Getenv))
 	for _, p := range env.Private {
-		root.Hide(absPath(env.Wd, p))
+		root.Hide(AbsPath(env.Wd, p))
 	}
 	// Whatever variable the key came from stays with ask.
 	root.Scrub(row.KeyEnv...)
@@ -257,32 +260,32 @@ func (r *Run) projectFile() *prompts.Project {
 func (s Settings) check() error {
 	switch {
 	case !policy.ValidMode(s.Mode.Value):
-		return Usagef("--mode %q: choose ask, plan or agent", s.Mode.Value)
+		return fault.Usagef("--mode %q: choose ask, plan or agent", s.Mode.Value)
 	case s.MaxSteps.Value < 1:
-		return Usagef("--max-steps must be at least 1")
+		return fault.Usagef("--max-steps must be at least 1")
 	case s.Timeout.Value <= 0:
-		return Usagef("--timeout must be positive, such as 30s or 5m")
+		return fault.Usagef("--timeout must be positive, such as 30s or 5m")
 	case s.Retries.Value < 0:
-		return Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
+		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
 	case s.MaxTokens.Value < 0:
-		return Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
+		return fault.Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
 	}
 	switch s.ToolProtocol.Value {
 	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:
 	default:
-		return Usagef("--tool-protocol %q: choose auto, native, json or markdown", s.ToolProtocol.Value)
+		return fault.Usagef("--tool-protocol %q: choose auto, native, json or markdown", s.ToolProtocol.Value)
 	}
 	if err := checkBaseURL(s.BaseURL); err != nil {
 		return err
 	}
 	if _, err := policy.ParsePatterns(s.Allow.Value); err != nil {
-		return Usagef("--allow-tool: %v", err)
+		return fault.Usagef("--allow-tool: %v", err)
 	}
 	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
-		return Usagef("--deny-tool: %v", err)
+		return fault.Usagef("--deny-tool: %v", err)
 	}
 	if _, err := sandbox.ParseLevel(s.Sandbox.Value); s.Sandbox.IsGiven() && err != nil {
-		return Usagef("--sandbox %v", err)
+		return fault.Usagef("--sandbox %v", err)
 	}
 	return nil
 }
@@ -310,7 +313,7 @@ func checkBaseURL(base Setting[string]) error {
 	default:
 		return nil
 	}
-	return Usagef("the base URL (%s) is not usable: %s; give one such as https://api.example.com/v1", base.Source, why)
+	return fault.Usagef("the base URL (%s) is not usable: %s; give one such as https://api.example.com/v1", base.Source, why)
 }
 
 // key is the provider's key, or an error naming the variable to set. A
@@ -352,7 +355,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	var all []tools.Tool
 	if !s.NoTools.Value {
 		all = tools.Builtins(root)
-		extra, err := r.loadExtraTools(ctx, root, all, absPath(r.env.Wd, s.ToolsFile.Value), s.MCP.Value)
+		extra, err := r.loadExtraTools(ctx, root, all, AbsPath(r.env.Wd, s.ToolsFile.Value), s.MCP.Value)
 		if err != nil {
 			return err
 		}
@@ -478,7 +481,7 @@ func (w withoutSchema) BuildRequest(req providers.Request) ([]byte, error) {
 // the last user message after any earlier conversation.
 func (r *Run) FirstRequest(prompt string) ([]byte, error) {
 	if r.Provider.LocalProgram {
-		return nil, Usagef("%s runs a local program, not an HTTP API: it has no request body", r.Provider.Name)
+		return nil, fault.Usagef("%s runs a local program, not an HTTP API: it has no request body", r.Provider.Name)
 	}
 	proto := r.model.CurrentProtocol()
 	user, err := providers.UserMessageWith(proto, prompt, r.attachments)
@@ -587,7 +590,7 @@ func (s Settings) Protocol() (catalog.Provider, providers.Protocol, error) {
 // endpoint the body is for.
 func (r *Run) Send(ctx context.Context, body []byte, stream bool, w io.Writer, h providers.Hooks) error {
 	if r.caller == nil {
-		return Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
+		return fault.Usagef("%s runs a local program, not an HTTP API: there is nothing to send a body to", r.Provider.Name)
 	}
 	proto := r.caller.Protocol
 	resp, err := r.caller.Post(ctx, proto.Endpoint(r.BaseURL, r.ModelName, stream), body, h)

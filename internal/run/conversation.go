@@ -2,17 +2,16 @@ package run
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
-	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/termtext"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -52,7 +51,7 @@ func readConversation(in Inputs) (*Conversation, error) {
 		return nil, nil
 	}
 	if in.Continue && in.Resume != "" {
-		return nil, Usagef("--continue and --resume both name the conversation to carry on: choose one")
+		return nil, fault.Usagef("--continue and --resume both name the conversation to carry on: choose one")
 	}
 	path, flag, err := conversationPath(in)
 	if err != nil {
@@ -60,11 +59,11 @@ func readConversation(in Inputs) (*Conversation, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, Usagef("%s: %v", flag, err)
+		return nil, fault.Usagef("%s: %v", flag, err)
 	}
 	conv, err := ParseConversation(data)
 	if err != nil {
-		return nil, Usagef("%s: %v", flag, err)
+		return nil, fault.Usagef("%s: %v", flag, err)
 	}
 	conv.Source = flag
 	if in.Continue {
@@ -91,7 +90,7 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 	store.Migrate(in.Getenv)
 	if in.Resume != "" {
 		flag = "--resume " + in.Resume
-		path = absPath(in.Wd, in.Resume)
+		path = AbsPath(in.Wd, in.Resume)
 		// A file by that name wins; a word that could not be an id
 		// (a path, a .jsonl name) is a file that is missing.
 		_, statErr := os.Stat(path)
@@ -100,21 +99,21 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 		}
 		e, err := store.Find(in.Resume)
 		if err != nil {
-			return "", "", Usagef("%s: %v", flag, err)
+			return "", "", fault.Usagef("%s: %v", flag, err)
 		}
 		return e.Path, flag, nil
 	}
 	flag = "--continue"
 	if store.Dir == "" {
-		return "", "", Usagef("--continue: no runs are kept: set XDG_STATE_HOME or HOME, and leave ASK_HISTORY_RUNS and ASK_HISTORY_SIZE unset or above 0")
+		return "", "", fault.Usagef("--continue: no runs are kept: set XDG_STATE_HOME or HOME, and leave ASK_HISTORY_RUNS and ASK_HISTORY_SIZE unset or above 0")
 	}
 	dir := workdirOf(in)
 	e, found, err := store.Last(dir)
 	if err != nil {
-		return "", "", Usagef("--continue: %v", err)
+		return "", "", fault.Usagef("--continue: %v", err)
 	}
 	if !found {
-		return "", "", Usagef("--continue: no earlier run in %s to continue (ask log lists the runs of every directory; ask --resume ID continues one)", dir)
+		return "", "", fault.Usagef("--continue: no earlier run in %s to continue (ask log lists the runs of every directory; ask --resume ID continues one)", dir)
 	}
 	return e.Path, flag, nil
 }
@@ -125,7 +124,7 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 func workdirOf(in Inputs) string {
 	dir := in.Wd
 	if in.Flags.Workdir.IsGiven() {
-		dir = absPath(in.Wd, in.Flags.Workdir.Value)
+		dir = AbsPath(in.Wd, in.Flags.Workdir.Value)
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
@@ -256,6 +255,30 @@ func (h Held) Flags() []string {
 // does not have: empty when the flags gave their own or it had none.
 func (c *Conversation) Held() Held { return c.held }
 
+// carryOn says which conversation the run carries on, and asks the person
+// at the terminal (env.Confirm) whether it goes on with what its
+// transcript says the earlier run was given beyond ask; without a
+// terminal, or without a yes, it goes on without them and says how to
+// give them.
+func (s *Settings) carryOn(ctx context.Context, env Env) {
+	c := s.Conversation
+	if c.Continues != "" && env.Notes != nil {
+		fmt.Fprintf(env.Notes, "ask: %s\n", termtext.Safe(c.Continues))
+	}
+	held := c.Held().Flags()
+	if len(held) == 0 {
+		return
+	}
+	flags := termtext.Safe(strings.Join(held, " "))
+	if env.Confirm != nil && env.Confirm(ctx, fmt.Sprintf("ask: %s: the earlier run had %s; use them again? [y]es [n]o: ", c.Source, flags)) {
+		s.CarryHeld()
+		return
+	}
+	if env.Notes != nil {
+		fmt.Fprintf(env.Notes, "ask: %s: going on without what the earlier run had beyond ask; to use it, give %s\n", c.Source, flags)
+	}
+}
+
 // CarryHeld takes the conversation's held settings after all, as the user
 // confirmed.
 func (s *Settings) CarryHeld() {
@@ -284,240 +307,6 @@ func shellQuote(s string) string {
 	return fmt.Sprintf("%q", s) // a NUL byte, which no shell word holds
 }
 
-// keepRun starts keeping a run in store under a new id, after moving
-// the transcript older versions kept into it; nil keeps nothing.
-func keepRun(store *history.Store, getenv func(string) string) (*lastRun, error) {
-	if store == nil || store.Dir == "" {
-		return nil, nil
-	}
-	store.Migrate(getenv)
-	return openLastRun(store.Path(history.NewID(time.Now())))
-}
-
-// lastRun keeps a run's transcript for the history. Most runs are small,
-// so the copy is held in memory and written out in one go when the run
-// ends, to a new file that no other run can have: no temporary file, no
-// rename and no write a step. The file is opened without a name while the
-// run waits for the model, and named when it ends (history.OpenUnnamed);
-// where it cannot be, it is created by name then. A run that outgrows
-// memoryCopyLimit goes on in that unnamed file, or else in a private
-// temporary file beside the kept runs, renamed into place when it ends.
-// Either way runs in parallel never mix their lines, and a run is listed
-// only once whole.
-type lastRun struct {
-	path    string
-	pending []byte // the copy, while it is held in memory
-	// early brings the unnamed file opened for the copy, or nil; it is
-	// taken once (takeEarly).
-	early   <-chan *os.File
-	f       *os.File // the copy, once it outgrew memory
-	unnamed bool     // f is the unnamed file, which nothing can reach by a name
-	err     error    // the first failed write
-	// written hashes every byte written to a named f, to know the file is
-	// still ours when the run ends.
-	written hash.Hash
-	size    int64
-}
-
-// memoryCopyLimit is how much of a run's transcript lastRun holds in
-// memory; a one-shot answer writes a few kilobytes.
-const memoryCopyLimit = 1 << 20
-
-// openLastRun starts the copy, or returns nil when path is "": a missing
-// copy must not stop the run it records.
-func openLastRun(path string) (*lastRun, error) {
-	if path == "" {
-		return nil, nil
-	}
-	// Both are done while the run waits for the model. The copies of
-	// killed runs are rare, and only an hour old one is taken for such;
-	// looking for them costs a read of a directory that holds every kept
-	// run, so about one run in staleCheckEvery looks.
-	dir := filepath.Dir(path)
-	lookForStale := mathrand.N(staleCheckEvery) == 0
-	early := make(chan *os.File, 1)
-	go func() {
-		if lookForStale {
-			removeStaleCopies(dir, time.Now())
-		}
-		early <- history.OpenUnnamed(dir)
-	}()
-	return &lastRun{path: path, early: early}, nil
-}
-
-// takeEarly waits for the unnamed file opened for the copy; nil when there
-// is none or it was taken.
-func (l *lastRun) takeEarly() *os.File {
-	if l.early == nil {
-		return nil
-	}
-	f := <-l.early
-	l.early = nil
-	return f
-}
-
-// lastTempPattern names the private copies of large runs under way.
-const lastTempPattern = ".last-*.jsonl"
-
-// staleCheckEvery is how often, on average, a run removes stale copies.
-const staleCheckEvery = 16
-
-// staleAfter is how long a copy may go unwritten before it is taken for
-// the leftover of a run that was killed (SIGKILL, a second Ctrl-C, a
-// crash). A run under way writes at least every step, and --timeout
-// defaults to minutes.
-const staleAfter = time.Hour
-
-// removeStaleCopies deletes the copies in dir that no run has written for
-// staleAfter, so that killed runs do not pile them up; the copies of runs
-// still going are newer and stay. It is best effort: a copy it cannot
-// remove stops nothing.
-func removeStaleCopies(dir string, now time.Time) {
-	names, err := filepath.Glob(filepath.Join(dir, lastTempPattern))
-	if err != nil {
-		return
-	}
-	for _, name := range names {
-		if info, err := os.Lstat(name); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > staleAfter {
-			os.Remove(name)
-		}
-	}
-}
-
-// writer is the recorder's sink, nil when there is no copy.
-func (l *lastRun) writer() io.Writer {
-	if l == nil {
-		return nil
-	}
-	return l
-}
-
-// Write never fails, so that the recorder does not take a failing copy for
-// a failing transcript; commit reports the error and keeps no copy.
-func (l *lastRun) Write(p []byte) (int, error) {
-	if l.err != nil {
-		return len(p), nil
-	}
-	l.size += int64(len(p))
-	if l.f == nil && l.size <= memoryCopyLimit {
-		l.pending = append(l.pending, p...)
-		return len(p), nil
-	}
-	if l.f == nil {
-		if l.err = l.spill(); l.err != nil {
-			return len(p), nil
-		}
-	}
-	n, err := l.f.Write(p)
-	if l.written != nil {
-		l.written.Write(p[:n])
-	}
-	l.err = err
-	return len(p), nil
-}
-
-// spill moves the copy held in memory to a file: the unnamed one opened
-// for it, or else a private temporary file.
-func (l *lastRun) spill() error {
-	if f := l.takeEarly(); f != nil {
-		l.f, l.unnamed = f, true
-		_, err := f.Write(l.pending)
-		l.pending = nil
-		return err
-	}
-	dir := filepath.Dir(l.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, lastTempPattern)
-	if err != nil {
-		return err
-	}
-	l.f, l.written = f, sha256.New()
-	_, err = f.Write(l.pending)
-	l.written.Write(l.pending)
-	l.pending = nil
-	return err
-}
-
-// commit writes the copy to its place in the history. A copy held in
-// memory becomes a new file there, and the unnamed file is named. One in a
-// temporary file is renamed into place if it is still the file this run
-// wrote, byte for byte: it waited in a directory that other processes can
-// write to, and whatever --continue reads is taken as ask's own record.
-func (l *lastRun) commit() error {
-	if l == nil {
-		return nil
-	}
-	if l.f == nil {
-		if l.err != nil { // a spill that failed
-			return l.err
-		}
-		if f := l.takeEarly(); f != nil && history.Link(f, l.pending, l.path) == nil {
-			return nil
-		}
-		// No unnamed file, or naming it failed: the copy is still in
-		// memory.
-		return l.writeNew()
-	}
-	if l.unnamed {
-		if l.err != nil {
-			l.f.Close()
-			return l.err
-		}
-		return history.Link(l.f, nil, l.path)
-	}
-	ours, _ := l.f.Stat()
-	err := errors.Join(l.err, l.f.Close())
-	if err == nil {
-		err = l.stillOurs(ours)
-	}
-	if err == nil {
-		err = os.Rename(l.f.Name(), l.path)
-	}
-	if err != nil {
-		os.Remove(l.f.Name())
-	}
-	return err
-}
-
-// writeNew writes the copy held in memory to l.path, which must not exist:
-// an id is never kept twice.
-func (l *lastRun) writeNew() error {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(l.pending)
-	if err = errors.Join(err, f.Close()); err != nil {
-		os.Remove(l.path)
-	}
-	return err
-}
-
-// stillOurs checks that the copy's path names the file this run created
-// and holds what it wrote.
-func (l *lastRun) stillOurs(ours os.FileInfo) error {
-	changed := fmt.Errorf("%s was changed by another process while the run wrote it; not keeping it", l.f.Name())
-	now, err := os.Lstat(l.f.Name())
-	if err != nil || ours == nil || !os.SameFile(ours, now) || now.Size() != l.size {
-		return changed
-	}
-	f, err := os.Open(l.f.Name())
-	if err != nil {
-		return changed
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil || !bytes.Equal(h.Sum(nil), l.written.Sum(nil)) {
-		return changed
-	}
-	return nil
-}
-
 // checkProvider refuses to carry a conversation to a provider that speaks
 // another protocol: the history is in the earlier protocol's own form.
 func (c *Conversation) checkProvider(now catalog.Provider) error {
@@ -525,13 +314,13 @@ func (c *Conversation) checkProvider(now catalog.Provider) error {
 	if err != nil || now.Name == c.Provider || now.Protocol == was.Protocol {
 		return nil
 	}
-	return Usagef("%s: the conversation was held with %s (%s protocol) and cannot go on with %s (%s protocol); leave out --provider",
+	return fault.Usagef("%s: the conversation was held with %s (%s protocol) and cannot go on with %s (%s protocol); leave out --provider",
 		c.Source, was.Name, was.Protocol, now.Name, now.Protocol)
 }
 
-// absPath makes p absolute in wd; it is not cleaned, so that it reads as
+// AbsPath makes p absolute in wd; it is not cleaned, so that it reads as
 // the user wrote it.
-func absPath(wd, p string) string {
+func AbsPath(wd, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}

@@ -32,17 +32,16 @@ type Output struct {
 	OnText func(string)
 	// OnProgress is told when a step or a tool starts.
 	OnProgress func(loop.Progress)
-	// ExitCode is the exit code a result means, recorded in run.finished.
-	// The mapping is the CLI's; nil records 0.
-	ExitCode func(*loop.Result) int
 }
 
-// Result is what a run came to, with the exit code it recorded.
+// Result is what a run came to, with the exit code it recorded and the
+// line that says why it did not complete ("" when it did).
 type Result struct {
 	*loop.Result
 	// Changes are the files the run changed, in the order it did.
 	Changes  []records.Change
 	ExitCode int
+	Why      string
 	// WriteErr is the first failed write to a sink: a transcript that is
 	// not whole.
 	WriteErr error
@@ -52,20 +51,20 @@ type Result struct {
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
-	last, err := keepRun(out.History, r.env.Getenv)
+	last, err := out.History.Keep(r.env.Getenv)
 	if err != nil && r.env.Verbose {
 		r.note("not keeping this run in the history: %v", err)
 	}
 	defer func() {
-		err := last.commit()
+		err := last.Commit()
 		if err == nil && last != nil {
-			err = out.History.PruneAfter(last.size)
+			err = out.History.PruneAfter(last.Size())
 		}
 		if err != nil && r.env.Verbose {
 			r.note("not keeping this run in the history: %v", err)
 		}
 	}()
-	rec := records.NewRecorder(append(out.Sinks, last.writer())...)
+	rec := records.NewRecorder(append(out.Sinks, last.Writer())...)
 	rec.Redact(providers.NewRedactor(r.Secrets()...))
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
@@ -93,16 +92,13 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		},
 	})
 
-	code := 0
-	if out.ExitCode != nil {
-		code = out.ExitCode(res)
-	}
+	code, why := r.Outcome(res)
 	answer := res.Answer
 	changed := changes()
 	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
 		Changes: changed, ExitCode: code, History: res.History})
-	return &Result{Result: res, Changes: changed, ExitCode: code, WriteErr: rec.Err()}
+	return &Result{Result: res, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
 }
 
 // watchChanges records every file the tools change as a file.changed
@@ -170,7 +166,7 @@ func (r *Run) recorded(prompt string) *records.Settings {
 	// continued run does not load them either. The tools file is absolute:
 	// -c may run from another directory.
 	if !s.NoTools.Value {
-		set.ToolsFile = absPath(r.env.Wd, s.ToolsFile.Value)
+		set.ToolsFile = AbsPath(r.env.Wd, s.ToolsFile.Value)
 		set.MCP = s.MCP.Value
 	}
 	return set

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 )
@@ -20,17 +22,17 @@ func (s Settings) checkKnobs(row catalog.Provider, proto providers.Protocol, mod
 	if t.IsGiven() {
 		switch {
 		case row.MaxTemperature == 0:
-			return Usagef("--temperature: %s takes no temperature; leave it out", row.Name)
+			return fault.Usagef("--temperature: %s takes no temperature; leave it out", row.Name)
 		case t.Value < 0 || t.Value > row.MaxTemperature:
-			return Usagef("--temperature %g (%s): %s takes 0 to %g", t.Value, t.Source, row.Name, row.MaxTemperature)
+			return fault.Usagef("--temperature %g (%s): %s takes 0 to %g", t.Value, t.Source, row.Name, row.MaxTemperature)
 		}
 	}
 	if level != "" {
 		switch {
 		case !slices.Contains(providers.ReasoningLevels, level):
-			return Usagef("--reasoning %q (%s): choose %s", level, s.Reasoning.Source, strings.Join(providers.ReasoningLevels, ", "))
+			return fault.Usagef("--reasoning %q (%s): choose %s", level, s.Reasoning.Source, strings.Join(providers.ReasoningLevels, ", "))
 		case row.Reasoning == "":
-			return Usagef("--reasoning: %s has no reasoning setting; choose a reasoning model by name instead, or leave it out", row.Name)
+			return fault.Usagef("--reasoning: %s has no reasoning setting; choose a reasoning model by name instead, or leave it out", row.Name)
 		}
 	}
 	if (!t.IsGiven() && level == "") || proto == nil {
@@ -38,7 +40,7 @@ func (s Settings) checkKnobs(row catalog.Provider, proto providers.Protocol, mod
 	}
 	_, err := proto.BuildRequest(providers.Request{Model: model, Temperature: s.temperature(), Reasoning: level})
 	if errors.Is(err, providers.ErrKnob) {
-		return Usagef("%v", err)
+		return fault.Usagef("%v", err)
 	}
 	return nil
 }

@@ -8,36 +8,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
-// MCPEntry is one MCP server as `ask mcp list` shows it. Values of env and
-// headers are never shown, only their names: they hold credentials.
-type MCPEntry struct {
-	Name      string    `json:"name"`
-	Source    string    `json:"source"`
-	Transport string    `json:"transport"` // stdio; http, sse, or http+sse (tries both)
-	Command   []string  `json:"command,omitempty"`
-	URL       string    `json:"url,omitempty"`
-	Env       []string  `json:"env,omitempty"`
-	Headers   []string  `json:"headers,omitempty"`
-	Sandbox   bool      `json:"sandbox"`
-	Disabled  bool      `json:"disabled"`
-	Tools     []MCPTool `json:"tools,omitempty"`
-	Error     string    `json:"error,omitempty"`
-	// AuthFailed is set when the server refused its credentials.
-	AuthFailed bool `json:"-"`
-}
+// MCPEntry is one MCP server as `ask mcp list` shows it.
+type MCPEntry = mcp.Listing
 
-// MCPTool is a server's tool: its name on the server, the name the model
-// is offered, and its description.
-type MCPTool struct {
-	Name        string `json:"name"`
-	Declared    string `json:"declared"`
-	Description string `json:"description"`
-	ReadOnly    bool   `json:"read_only"`
-}
+// MCPTool is a listed server's tool.
+type MCPTool = mcp.ListedTool
 
 // ListMCP lists the MCP servers settings name: the --mcp flags' and the
 // config file's (disabled ones included, and marked). With withTools, the
@@ -94,9 +75,9 @@ func ListMCP(ctx context.Context, s Settings, cfg *Config, env Env, withTools bo
 // listTools starts the servers, every one optional so that one failing
 // does not hide the others, and fills in their tools or their error.
 func listTools(ctx context.Context, s Settings, env Env, specs []mcp.Server, entries []MCPEntry) error {
-	wd := absPath(env.Wd, s.Workdir.Value)
+	wd := AbsPath(env.Wd, s.Workdir.Value)
 	if _, err := os.Stat(wd); err != nil {
-		return Usagef("--workdir: %v", err)
+		return fault.Usagef("--workdir: %v", err)
 	}
 	for i := range specs {
 		specs[i].Optional = true

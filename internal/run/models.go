@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 )
@@ -20,7 +22,7 @@ func ListModels(ctx context.Context, s Settings, env Env) ([]providers.Model, er
 	}
 	lister, ok := proto.(providers.ModelLister)
 	if row.LocalProgram || !ok {
-		return nil, Usagef("%s runs a local program: it has no model listing", row.Name)
+		return nil, fault.Usagef("%s runs a local program: it has no model listing", row.Name)
 	}
 	if err := checkBaseURL(s.BaseURL); err != nil {
 		return nil, err

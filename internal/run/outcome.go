@@ -1,14 +1,92 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/termtext"
 )
+
+// Outcome is the exit code of how a run ended (DESIGN §7), which
+// run.finished records, and the line that says why (Why).
+func (r *Run) Outcome(res *loop.Result) (int, string) {
+	why := r.Why(res)
+	var code int
+	switch res.Status {
+	case loop.StatusCompleted:
+		code = fault.ExitOK
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed:
+		code = fault.ExitLimit
+	case loop.StatusTimeout:
+		code = fault.ExitTimeout
+	case loop.StatusInterrupted:
+		code, why = fault.ExitInterrupted, "interrupted"
+		var cause exitCoder
+		if errors.As(res.Err, &cause) {
+			code, why = cause.ExitCode(), cause.Error()
+		}
+	case loop.StatusDenied:
+		code = fault.ExitRefused
+	default:
+		code = ExitCode(res.Err)
+		if r.NoKeyFallback(res.Err) {
+			code = fault.ExitAuth
+		}
+	}
+	// A --safe refusal is what a CI job running with --safe watches for, so
+	// it also wins over a limit: the run tried something it must not.
+	if res.Refused && (code == fault.ExitOK || code == fault.ExitLimit) {
+		code = fault.ExitRefused
+	}
+	return code, why
+}
+
+// exitCoder is an error that knows its exit code: the signal that stopped
+// a run (130 for SIGINT, 143 for SIGTERM).
+type exitCoder interface {
+	error
+	ExitCode() int
+}
+
+// ExitCode is the exit code of an error that stopped a run or its
+// building, by DESIGN §7.
+func ExitCode(err error) int {
+	var coder exitCoder
+	var apiErr *providers.APIError
+	var keyErr *catalog.MissingKeyError
+	var badInput *jsonpos.Error
+	kind, isFault := fault.KindOf(err)
+	switch {
+	case errors.As(err, &coder):
+		return coder.ExitCode()
+	case errors.As(err, &badInput):
+		return fault.ExitUsage
+	case isFault:
+		return kind.Code()
+	case errors.As(err, &keyErr):
+		return fault.ExitAuth
+	case errors.As(err, &apiErr):
+		if apiErr.IsAuth() {
+			return fault.ExitAuth
+		}
+		return fault.ExitProvider
+	case errors.Is(err, loop.ErrTimeout):
+		return fault.ExitTimeout
+	case errors.Is(err, loop.ErrInterrupted), errors.Is(err, context.Canceled):
+		return fault.ExitInterrupted
+	case errors.Is(err, providers.ErrMalformed), errors.Is(err, providers.ErrStreamCut), errors.Is(err, providers.ErrIdle),
+		errors.Is(err, providers.ErrConnect):
+		return fault.ExitProvider
+	}
+	return fault.ExitFailure
+}
 
 // Why says in one line why a run that did not complete stopped, "" for
 // one that did. A refusal by --safe is said too, after any limit: a CI job

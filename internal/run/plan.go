@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/policy"
 )
 
@@ -12,14 +14,14 @@ import (
 // out step by step, then any extra instructions.
 func PlanPrompt(file, mode, wd, extra string) (string, error) {
 	if mode != policy.ModeAgent {
-		return "", Usagef("--plan carries a plan out, which needs --mode agent (not %s)", mode)
+		return "", fault.Usagef("--plan carries a plan out, which needs --mode agent (not %s)", mode)
 	}
-	plan, err := os.ReadFile(absPath(wd, file))
+	plan, err := os.ReadFile(AbsPath(wd, file))
 	if err != nil {
-		return "", Usagef("--plan: %v", err)
+		return "", fault.Usagef("--plan: %v", err)
 	}
 	if strings.TrimSpace(string(plan)) == "" {
-		return "", Usagef("--plan: %s is empty", file)
+		return "", fault.Usagef("--plan: %s is empty", file)
 	}
 	prompt := "Carry out this plan, step by step, and report what you did:\n\n" + strings.TrimSpace(string(plan))
 	if extra != "" {

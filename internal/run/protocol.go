@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/command"
@@ -24,11 +26,11 @@ func TextForm(choice string, prov catalog.Provider) (textproto.Form, error) {
 	case choice == ToolProtocolMarkdown:
 		return textproto.Markdown, nil
 	case choice != "" && choice != ToolProtocolAuto && choice != ToolProtocolNative:
-		return "", Usagef("--tool-protocol %q: choose auto, native, json or markdown", choice)
+		return "", fault.Usagef("--tool-protocol %q: choose auto, native, json or markdown", choice)
 	case prov.NativeTools:
 		return "", nil
 	case choice == ToolProtocolNative:
-		return "", Usagef("--tool-protocol native: %s has no native tool calling; use json or markdown", prov.Name)
+		return "", fault.Usagef("--tool-protocol native: %s has no native tool calling; use json or markdown", prov.Name)
 	}
 	return textproto.JSON, nil
 }
@@ -43,7 +45,7 @@ func TextForm(choice string, prov catalog.Provider) (textproto.Form, error) {
 //     switches to json once, with a note.
 func (r *Run) useToolProtocol(caller *providers.Caller) error {
 	if r.Settings.Command.Value != "" && r.Settings.Command.Source == "flag --command" {
-		return Usagef("--command runs a local model with --provider command; %s is reached over HTTP", r.Provider.Name)
+		return fault.Usagef("--command runs a local model with --provider command; %s is reached over HTTP", r.Provider.Name)
 	}
 	choice := r.Settings.ToolProtocol.Value
 	if choice == ToolProtocolAuto && r.Provider.NativeTools && len(r.Declared) > 0 {
@@ -64,7 +66,7 @@ func (r *Run) useLocalProgram(proto providers.Protocol) error {
 	form := textproto.JSON
 	switch r.Settings.ToolProtocol.Value {
 	case ToolProtocolNative:
-		return Usagef("--tool-protocol native: a command model has no native tool calling; use json or markdown")
+		return fault.Usagef("--tool-protocol native: a command model has no native tool calling; use json or markdown")
 	case ToolProtocolMarkdown:
 		form = textproto.Markdown
 	}
@@ -76,7 +78,7 @@ func (r *Run) useLocalProgram(proto providers.Protocol) error {
 	}
 	line := strings.TrimSpace(r.Settings.Command.Value)
 	if line == "" && !r.env.Offline {
-		return Usagef("--provider %s needs the model to run: --command 'ollama run qwen3' (or $ASK_COMMAND)", r.Provider.Name)
+		return fault.Usagef("--provider %s needs the model to run: --command 'ollama run qwen3' (or $ASK_COMMAND)", r.Provider.Name)
 	}
 	// The user chose this program, as they would a shell alias, and tools
 	// like `llm` need their own keys: it gets ask's whole environment, and

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/loop"
@@ -65,12 +67,12 @@ type ReplayOptions struct {
 // had, its prompt, and the recorded world to replay it in.
 func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string, *Replay, error) {
 	if len(events) == 0 {
-		return Settings{}, "", nil, Usagef("replay: the transcript has no events")
+		return Settings{}, "", nil, fault.Usagef("replay: the transcript has no events")
 	}
 	start := events[0]
 	set := start.Settings
 	if set == nil {
-		return Settings{}, "", nil, Usagef("replay: run.started has no settings")
+		return Settings{}, "", nil, fault.Usagef("replay: run.started has no settings")
 	}
 	const src = "transcript"
 	timeout, err := time.ParseDuration(set.Timeout)
@@ -148,14 +150,14 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	s := r.Settings
 	if len(missing) > 0 && !rp.recordedResults {
 		if s.ToolsFile.Value == "" && len(s.MCP.Value) == 0 {
-			return Usagef("replay: the transcript uses tool %q, which this build does not have; replay with --recorded-results", missing[0])
+			return fault.Usagef("replay: the transcript uses tool %q, which this build does not have; replay with --recorded-results", missing[0])
 		}
 		// The programs are named by the file, which anyone may have
 		// edited: they start only on the word of the person replaying.
 		held := Held{ToolsFile: s.ToolsFile.Value, MCP: s.MCP.Value}
 		flags := strings.Join(held.Flags(), " ")
 		if !s.Yes.Value && !r.confirm(ctx, fmt.Sprintf("ask: replay: the recorded run used tools from %s; start them? [y]es [n]o: ", flags)) {
-			return Usagef("replay: the transcript's tools come from %s, which replaying would start: give --yes to start them, or --recorded-results to use the recorded results", flags)
+			return fault.Usagef("replay: the transcript's tools come from %s, which replaying would start: give --yes to start them, or --recorded-results to use the recorded results", flags)
 		}
 		extra, err := r.loadExtraTools(ctx, root, builtins, s.ToolsFile.Value, s.MCP.Value)
 		if err != nil {
@@ -184,7 +186,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 			info := t.Info()
 			declared = append(declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
 		default:
-			return Usagef("replay: the transcript uses tool %q, which its tools file and MCP servers no longer offer; replay with --recorded-results", n)
+			return fault.Usagef("replay: the transcript uses tool %q, which its tools file and MCP servers no longer offer; replay with --recorded-results", n)
 		}
 	}
 	registry, err := tools.NewRegistry(list...)

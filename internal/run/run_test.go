@@ -50,7 +50,7 @@ func TestRunFromSettingsThenReplayIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	transcript := execute(t, s, e, "what does notes.txt say?", func(res *Result) {
-		if res.Status != loop.StatusCompleted || res.Answer != "The note says hello." || res.ExitCode != 7 {
+		if res.Status != loop.StatusCompleted || res.Answer != "The note says hello." || res.ExitCode != 0 {
 			t.Fatalf("run: status %s, answer %q, exit %d", res.Status, res.Answer, res.ExitCode)
 		}
 		if len(res.Calls) != 1 || !strings.Contains(res.Calls[0].Content, "hello from the note") {
@@ -62,7 +62,7 @@ func TestRunFromSettingsThenReplayIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, last := events[0], events[len(events)-1]
-	if first.Type != records.TypeRunStarted || last.Type != records.TypeRunFinished || last.ExitCode != 7 {
+	if first.Type != records.TypeRunStarted || last.Type != records.TypeRunFinished || last.ExitCode != 0 {
 		t.Fatalf("transcript runs from %s to %s (exit %d)", first.Type, last.Type, last.ExitCode)
 	}
 	if first.Mode != "ask" || first.Settings.MaxSteps != 3 || strings.Contains(string(transcript), "fake-test-key") {
@@ -126,8 +126,7 @@ func execute(t *testing.T, s Settings, e Env, prompt string, check func(*Result)
 	defer r.Close()
 	var transcript bytes.Buffer
 	res := r.Execute(context.Background(), prompt, Output{
-		Sinks:    []io.Writer{&transcript},
-		ExitCode: func(*loop.Result) int { return 7 },
+		Sinks: []io.Writer{&transcript},
 	})
 	if res.WriteErr != nil {
 		t.Fatal(res.WriteErr)

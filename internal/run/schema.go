@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/loop"
 )
 
@@ -17,23 +19,23 @@ func readSchema(value, wd string) (json.RawMessage, error) {
 	name := "--schema"
 	if !strings.HasPrefix(strings.TrimSpace(value), "{") {
 		if value == "" {
-			return nil, Usagef("--schema: give a JSON Schema file, or the schema itself starting with {")
+			return nil, fault.Usagef("--schema: give a JSON Schema file, or the schema itself starting with {")
 		}
-		b, err := os.ReadFile(absPath(wd, value))
+		b, err := os.ReadFile(AbsPath(wd, value))
 		if err != nil {
-			return nil, Usagef("--schema: %v", err)
+			return nil, fault.Usagef("--schema: %v", err)
 		}
 		raw, name = b, "--schema "+value
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
-		return nil, Usagef("%s: not valid JSON: %v", name, err)
+		return nil, fault.Usagef("%s: not valid JSON: %v", name, err)
 	}
 	if compact.Len() == 0 || compact.Bytes()[0] != '{' {
-		return nil, Usagef("%s: a JSON Schema for the answer must be a JSON object", name)
+		return nil, fault.Usagef("%s: a JSON Schema for the answer must be a JSON object", name)
 	}
 	if _, err := loop.CompileSchema(compact.Bytes()); err != nil {
-		return nil, Usagef("%s: %v", name, err)
+		return nil, fault.Usagef("%s: %v", name, err)
 	}
 	return compact.Bytes(), nil
 }

@@ -154,7 +154,7 @@ func Resolve(in Inputs) (Settings, error) {
 		if c.held.BaseURL == s.BaseURL.Value {
 			c.held.BaseURL = ""
 		}
-		if c.held.ToolsFile == absPath(in.Wd, s.ToolsFile.Value) {
+		if c.held.ToolsFile == AbsPath(in.Wd, s.ToolsFile.Value) {
 			c.held.ToolsFile = ""
 		}
 		if slices.Equal(c.held.MCP, s.MCP.Value) {

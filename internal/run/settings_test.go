@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/settings"
 )
@@ -95,7 +97,7 @@ func TestResolveBadPatternInConfig(t *testing.T) {
 	t.Parallel()
 	cfg := configFrom(t, "/c.json", `{"tools": {"deny": [":x"]}}`, "")
 	_, err := Resolve(Inputs{Getenv: env(nil), Config: cfg})
-	if kind, _ := KindOf(err); err == nil || kind != Usage || !strings.Contains(err.Error(), "/c.json:1:") {
+	if kind, _ := fault.KindOf(err); err == nil || kind != Usage || !strings.Contains(err.Error(), "/c.json:1:") {
 		t.Errorf("err %v (kind %v), want a usage error at the file's line", err, kind)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
@@ -25,7 +27,7 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	if toolsFile != "" {
 		list, err := tools.LoadToolsFile(toolsFile, root)
 		if err != nil {
-			return nil, Usagef("--tools-file: %v", err)
+			return nil, fault.Usagef("--tools-file: %v", err)
 		}
 		extra = list
 	}
@@ -81,18 +83,18 @@ func mcpServers(values, headerFlags []string, sandboxed bool) ([]mcp.Server, err
 			continue
 		}
 		if err := mcp.CheckCommand(v); err != nil {
-			return nil, Usagef("--mcp %q: %v", v, err)
+			return nil, fault.Usagef("--mcp %q: %v", v, err)
 		}
 		out = append(out, mcp.Server{Command: v, Sandbox: sandboxed})
 	}
 	if len(headers) > 0 && urls == 0 {
-		return nil, Usagef("--mcp-header: no --mcp URL to send it to (the config file's servers take theirs from their own headers)")
+		return nil, fault.Usagef("--mcp-header: no --mcp URL to send it to (the config file's servers take theirs from their own headers)")
 	}
 	for _, sp := range out {
 		if sp.Remote() {
 			if err := mcp.CheckServer(sp); err != nil {
 				// Not the URL as given: it may hold a password.
-				return nil, Usagef("--mcp %q: %v", providers.RedactURL(sp.URL), err)
+				return nil, fault.Usagef("--mcp %q: %v", providers.RedactURL(sp.URL), err)
 			}
 		}
 	}
@@ -111,10 +113,10 @@ func ParseMCPHeaders(values []string) (map[string]string, error) {
 		name, value, ok := strings.Cut(v, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, Usagef("--mcp-header: give NAME: VALUE, such as 'Authorization: Bearer ${MY_TOKEN}'")
+			return nil, fault.Usagef("--mcp-header: give NAME: VALUE, such as 'Authorization: Bearer ${MY_TOKEN}'")
 		}
 		if strings.EqualFold(name, "Authorization") && !strings.Contains(value, "${") {
-			return nil, Usagef("--mcp-header %s: a credential must not be typed on the command line, where it is recorded and shown: put it in an environment variable and write 'Authorization: Bearer ${NAME}' (in single quotes, so the shell leaves it alone)", name)
+			return nil, fault.Usagef("--mcp-header %s: a credential must not be typed on the command line, where it is recorded and shown: put it in an environment variable and write 'Authorization: Bearer ${NAME}' (in single quotes, so the shell leaves it alone)", name)
 		}
 		out[name] = value
 	}

@@ -3,10 +3,11 @@ package stage
 import (
 	"fmt"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/textproto"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // Parse decodes in into shape, which names the position of a value of the
@@ -28,7 +29,7 @@ func Parse[T any](in Input, shape any, parse func([]byte) (T, error)) (T, error)
 // program has none, and a request of another provider is told here.
 func Appendable(prov catalog.Provider, proto providers.Protocol, request Input) error {
 	if prov.LocalProgram {
-		return run.Usagef("%s runs a local program, not an HTTP API: it has no request to append to", prov.Name)
+		return fault.Usagef("%s runs a local program, not an HTTP API: it has no request to append to", prov.Name)
 	}
 	if _, err := providers.AppendHistory(proto, request.Data, nil); err != nil {
 		return usage(fmt.Errorf("%s: %w", request.Name, err))
@@ -47,7 +48,7 @@ func Append(proto providers.Protocol, form textproto.Form, request Input, turn *
 		// The results' message needs no tools.
 		proto = textproto.Wrap(proto, form, nil)
 	} else if len(turn.Calls) > 0 && !withResults {
-		return nil, run.Usagef("ask provider append: the reply calls %d tool(s): give their results with --results (ask tools run prints them)", len(turn.Calls))
+		return nil, fault.Usagef("ask provider append: the reply calls %d tool(s): give their results with --results (ask tools run prints them)", len(turn.Calls))
 	}
 	msgs := turn.Messages
 	if len(results) > 0 {

@@ -3,7 +3,7 @@
 // input checked in the standardized formats (DESIGN §2) with the position
 // of a fault, a provider's reply read as a run reads it, the next request
 // of a run taken step by step, and the providers listed from the catalog.
-// A fault in the input is a run.Usage error (exit 2); an error the
+// A fault in the input is a fault.Usage error (exit 2); an error the
 // provider reported keeps its own kind.
 package stage
 
@@ -14,11 +14,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // Input is what a stage read, with the name to use in messages.
@@ -101,7 +102,7 @@ func (in Input) Fault(err error) error {
 }
 
 // usage makes err bad input, exit 2, keeping its message.
-func usage(err error) error { return &run.Error{Kind: run.Usage, Err: err} }
+func usage(err error) error { return &fault.Error{Kind: fault.Usage, Err: err} }
 
 // StandardTool mirrors the standardized tools format (DESIGN §2), so that
 // a value of the wrong type is reported with its position.

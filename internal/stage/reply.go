@@ -5,12 +5,13 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/providers/command"
 	"github.com/ask-cli/ask/internal/providers/textproto"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // ParsedReply is what `ask provider parse-tool-calls --text` prints. Under
@@ -38,7 +39,7 @@ func ReadReply(in Input, prov catalog.Provider, proto providers.Protocol) (*prov
 	if prov.LocalProgram {
 		text := command.Clean(in.Data)
 		if strings.TrimSpace(text) == "" {
-			return nil, run.Usagef("%s is empty: expected the text the command model printed", in.Name)
+			return nil, fault.Usagef("%s is empty: expected the text the command model printed", in.Name)
 		}
 		return providers.ParseResponse(proto, []byte(text))
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/fault"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // fixture is a recorded reply that the CLI's stage scripts use too.
@@ -40,8 +41,8 @@ func provider(t *testing.T, name string) (catalog.Provider, providers.Protocol) 
 }
 
 func isUsage(err error) bool {
-	kind, ok := run.KindOf(err)
-	return ok && kind == run.Usage
+	kind, ok := fault.KindOf(err)
+	return ok && kind == fault.Usage
 }
 
 // A reply is read as a run reads it, and each fault has the kind that

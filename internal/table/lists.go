@@ -8,10 +8,11 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/stage"
 	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
 // Providers shows the providers to a person.
@@ -101,15 +102,14 @@ func count(n int) string {
 	return strconv.Itoa(n)
 }
 
-// Tools shows the declared tools to a person.
-func Tools(w io.Writer, r *run.Run) error {
-	if len(r.Declared) == 0 {
-		fmt.Fprintf(w, "no tools are offered (mode %s)\n", r.Mode)
+// Tools shows the tools a run of the mode declares to a person.
+func Tools(w io.Writer, mode string, declared []tools.Info) error {
+	if len(declared) == 0 {
+		fmt.Fprintf(w, "no tools are offered (mode %s)\n", mode)
 		return nil
 	}
 	var rows [][]string
-	for _, t := range r.Declared {
-		info, _ := r.Tool(t.Name)
+	for _, info := range declared {
 		approval := "-"
 		if info.RequiresApproval {
 			approval = "asks"
@@ -122,7 +122,7 @@ func Tools(w io.Writer, r *run.Run) error {
 
 // MCP shows the servers to a person: one line each, and its tools
 // indented below it.
-func MCP(w io.Writer, entries []run.MCPEntry) error {
+func MCP(w io.Writer, entries []mcp.Listing) error {
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "no MCP servers: add them to the config file's mcpServers, or give --mcp")
 		return nil

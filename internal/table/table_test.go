@@ -7,8 +7,8 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/stage"
+	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
 func TestPrint(t *testing.T) {
@@ -98,10 +98,10 @@ func TestRuns(t *testing.T) {
 func TestMCP(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	err := MCP(&b, []run.MCPEntry{
+	err := MCP(&b, []mcp.Listing{
 		{Name: "files", Source: "config ~/.config/ask/config.json", Transport: "stdio", Command: []string{"npx", "server-files"},
 			Env: []string{"ROOT"}, Sandbox: true,
-			Tools: []run.MCPTool{{Name: "read", Declared: "files__read", Description: "Read a file.\nMore detail."}}},
+			Tools: []mcp.ListedTool{{Name: "read", Declared: "files__read", Description: "Read a file.\nMore detail."}}},
 		{Name: "web", Source: "flag --mcp", Transport: "http", URL: "http://127.0.0.1:9/mcp", Headers: []string{"Authorization"}, Disabled: true,
 			Error: "connect: connection refused\nretried twice"},
 	})

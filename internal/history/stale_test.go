@@ -1,4 +1,4 @@
-package run
+package history
 
 import (
 	"os"

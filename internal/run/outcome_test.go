@@ -1,0 +1,78 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/jsonpos"
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// signalled is a stop cause that knows its exit code, as cmd/ask's signals do.
+type signalled struct{}
+
+func (signalled) Error() string { return "interrupted by SIGTERM" }
+func (signalled) ExitCode() int { return 143 }
+
+// TestOutcome checks the map from how a run ended to its exit code (DESIGN
+// §7), which run.finished records.
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	r := &Run{}
+	tests := []struct {
+		name string
+		res  loop.Result
+		code int
+	}{
+		{"completed", loop.Result{Status: loop.StatusCompleted}, fault.ExitOK},
+		{"max steps", loop.Result{Status: loop.StatusMaxSteps}, fault.ExitLimit},
+		{"stuck model", loop.Result{Status: loop.StatusRepeatedCall}, fault.ExitLimit},
+		{"parse failures", loop.Result{Status: loop.StatusParseFailures}, fault.ExitLimit},
+		{"schema failed", loop.Result{Status: loop.StatusSchemaFailed, Err: errors.New("no match")}, fault.ExitLimit},
+		{"timeout", loop.Result{Status: loop.StatusTimeout}, fault.ExitTimeout},
+		{"interrupted", loop.Result{Status: loop.StatusInterrupted}, fault.ExitInterrupted},
+		{"interrupted by a signal", loop.Result{Status: loop.StatusInterrupted, Err: signalled{}}, 143},
+		{"denied", loop.Result{Status: loop.StatusDenied}, fault.ExitRefused},
+		{"completed with a --safe refusal", loop.Result{Status: loop.StatusCompleted, Refused: true,
+			Denials: []records.Denial{{Name: "write_file"}}}, fault.ExitRefused},
+		{"a limit with a --safe refusal", loop.Result{Status: loop.StatusMaxSteps, Refused: true}, fault.ExitRefused},
+		{"provider error", loop.Result{Status: loop.StatusError, Err: &providers.APIError{StatusCode: 500}}, fault.ExitProvider},
+		{"rejected key", loop.Result{Status: loop.StatusError, Err: &providers.APIError{StatusCode: 401}}, fault.ExitAuth},
+	}
+	for _, tt := range tests {
+		if code, _ := r.Outcome(&tt.res); code != tt.code {
+			t.Errorf("%s: exit %d, want %d", tt.name, code, tt.code)
+		}
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  error
+		code int
+	}{
+		{fault.Usagef("bad flag"), fault.ExitUsage},
+		{fmt.Errorf("wrapped: %w", fault.New(fault.Refused, errors.New("x"))), fault.ExitRefused},
+		{&jsonpos.Error{}, fault.ExitUsage},
+		{&catalog.MissingKeyError{}, fault.ExitAuth},
+		{&providers.APIError{StatusCode: 403}, fault.ExitAuth},
+		{&providers.APIError{StatusCode: 429}, fault.ExitProvider},
+		{fmt.Errorf("stream: %w", providers.ErrStreamCut), fault.ExitProvider},
+		{loop.ErrTimeout, fault.ExitTimeout},
+		{context.Canceled, fault.ExitInterrupted},
+		{signalled{}, 143},
+		{errors.New("disk full"), fault.ExitFailure},
+	}
+	for _, tt := range tests {
+		if got := ExitCode(tt.err); got != tt.code {
+			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.code)
+		}
+	}
+}
