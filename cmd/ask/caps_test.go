@@ -44,6 +44,9 @@ func bigArguments(size int) http.Handler {
 // rather than by what the provider sends. Not parallel: it weighs the run
 // by the process's allocations.
 func TestReplyCaps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it streams replies of many megabytes")
+	}
 	for _, tt := range []struct {
 		name    string
 		size    int

@@ -83,6 +83,9 @@ func TestDeeplyNestedReplyIsMalformed(t *testing.T) {
 // A stream line longer than ask reads is a provider's fault: exit 3, in a
 // run (with run.finished) as in `ask provider send`.
 func TestOverlongStreamLineIsProviderError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out a stream")
+	}
 	t.Parallel()
 	overlong := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -40,6 +40,9 @@ type faultCase struct {
 // TestFaults is not parallel: it weighs each run by the process's
 // allocations, which other tests would add to.
 func TestFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out retries and idle streams")
+	}
 	slowDown := fakeprovider.Reply{Status: 429, Header: http.Header{"Retry-After-Ms": {"20"}},
 		Body: `{"error":{"message":"Rate limit reached for gpt-4o-mini","type":"requests","code":"rate_limit_exceeded"}}`}
 	htmlError := fakeprovider.HTMLPage(500, "500 Internal Server Error")

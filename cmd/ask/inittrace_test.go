@@ -76,6 +76,9 @@ func TestParseInitTrace(t *testing.T) {
 // with GODEBUG=inittrace=1 and checks every package's init, and all of them
 // together, against the budgets above. It counts; it does not time.
 func TestInitBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it builds ask and runs it with inittrace")
+	}
 	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -331,6 +331,9 @@ func TestPolicyExitCodes(t *testing.T) {
 // question gives up, the calls are denied, and the run stops with exit 124.
 // The test takes as long as the timeout; it asserts no duration.
 func TestApprovalQuestionEndsAtTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits for --timeout")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	ttyPath := answersOnTerminal(t, "") // a terminal nobody answers

@@ -121,6 +121,9 @@ func writeReplayTools(t *testing.T) string {
 // recorded ones. A transcript whose first request was edited makes
 // --check fail with a diff.
 func TestNativeReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it replays every protocol with the tools running")
+	}
 	t.Parallel()
 	toolsFile := writeReplayTools(t)
 	for _, tt := range nativeReplayCases {

@@ -21,6 +21,9 @@ import (
 // the run's scratch directory, nothing is written in the working
 // directory, and a planted SSH key stays unreadable.
 func TestSafeRunsTheTestsInTheSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it runs go test inside the sandbox")
+	}
 	t.Parallel()
 	sandboxtest.Require(t, sandbox.Policy{Level: sandbox.ReadOnly})
 	goBin, err := exec.LookPath("go")

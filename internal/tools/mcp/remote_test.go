@@ -164,6 +164,9 @@ func TestRemoteServerVanishes(t *testing.T) {
 
 // An optional server that cannot be reached is left out with a warning.
 func TestRemoteOptionalServerLeftOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out a server that never answers")
+	}
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
