@@ -88,15 +88,23 @@ type Event struct {
 	History []json.RawMessage `json:"history,omitempty"`
 }
 
-// MarshalJSON writes the event as Marshal does. tool.finished has content,
-// is_error and duration_ms always present (DESIGN §6), even "", false and
-// 0, while other events leave out what they do not use. Reading needs
-// nothing of the kind: a transcript written before duration_ms existed
-// reads as 0.
+// MarshalJSON writes the event with the fields its type uses.
+// tool.finished has content, is_error and duration_ms always present
+// (DESIGN §6), even "", false and 0, and last; other events leave out what
+// they do not use. Reading needs nothing of the kind: a transcript written
+// before duration_ms existed reads as 0.
 func (ev Event) MarshalJSON() ([]byte, error) {
-	// Most of a line is its body, text or tool output.
-	size := 256 + len(ev.Body) + len(ev.Text) + len(ev.Content) + len(ev.Arguments)
-	return appendEvent(make([]byte, 0, size), &ev)
+	type plain Event // without this method
+	var v any = plain(ev)
+	if ev.Type == TypeToolFinished {
+		v = struct {
+			plain
+			Content    string `json:"content"`
+			IsError    bool   `json:"is_error"`
+			DurationMS int64  `json:"duration_ms"`
+		}{plain(ev), ev.Content, ev.IsError, ev.DurationMS}
+	}
+	return providers.MarshalNoEscape(v)
 }
 
 // Settings are what a run was asked to do; replay reads them back.
