@@ -260,6 +260,8 @@ type presentation struct {
 
 // finalJSON is what --json prints.
 type finalJSON struct {
+	// ID is the run's: ask log show ID, ask replay ID, ask --resume ID.
+	ID     string `json:"id"`
 	Status string `json:"status"`
 	Answer string `json:"answer"`
 	// Value is the answer parsed, for a run with --schema whose answer
@@ -274,9 +276,12 @@ type finalJSON struct {
 	UsagePerStep []records.StepUsage `json:"usage_per_step"`
 	Denials      []records.Denial    `json:"denials"`
 	// Changes are the files the run changed, in order.
-	Changes  []records.Change `json:"changes"`
-	Error    string           `json:"error,omitempty"`
-	ExitCode int              `json:"exit_code"`
+	Changes    []records.Change `json:"changes"`
+	Error      string           `json:"error,omitempty"`
+	ExitCode   int              `json:"exit_code"`
+	DurationMS int64            `json:"duration_ms"`
+	// Cost is the run's cost as the provider reported it, when it did.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // execute runs r and shows what came of it: the answer (or --json, or the
@@ -329,7 +334,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	var writeErr error
 	switch {
 	case p.jsonOut:
-		j := finalJSON{Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
+		j := finalJSON{ID: res.ID, Status: res.Status, Answer: res.Answer, DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
 			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials),
 			Changes: nonNil(res.Changes), ExitCode: code}
 		if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {

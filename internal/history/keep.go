@@ -13,15 +13,15 @@ import (
 	"time"
 )
 
-// Keep starts keeping a run under a new id, after moving the transcript
+// Keep starts keeping the run id (NewID), after moving the transcript
 // older versions kept into the store; a nil store, or one without a
 // directory, keeps nothing (a nil Recording).
-func (s *Store) Keep(getenv func(string) string) (*Recording, error) {
+func (s *Store) Keep(getenv func(string) string, id string) (*Recording, error) {
 	if s == nil || s.Dir == "" {
 		return nil, nil
 	}
 	s.Migrate(getenv)
-	return openRecording(s.Path(NewID(time.Now())))
+	return openRecording(s.Path(id))
 }
 
 // Recording keeps a run's transcript for the history. Most runs are small,

@@ -37,6 +37,9 @@ type Event struct {
 	Type string    `json:"type"`
 	Time time.Time `json:"time"`
 	Step int       `json:"step,omitempty"`
+	// ID is a tool call's (tool.started, tool.finished, tool.denied), or
+	// the run's (run.started, run.finished: its kept transcript's name).
+	ID string `json:"id,omitempty"`
 
 	// run.started
 	Version  string    `json:"version,omitempty"`
@@ -57,12 +60,11 @@ type Event struct {
 	Usage     *providers.Usage     `json:"usage,omitempty"`
 
 	// tool.started, tool.finished, tool.denied
-	ID         string `json:"id,omitempty"`
 	Name       string `json:"name,omitempty"`
 	Arguments  string `json:"arguments,omitempty"`
 	Content    string `json:"content,omitempty"`
 	IsError    bool   `json:"is_error,omitempty"`
-	DurationMS int64  `json:"duration_ms,omitempty"`
+	DurationMS int64  `json:"duration_ms,omitempty"` // also run.finished's
 	Reason     string `json:"reason,omitempty"`
 
 	// file.changed: one file, as a change of run.finished's list.
@@ -81,6 +83,8 @@ type Event struct {
 	Denials   []Denial `json:"denials,omitempty"`
 	Changes   []Change `json:"changes,omitempty"`
 	ExitCode  int      `json:"exit_code,omitempty"`
+	// Cost is the run's cost as the provider reported it, when it did.
+	Cost *float64 `json:"cost,omitempty"`
 	// UsagePerStep is each model request's usage.
 	UsagePerStep []StepUsage `json:"usage_per_step,omitempty"`
 	// History is the whole conversation at the end, in the protocol's own

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
@@ -38,6 +39,9 @@ type Output struct {
 // line that says why it did not complete ("" when it did).
 type Result struct {
 	*loop.Result
+	// ID names the run: its kept transcript, `ask log show ID`.
+	ID       string
+	Duration time.Duration
 	// Changes are the files the run changed, in the order it did.
 	Changes  []records.Change
 	ExitCode int
@@ -51,7 +55,11 @@ type Result struct {
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
-	last, err := out.History.Keep(r.env.Getenv)
+	// The id sorts as the runs started, by the real clock (Env.Now may be
+	// pinned): --continue takes the newest.
+	start := time.Now()
+	id := history.NewID(start)
+	last, err := out.History.Keep(r.env.Getenv, id)
 	if err != nil && r.env.Verbose {
 		r.note("not keeping this run in the history: %v", err)
 	}
@@ -69,7 +77,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
-	rec.Emit(records.Event{Type: records.TypeRunStarted, Version: r.env.Version, Provider: r.Provider.Name,
+	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
 		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
 
 	var step atomic.Int64 // the step running, for the changes the tools report
@@ -95,10 +103,11 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	code, why := r.Outcome(res)
 	answer := res.Answer
 	changed := changes()
-	rec.Emit(records.Event{Type: records.TypeRunFinished, Status: res.Status, Answer: &answer, Steps: res.Steps,
+	took := time.Since(start)
+	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
-		Changes: changed, ExitCode: code, History: res.History})
-	return &Result{Result: res, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
+		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, History: res.History})
+	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
 }
 
 // watchChanges records every file the tools change as a file.changed
