@@ -75,7 +75,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
-	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
+	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
 	defer cancel()
 	if r.caller != nil {
 		r.caller.Cache = r.cache(r.firstMessage(prompt))
@@ -84,6 +84,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
 		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
+		Changes:  func() int { return len(changes()) },
 		Recorder: rec, OnText: out.OnText,
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
