@@ -182,16 +182,16 @@ type runner struct {
 	history []json.RawMessage
 	// checked is how many messages of history a request was built from:
 	// the protocol need not check them again (Request.Checked).
-	checked    int
+	checked int
 	// The stuck-model guard: the last step's calls and results, how many
 	// steps in a row had them, and the count of changed files after it.
 	lastStep    string
 	streak      int
 	lastChanges int
-	parseFails int
-	refused    bool
-	schema     *Schema
-	schemaErrs int // final answers that did not match the schema
+	parseFails  int
+	refused     bool
+	schema      *Schema
+	schemaErrs  int // final answers that did not match the schema
 }
 
 func (r *runner) run(ctx context.Context) {
