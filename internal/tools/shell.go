@@ -63,9 +63,9 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	before := t.root.snapshot()
+	done := t.root.Watch("shell")
 	res, err := runShell(ctx, t.root, args.Command, nil, timeout)
-	t.root.reportChanges("shell", before, t.root.snapshot())
+	done()
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
