@@ -75,4 +75,3 @@ func splitLines(b []byte) [][]byte {
 	}
 	return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 }
-
