@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/loop"
 )
 
 func configFrom(t *testing.T, path, text, profile string) *Config {
@@ -51,7 +52,7 @@ func TestResolveTakesTheConfigFile(t *testing.T) {
 	if !reflect.DeepEqual(s.Allow.Value, []string{"read_file"}) {
 		t.Errorf("allow %+v", s.Allow)
 	}
-	if s.MaxSteps != Given(8, "default") {
+	if s.MaxSteps != Given(loop.DefaultMaxSteps, "default") {
 		t.Errorf("max-steps %+v, want the default", s.MaxSteps)
 	}
 }
