@@ -24,7 +24,7 @@ func (r *Run) Why(res *loop.Result) string {
 		}
 		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", termtext.Plural(res.Steps, "step", "steps"), limit)
 	case loop.StatusRepeatedCall:
-		why = "stopped: the model asked for the same tool call three times"
+		why = "stopped: the model made the same tool call, answered the same way, five times in a row with no file changed"
 	case loop.StatusParseFailures:
 		why = "stopped: three replies in a row did not follow the tool protocol"
 	case loop.StatusSchemaFailed:
