@@ -21,10 +21,15 @@ type Change struct {
 func (r *Root) OnChange(fn func(Change)) { r.onChange = fn }
 
 func (r *Root) changed(c Change) {
-	if c.Counted && r.watch != nil {
+	if c.Counted {
 		// A file tool says what it changed, with its lines: the watcher
 		// must not say it again for a command running at the same time.
-		r.watch.absorb(c.Path)
+		r.watchMu.Lock()
+		w := r.watch
+		r.watchMu.Unlock()
+		if w != nil {
+			w.absorb(c.Path)
+		}
 	}
 	if r.onChange != nil {
 		r.onChange(c)

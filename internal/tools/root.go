@@ -44,8 +44,8 @@ type Root struct {
 	onChange func(Change)
 	// watch finds what watched calls change (Watch); onWatchProblem hears
 	// when it must scan rather than be told by the kernel.
+	watchMu        sync.Mutex // guards watch
 	watch          *watcher
-	watchOnce      sync.Once
 	onWatchProblem func(string)
 	watchKernel    func(*Root, *sync.Mutex) (kernelWatch, error) // nil: newKernelWatch; tests replace it
 	// Sandbox confines every process the tools start (the shell tool,

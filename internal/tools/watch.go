@@ -104,12 +104,20 @@ func (r *Root) StartWatching() {
 	}
 }
 
-// StopWatching releases what watching holds in the kernel.
+// StopWatching releases what watching holds in the kernel; a later
+// watched call starts again from a new picture. A call still running keeps
+// the old watcher, scanning.
 func (r *Root) StopWatching() {
-	if r == nil || r.watch == nil {
+	if r == nil {
 		return
 	}
+	r.watchMu.Lock()
 	w := r.watch
+	r.watch = nil
+	r.watchMu.Unlock()
+	if w == nil {
+		return
+	}
 	<-w.ready
 	w.mu.Lock()
 	kw := w.kernel
@@ -121,11 +129,12 @@ func (r *Root) StopWatching() {
 }
 
 func (r *Root) watcher() *watcher {
-	r.watchOnce.Do(func() {
-		w := &watcher{root: r, ready: make(chan struct{})}
-		r.watch = w
-		go w.start()
-	})
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	if r.watch == nil {
+		r.watch = &watcher{root: r, ready: make(chan struct{})}
+		go r.watch.start()
+	}
 	return r.watch
 }
 

@@ -123,7 +123,7 @@ func TestWatchReportsWhatCommandsChange(t *testing.T) {
 				if again := w.sh(t, "true"); len(again) > 0 {
 					t.Errorf("a call that changes nothing reported %q", again)
 				}
-				if !scan && (len(w.problems) > 0 || w.root.watch.kernel == nil) {
+				if !scan && (len(w.problems) > 0 || w.root.watcher().kernel == nil) {
 					t.Errorf("the kernel did not watch: %q", w.problems)
 				}
 			})
@@ -237,5 +237,22 @@ func makeTree(t testing.TB, dir string, n, perDir int) {
 		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.txt", i)), []byte("x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A root watched again after StopWatching starts from a new picture.
+func TestWatchAfterStop(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+	w.sh(t, "true")
+	w.root.StopWatching()
+	if err := os.WriteFile(filepath.Join(w.root.Dir(), "b.txt"), []byte("made while nobody watched\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.sh(t, "echo x >> a.txt"); !slices.Equal(got, []string{"changed a.txt (shell)"}) {
+		t.Errorf("changes = %q", got)
+	}
+	if w.root.watcher().kernel == nil || len(w.problems) > 0 {
+		t.Errorf("the new watcher does not use the kernel: %q", w.problems)
 	}
 }
