@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // watched is a root whose changes are collected as "action path (tool)".
@@ -254,5 +256,24 @@ func TestWatchAfterStop(t *testing.T) {
 	}
 	if w.root.watcher().kernel == nil || len(w.problems) > 0 {
 		t.Errorf("the new watcher does not use the kernel: %q", w.problems)
+	}
+}
+
+// What a command changes inside the sandbox is reported as outside it: the
+// kernel watches the files, not the view of them (DESIGN §5, Sandbox).
+func TestWatchInsideTheSandbox(t *testing.T) {
+	t.Parallel()
+	sw := newSandboxWorld(t)
+	sw.confine(t, sandbox.Workdir, false)
+	w := &watched{root: sw.root}
+	w.root.OnChange(func(c Change) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.changes = append(w.changes, fmt.Sprintf("%s %s (%s)", c.Action, c.Path, c.Tool))
+	})
+	t.Cleanup(w.root.StopWatching)
+	if got := w.sh(t, "echo x >> in.txt; mkdir -p .git/refs/heads; echo 0000 > .git/refs/heads/main"); !slices.Equal(got, []string{
+		"changed in.txt (shell)", "created .git/refs/heads/main (shell)"}) {
+		t.Errorf("changes = %q", got)
 	}
 }
