@@ -310,7 +310,7 @@ func TestTerminalStreamsTheAnswer(t *testing.T) {
 	if r.code != 0 || r.stdout != "streamed answer\n" {
 		t.Fatalf("code %d stdout %q", r.code, r.stdout)
 	}
-	if !strings.Contains(r.stderr, "step 1/8") {
+	if !strings.Contains(r.stderr, "step 1/100") {
 		t.Errorf("no live status on a terminal stderr: %q", r.stderr)
 	}
 	piped := runAsk(t, askEnv{server: fakeprovider.Start(fakeprovider.Reply{Text: "x"})}, "q")

@@ -38,7 +38,7 @@ func (t shell) Info() Info {
 		Description: "Run a command with /bin/sh -c in the working directory; returns exit code, stdout and stderr (long output keeps head and tail).",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"command":{"type":"string"},` +
-			`"timeout_seconds":{"type":"integer","minimum":1,"description":"the command's time limit in seconds: default 120, at most 600, never past what the run's own time limit leaves"}},` +
+			`"timeout_seconds":{"type":"integer","minimum":1,"description":"default 120, max 600"}},` +
 			`"required":["command"]}`),
 		Risk: Exec,
 		// Any command at all can run: a person approves it, or --yes or an
