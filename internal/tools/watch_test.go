@@ -277,3 +277,48 @@ func TestWatchInsideTheSandbox(t *testing.T) {
 		t.Errorf("changes = %q", got)
 	}
 }
+
+// lossyKernel stands for a kernel watch that loses track (its queue
+// overflowed) or stops working part way (the watch limit reached for a
+// new directory).
+type lossyKernel struct {
+	lost bool
+	err  error
+}
+
+func (k *lossyKernel) addDir(string, string) error { return nil }
+func (k *lossyKernel) start()                      {}
+func (k *lossyKernel) forget(string)               {}
+func (k *lossyKernel) close()                      {}
+func (k *lossyKernel) take() (map[string]bool, []string, bool, error) {
+	return map[string]bool{}, nil, k.lost, k.err
+}
+
+// A kernel that loses track, or fails, is made up for by a scan: nothing
+// goes unreported, and a failure is said once.
+func TestWatchWhenTheKernelLosesTrack(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		kernel       *lossyKernel
+		wantProblems int
+	}{
+		{"queue overflow", &lossyKernel{lost: true}, 0},
+		{"watch limit reached later", &lossyKernel{err: errors.New("inotify: the limit of watched directories (fs.inotify.max_user_watches) is reached")}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+			w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return tt.kernel, nil }
+			for i := range 2 {
+				if got := w.sh(t, fmt.Sprintf("echo %d >> a.txt; echo %d > new%d", i, i, i)); !slices.Equal(got, []string{
+					"changed a.txt (shell)", fmt.Sprintf("created new%d (shell)", i)}) {
+					t.Errorf("call %d: changes = %q", i, got)
+				}
+			}
+			if len(w.problems) != tt.wantProblems {
+				t.Errorf("problems = %q, want %d", w.problems, tt.wantProblems)
+			}
+		})
+	}
+}
