@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -282,13 +283,7 @@ func (w *watcher) update(touched map[string]bool, gone []string, report func(p, 
 			}
 		}
 	}
-	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for p := range touched {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, p := range slices.Sorted(maps.Keys(touched)) {
 		old, had := w.files[p]
 		cur, exists := w.stat(p)
 		report(p, action(old, had, cur, exists))
