@@ -22,13 +22,13 @@ func TestStatusText(t *testing.T) {
 		elapsed time.Duration
 		want    string
 	}{
-		{"waiting for the model", loop.Progress{Step: 1, MaxSteps: 8}, 80, 300 * time.Millisecond, "· step 1/100 · thinking · 0.3s"},
+		{"waiting for the model", loop.Progress{Step: 1, MaxSteps: 8}, 80, 300 * time.Millisecond, "· step 1/8 · thinking · 0.3s"},
 		{"a tool with its arguments", loop.Progress{Step: 2, MaxSteps: 8, Tool: "read_file", Arguments: `{"path":"go.mod"}`}, 80, 3200 * time.Millisecond,
-			"· step 2/100 · read_file go.mod · 3.2s"},
+			"· step 2/8 · read_file go.mod · 3.2s"},
 		{"a command", loop.Progress{Step: 3, MaxSteps: 12, Tool: "shell", Arguments: `{"command":"go test\n./...","timeout":30}`}, 80, 65 * time.Second,
 			"· step 3/12 · shell go test ./... timeout=30 · 1m05s"},
 		{"cut to the width", loop.Progress{Step: 1, MaxSteps: 8, Tool: "write_file", Arguments: `{"path":"` + strings.Repeat("a", 100) + `"}`}, 40, time.Second,
-			"· step 1/100 · write_file aaaaaaa… · 1.0s"},
+			"· step 1/8 · write_file aaaaaaa… · 1.0s"},
 	}
 	for _, tt := range tests {
 		s := &StatusLine{width: tt.width, last: tt.p}
@@ -92,7 +92,7 @@ func TestStatusLineGoesBelowUnfinishedText(t *testing.T) {
 	s.Wrote("Let me look")
 	s.Progress(loop.Progress{Step: 1, MaxSteps: 8, Tool: "list_directory", Arguments: `{"path":"."}`})
 	s.Clear()
-	if got := w.String(); !strings.HasPrefix(got, "\n\r\033[K· step 1/100 · list_directory . · ") {
+	if got := w.String(); !strings.HasPrefix(got, "\n\r\033[K· step 1/8 · list_directory . · ") {
 		t.Errorf("stderr %q: the status must start below the unfinished line", got)
 	}
 	var w2 termtest.Buffer
@@ -159,7 +159,7 @@ func TestStatusLineHeldWhileAsking(t *testing.T) {
 		t.Errorf("the status line wrote %q while the question was open", q.duringQ)
 	}
 	after := strings.TrimPrefix(w.String(), q.atAsk)
-	if !strings.HasPrefix(after, "\r\033[K") || !strings.Contains(after, "step 2/100 · shell make") {
+	if !strings.HasPrefix(after, "\r\033[K") || !strings.Contains(after, "step 2/8 · shell make") {
 		t.Errorf("after the answer stderr gained %q; want the latest status drawn again", after)
 	}
 	if !status.redraw() {
