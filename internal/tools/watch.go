@@ -2,6 +2,7 @@ package tools
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The change watcher finds what a call changed in the working directory
@@ -94,6 +96,7 @@ type watcher struct {
 	kernel  kernelWatch      // nil: scan the tree instead
 	open    int              // watched calls running
 	noticed bool
+	stopped atomic.Bool // StopWatching was called: the picture need not be finished
 }
 
 // StartWatching takes the picture the watcher starts from, in the
@@ -119,6 +122,7 @@ func (r *Root) StopWatching() {
 	if w == nil {
 		return
 	}
+	w.stopped.Store(true)
 	<-w.ready
 	w.mu.Lock()
 	kw := w.kernel
@@ -148,22 +152,38 @@ func (w *watcher) start() {
 	if w.root.watchKernel != nil {
 		newKernel = w.root.watchKernel
 	}
+	// A run that ends before the picture is taken (an answer with no
+	// call, in a large tree) must not wait for it.
+	unlessStopped := func(add func(abs, rel string) error) func(abs, rel string) error {
+		return func(abs, rel string) error {
+			if w.stopped.Load() {
+				return errStopped
+			}
+			if add == nil {
+				return nil
+			}
+			return add(abs, rel)
+		}
+	}
 	kw, err := newKernel(w.root, &w.mu)
 	if err == nil {
-		if err = w.root.scanDir(w.root.dir, "", files, kw.addDir); err == nil {
+		if err = w.root.scanDir(w.root.dir, "", files, unlessStopped(kw.addDir)); err == nil {
 			kw.start()
 			w.kernel = kw
 		} else {
 			go kw.close() // it waits for nothing: never started
 		}
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errStopped) {
 		w.problem(err)
 		files = map[string]stamp{}
-		w.root.scanDir(w.root.dir, "", files, nil)
+		w.root.scanDir(w.root.dir, "", files, unlessStopped(nil))
 	}
 	w.files = files
 }
+
+// errStopped ends the picture of a watcher stopped meanwhile.
+var errStopped = errors.New("the watcher was stopped")
 
 // problem says once that the kernel cannot watch.
 func (w *watcher) problem(err error) {

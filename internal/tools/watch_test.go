@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ask-cli/ask/internal/sandbox"
@@ -320,5 +322,49 @@ func TestWatchWhenTheKernelLosesTrack(t *testing.T) {
 				t.Errorf("problems = %q, want %d", w.problems, tt.wantProblems)
 			}
 		})
+	}
+}
+
+// gatedKernel holds the picture at its first directory until released,
+// and counts the directories it was asked to watch.
+type gatedKernel struct {
+	lossyKernel
+	entered, release chan struct{}
+	dirs             atomic.Int32
+}
+
+func (k *gatedKernel) addDir(string, string) error {
+	if k.dirs.Add(1) == 1 {
+		close(k.entered)
+		<-k.release
+	}
+	return nil
+}
+
+// A run that ends while the picture is being taken (an answer with no
+// call, in a large tree) does not wait for the rest of it.
+func TestStopWatchingEndsThePicture(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "", "b/y": "", "c/z": ""}, false)
+	k := &gatedKernel{entered: make(chan struct{}), release: make(chan struct{})}
+	w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return k, nil }
+	w.root.StartWatching()
+	<-k.entered
+	watcher := w.root.watcher()
+	stopped := make(chan struct{})
+	go func() {
+		w.root.StopWatching()
+		close(stopped)
+	}()
+	for !watcher.stopped.Load() {
+		runtime.Gosched()
+	}
+	close(k.release)
+	<-stopped
+	if n := k.dirs.Load(); n != 1 {
+		t.Errorf("%d directories watched after the stop, want only the first", n-1)
+	}
+	if len(w.problems) > 0 {
+		t.Errorf("a stop is not a problem: %q", w.problems)
 	}
 }
