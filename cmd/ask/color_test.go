@@ -95,7 +95,7 @@ func TestTerminalVersusPipe(t *testing.T) {
 			if r.code != 0 || r.stdout != "done\n" {
 				t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
-			hasStatus := strings.Contains(r.stderr, "step 1/8 · thinking") && strings.Contains(r.stderr, "step 1/8 · list_directory . ·")
+			hasStatus := strings.Contains(r.stderr, "step 1/100 · thinking") && strings.Contains(r.stderr, "step 1/100 · list_directory . ·")
 			if hasStatus != tt.wantStatus {
 				t.Errorf("status shown = %v, want %v: %q", hasStatus, tt.wantStatus, r.stderr)
 			}

@@ -49,15 +49,15 @@ func TestChatCompletionsFamilyEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("the same call three times exits 5", func(t *testing.T) {
+	t.Run("the same call answered the same way five times in a row exits 5", func(t *testing.T) {
 		same := fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c", "list_directory", `{"path":"."}`)}}
-		srv := fakeprovider.Start(same, same, same, fakeprovider.Reply{Text: "never"})
+		srv := fakeprovider.Start(same, same, same, same, same, fakeprovider.Reply{Text: "never"})
 		defer srv.Close()
 		r := runAsk(t, askEnv{server: srv, wd: t.TempDir()}, "look")
-		if r.code != exitLimit || len(srv.Requests()) != 3 {
-			t.Fatalf("exit %d after %d requests, want %d after 3; stderr %s", r.code, len(srv.Requests()), exitLimit, r.stderr)
+		if r.code != exitLimit || len(srv.Requests()) != 5 {
+			t.Fatalf("exit %d after %d requests, want %d after 5; stderr %s", r.code, len(srv.Requests()), exitLimit, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "same tool call three times") {
+		if !strings.Contains(r.stderr, "same tool call, answered the same way, five times in a row") {
 			t.Errorf("stderr %q does not say why the run stopped", r.stderr)
 		}
 	})

@@ -57,8 +57,8 @@ func TestHelpDefaults(t *testing.T) {
 	if main := helpOf(t, "ask"); !strings.Contains(main, "--max-tokens N  ") || !regexp.MustCompile(`--max-tokens N +cap each model reply at N tokens \(default: the provider's own\)\n`).MatchString(main) {
 		t.Errorf("ask --help: --max-tokens is not shown with its one default:\n%s", main)
 	}
-	if main := helpOf(t, "ask"); !regexp.MustCompile(`--max-steps value +stop after this many model requests \(default: 8\)\n`).MatchString(main) {
-		t.Errorf("ask --help lost a real default (--max-steps 8)")
+	if main := helpOf(t, "ask"); !regexp.MustCompile(`--max-steps value +stop after this many model requests; plan mode's default is 20, and ask mode allows at most 3 \(default: 100\)\n`).MatchString(main) {
+		t.Errorf("ask --help lost a real default (--max-steps 100)")
 	}
 }
 

@@ -161,7 +161,9 @@ type askResult struct {
 type askEnv struct {
 	env   map[string]string
 	stdin string
-	tty   bool // stdout and stderr are terminals
+	// in, when set, is stdin instead of the string stdin.
+	in  io.Reader
+	tty bool // stdout and stderr are terminals
 	// outTTY makes stdout alone a terminal.
 	outTTY bool
 	wd     string
@@ -210,7 +212,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	}
 	stdio := &IO{
 		In: strings.NewReader(e.stdin), Out: stdout, Err: &errb,
-		InTTY: e.stdin == "", OutTTY: e.tty || e.outTTY, ErrTTY: e.tty,
+		InTTY: e.stdin == "" && e.in == nil, OutTTY: e.tty || e.outTTY, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },
 		HTTP:    &http.Client{Timeout: 30 * time.Second, Transport: e.transport},
@@ -223,6 +225,9 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	}
 	if e.sandbox != nil {
 		stdio.sandboxCheck = e.sandbox
+	}
+	if e.in != nil {
+		stdio.In = e.in
 	}
 	if e.idle > 0 {
 		stdio.Net.StreamIdle = e.idle
@@ -311,7 +316,7 @@ func TestTerminalStreamsTheAnswer(t *testing.T) {
 	if r.code != 0 || r.stdout != "streamed answer\n" {
 		t.Fatalf("code %d stdout %q", r.code, r.stdout)
 	}
-	if !strings.Contains(r.stderr, "step 1/8") {
+	if !strings.Contains(r.stderr, "step 1/100") {
 		t.Errorf("no live status on a terminal stderr: %q", r.stderr)
 	}
 	piped := runAsk(t, askEnv{server: fakeprovider.Start(fakeprovider.Reply{Text: "x"})}, "q")

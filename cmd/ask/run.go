@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -98,17 +99,34 @@ func prepareRun(c *cli.Context, stdio *IO, status *term.StatusLine, offline bool
 	if err != nil {
 		return nil, "", err
 	}
+	// --timeout bounds the whole invocation from here: reading stdin,
+	// starting the MCP servers, every request and every tool.
+	ctx, cancel := loop.WithTimeout(c.Context, s.Timeout.Value)
+	c.Context = ctx
+	stopped := func(while string, err error) error {
+		if context.Cause(ctx) == loop.ErrTimeout {
+			return withCode(exitTimeout, fmt.Errorf("--timeout %s reached while %s", s.Timeout.Value, while))
+		}
+		return err
+	}
 	prompt, err := readPrompt(c, stdio)
 	if err != nil && !c.IsSet("plan") {
-		return nil, "", err
+		cancel()
+		return nil, "", stopped("reading stdin", err)
 	}
 	if c.IsSet("plan") {
 		if prompt, err = run.PlanPrompt(c.String("plan"), s.Mode.Value, stdio.Wd, prompt); err != nil {
+			cancel()
 			return nil, "", err
 		}
 	}
 	r, err := buildRun(c, stdio, status, s, func(env *run.Env) { env.Offline = offline })
-	return r, prompt, err
+	if err != nil {
+		cancel()
+		return nil, "", stopped("starting the run (its MCP servers)", err)
+	}
+	r.OnClose(cancel)
+	return r, prompt, nil
 }
 
 // buildRun builds the run of settings s for command c. On a terminal the
@@ -196,7 +214,10 @@ func readPrompt(c *cli.Context, stdio *IO) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		b, err := io.ReadAll(io.LimitReader(stdio.In, limit+1))
+		b, err := readAll(c.Context, io.LimitReader(stdio.In, limit+1))
+		if err != nil && errors.Is(err, loop.ErrTimeout) {
+			return "", err
+		}
 		if err != nil {
 			return "", usageErr("read stdin: %v", err)
 		}
@@ -229,6 +250,27 @@ func stdinLimit(c *cli.Context) (int64, error) {
 		return 0, usageErr("--max-stdin %q: %v; give a size such as 512K, 4M or 1G", v, err)
 	}
 	return n, nil
+}
+
+// readAll reads r to its end, or until ctx is done: a pipe that stays
+// open must not hold the run past --timeout. The read goes on after, and
+// ends with the process.
+func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(r)
+		done <- read{b, err}
+	}()
+	select {
+	case got := <-done:
+		return got.b, got.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // sharedFile reports whether in is a regular file read part-way already:

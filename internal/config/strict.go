@@ -158,7 +158,7 @@ func decodeKind(raw json.RawMessage, k settings.Kind) (any, error) {
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return nil, fmt.Errorf("%q: give a positive duration such as 30s or 5m", s)
+			return nil, fmt.Errorf("%q: give a duration such as 30s or 5m, or 0 for none", s)
 		}
 		return d, nil
 	case settings.List:

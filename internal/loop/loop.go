@@ -67,13 +67,30 @@ const LastStepNote = "This is the last step the run allows: no tool can be calle
 
 // Limits of DESIGN §5 that are not flags.
 const (
-	repeatLimit      = 3 // the same call this many times stops the run
-	parseFailLimit   = 3 // unparseable text-protocol replies in a row
-	toolsInParallel  = 8
-	DefaultMaxSteps  = 8
-	DefaultTimeout   = 5 * time.Minute
+	// repeatLimit steps in a row with the same calls answered the same
+	// way, and no file changed, stop the run: a stuck model. Re-running
+	// the tests after each edit is work, so a change resets the count.
+	repeatLimit     = 5
+	parseFailLimit  = 3 // unparseable text-protocol replies in a row
+	toolsInParallel = 8
+	// DefaultMaxSteps is agent mode's; policy.DefaultMaxSteps gives each
+	// mode's.
+	DefaultMaxSteps = policy.AgentModeMaxSteps
+	// DefaultTimeout bounds a whole invocation; 0 means no limit
+	// (WithTimeout).
+	DefaultTimeout   = 30 * time.Minute
 	deniedResultText = "denied: "
 )
+
+// WithTimeout bounds ctx by --timeout: when d passes, ctx ends with
+// ErrTimeout as its cause, so that the run ends StatusTimeout. A d of 0
+// (or less) means no limit.
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, ErrTimeout)
+}
 
 // Config is one run.
 type Config struct {
@@ -99,6 +116,10 @@ type Config struct {
 	// for before they are answered without their tool; 0 means
 	// DefaultToolGrace.
 	ToolGrace time.Duration
+
+	// Changes, when set, counts the files the run has changed so far: a
+	// change resets the stuck-model count.
+	Changes func() int
 
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
@@ -147,7 +168,7 @@ type Call struct {
 
 // Run runs the loop until the model answers, a limit is reached or ctx ends.
 func Run(ctx context.Context, cfg Config) *Result {
-	r := &runner{cfg: cfg, res: &Result{}, seen: map[string]int{}}
+	r := &runner{cfg: cfg, res: &Result{}}
 	if r.cfg.MaxSteps <= 0 {
 		r.cfg.MaxSteps = DefaultMaxSteps
 	}
@@ -161,12 +182,16 @@ type runner struct {
 	history []json.RawMessage
 	// checked is how many messages of history a request was built from:
 	// the protocol need not check them again (Request.Checked).
-	checked    int
-	seen       map[string]int // call fingerprint → times asked
-	parseFails int
-	refused    bool
-	schema     *Schema
-	schemaErrs int // final answers that did not match the schema
+	checked int
+	// The stuck-model guard: the last step's calls and results, how many
+	// steps in a row had them, and the count of changed files after it.
+	lastStep    string
+	streak      int
+	lastChanges int
+	parseFails  int
+	refused     bool
+	schema      *Schema
+	schemaErrs  int // final answers that did not match the schema
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -252,11 +277,6 @@ func (r *runner) run(ctx context.Context) {
 			r.closeCalls(turn.Calls, "not run: the run stopped at its step limit")
 			return
 		}
-		if r.repeated(turn.Calls) {
-			r.finish(StatusRepeatedCall)
-			r.closeCalls(turn.Calls, "not run: the same call was asked for too many times")
-			return
-		}
 		results := r.runCalls(ctx, step, turn.Calls)
 		if ctx.Err() != nil {
 			if msgs, err := r.protocol().FormatToolResults(results); err == nil {
@@ -279,6 +299,10 @@ func (r *runner) run(ctx context.Context) {
 				return
 			}
 		}
+		if r.stuck(turn.Calls, results) {
+			r.finish(StatusRepeatedCall)
+			return
+		}
 	}
 }
 
@@ -290,29 +314,28 @@ func (r *runner) call(ctx context.Context, req providers.Request, h providers.Ho
 	return r.cfg.Model.Call(ctx, req, h)
 }
 
-// repeated counts, for each distinct call, the steps that asked for it and
-// reports whether one has now been asked for in repeatLimit steps: a model
-// stuck in a loop. Identical calls within one step count once, since a
-// model may rightly ask for the same thing several times at once (three
-// generate_topic {} calls for three topics).
-func (r *runner) repeated(calls []providers.ToolCall) bool {
-	stuck := false
-	thisStep := make(map[string]bool, len(calls))
-	for _, c := range calls {
-		if c.Unreadable != "" {
-			continue // never run, so never stuck on
-		}
-		key := c.Name + "\x00" + compactJSON(c.Arguments)
-		if thisStep[key] {
-			continue
-		}
-		thisStep[key] = true
-		r.seen[key]++
-		if r.seen[key] >= repeatLimit {
-			stuck = true
-		}
+// stuck reports whether this step is the repeatLimit-th in a row to make
+// the same calls and get the same results with no file changed since the
+// one before: a model stuck in a loop. Any other call, or any change,
+// starts the count again.
+func (r *runner) stuck(calls []providers.ToolCall, results []providers.ToolResult) bool {
+	var fp strings.Builder
+	for i, c := range calls {
+		// Lengths first, so that no content can pass for another split.
+		args, res := compactJSON(c.Arguments), results[i].Content
+		fmt.Fprintf(&fp, "%d:%s%d:%s%t%d:%s", len(c.Name), c.Name, len(args), args, results[i].IsError, len(res), res)
 	}
-	return stuck
+	changes := 0
+	if r.cfg.Changes != nil {
+		changes = r.cfg.Changes()
+	}
+	if r.streak > 0 && fp.String() == r.lastStep && changes == r.lastChanges {
+		r.streak++
+	} else {
+		r.streak = 1
+	}
+	r.lastStep, r.lastChanges = fp.String(), changes
+	return r.streak >= repeatLimit
 }
 
 func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {

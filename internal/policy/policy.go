@@ -24,8 +24,27 @@ const (
 	ModeAgent = "agent"
 )
 
-// AskModeMaxSteps bounds a run in ask mode.
-const AskModeMaxSteps = 3
+// Step limits of DESIGN §5. Real agent runs take 20–90 steps, so agent
+// mode's default leaves room for them; a plan needs fewer; ask mode is a
+// question, bounded whatever --max-steps says.
+const (
+	AgentModeMaxSteps = 100
+	PlanModeMaxSteps  = 20
+	AskModeMaxSteps   = 3
+)
+
+// DefaultMaxSteps is --max-steps when nothing sets it, for a mode ("" is
+// agent, the default mode).
+func DefaultMaxSteps(mode string) int {
+	switch mode {
+	case ModeAsk:
+		return AskModeMaxSteps
+	case ModePlan:
+		return PlanModeMaxSteps
+	default:
+		return AgentModeMaxSteps
+	}
+}
 
 // ValidMode reports whether m names a mode.
 func ValidMode(m string) bool { return m == ModeAsk || m == ModePlan || m == ModeAgent }

@@ -333,3 +333,15 @@ func TestUnmatched(t *testing.T) {
 		t.Errorf("ToolNames() = %q, want %q", got, want)
 	}
 }
+
+func TestDefaultMaxSteps(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		mode string
+		want int
+	}{{ModeAgent, 100}, {"", 100}, {ModePlan, 20}, {ModeAsk, 3}} {
+		if got := DefaultMaxSteps(tt.mode); got != tt.want {
+			t.Errorf("DefaultMaxSteps(%q) = %d, want %d", tt.mode, got, tt.want)
+		}
+	}
+}

@@ -263,8 +263,8 @@ func (s Settings) check() error {
 		return fault.Usagef("--mode %q: choose ask, plan or agent", s.Mode.Value)
 	case s.MaxSteps.Value < 1:
 		return fault.Usagef("--max-steps must be at least 1")
-	case s.Timeout.Value <= 0:
-		return fault.Usagef("--timeout must be positive, such as 30s or 5m")
+	case s.Timeout.Value < 0:
+		return fault.Usagef("--timeout must be a duration such as 30s or 5m, or 0 for none")
 	case s.Retries.Value < 0:
 		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
 	case s.MaxTokens.Value < 0:
@@ -531,7 +531,7 @@ func (r *Run) history() []json.RawMessage {
 // call answered in order. A refusal by --safe is an error of kind Refused,
 // returned with the results; onDenied hears of every denial.
 func (r *Run) RunCalls(parent context.Context, calls []providers.ToolCall, onDenied func(providers.ToolCall, policy.Verdict)) ([]providers.ToolResult, error) {
-	ctx, cancel := context.WithTimeoutCause(parent, r.Timeout, loop.ErrTimeout)
+	ctx, cancel := loop.WithTimeout(parent, r.Timeout)
 	defer cancel()
 	var refused []string
 	outcomes := loop.RunCalls(ctx, r.gate, r.toolbox, calls, loop.CallHooks{

@@ -82,15 +82,17 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
-	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, loop.ErrTimeout)
+	defer r.root.StopWatching()
+	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
 	defer cancel()
 	if r.caller != nil {
 		r.caller.Cache = r.cache(r.firstMessage(prompt))
 	}
 	res := loop.Run(ctx, loop.Config{
 		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
-		Tools: r.Declared, Toolbox: r.toolbox, Gate: r.gate, MaxSteps: r.MaxSteps,
+		Tools: r.Declared, Toolbox: watchedTools{r.toolbox, r.root}, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
+		Changes:  func() int { return len(changes()) },
 		Recorder: rec, OnText: out.OnText,
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
@@ -130,11 +132,48 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		mu.Unlock()
 		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
 	})
+	r.root.OnWatchProblem(func(msg string) {
+		r.note("warning: %s", msg)
+		rec.Emit(records.Event{Type: records.TypeError, Step: int(step.Load()), Error: msg})
+	})
+	// The picture the watcher starts from is taken while the model thinks
+	// over the first request, and only when a tool may need it.
+	for _, t := range r.Declared {
+		if !tools.ReportsOwnChanges(t.Name) {
+			r.root.StartWatching()
+			break
+		}
+	}
 	return func() []records.Change {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(changes)
 	}
+}
+
+// watchedTools reports, as the file changes of each call, what a tool that
+// does not say it itself changed in the working directory: the shell, user
+// tools, MCP tools (DESIGN §5: the change watcher).
+type watchedTools struct {
+	loop.Toolbox
+	root *tools.Root
+}
+
+func (w watchedTools) Call(ctx context.Context, name, arguments string) (string, bool) {
+	if w.root == nil || tools.ReportsOwnChanges(name) {
+		return w.Toolbox.Call(ctx, name, arguments)
+	}
+	done := w.root.Watch(name)
+	defer done()
+	return w.Toolbox.Call(ctx, name, arguments)
+}
+
+// CheckArguments passes the check on when the tools have one.
+func (w watchedTools) CheckArguments(name, arguments string) error {
+	if c, ok := w.Toolbox.(loop.ArgumentChecker); ok {
+		return c.CheckArguments(name, arguments)
+	}
+	return nil
 }
 
 // Secrets are what the run must never show or record: its key, and a

@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/termtext"
@@ -97,12 +98,15 @@ func (r *Run) Why(res *loop.Result) string {
 	case loop.StatusCompleted:
 	case loop.StatusMaxSteps:
 		limit := fmt.Sprintf("--max-steps %d", r.MaxSteps)
-		if r.MaxSteps < r.Settings.MaxSteps.Value {
+		if strings.HasPrefix(r.Settings.MaxSteps.Source, "default") {
+			limit = fmt.Sprintf("--mode %s's default of %d; give --max-steps for more", r.Mode, r.MaxSteps)
+		}
+		if r.MaxSteps < r.Settings.MaxSteps.Value || r.Mode == policy.ModeAsk && strings.HasPrefix(r.Settings.MaxSteps.Source, "default") {
 			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, termtext.Plural(r.MaxSteps, "step", "steps"))
 		}
 		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", termtext.Plural(res.Steps, "step", "steps"), limit)
 	case loop.StatusRepeatedCall:
-		why = "stopped: the model asked for the same tool call three times"
+		why = "stopped: the model made the same tool call, answered the same way, five times in a row with no file changed"
 	case loop.StatusParseFailures:
 		why = "stopped: three replies in a row did not follow the tool protocol"
 	case loop.StatusSchemaFailed:

@@ -121,6 +121,9 @@ func Resolve(in Inputs) (Settings, error) {
 		carried = conv.layer(in.Flags)
 	}
 	s := over(in.Flags, over(carried, over(envLayer(in.Getenv), over(fromFile, defaults()))))
+	if s.MaxSteps.Source == "default" {
+		s.MaxSteps = Given(policy.DefaultMaxSteps(s.Mode.Value), "default (mode "+s.Mode.Value+")")
+	}
 	s.Profile = cfg.Profile
 	if !s.Profile.IsGiven() {
 		s.Profile = Given("", "default")

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ask-cli/ask/internal/fault"
-
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/settings"
 )
 
@@ -54,7 +54,7 @@ func TestResolveTakesTheConfigFile(t *testing.T) {
 	if !reflect.DeepEqual(s.Allow.Value, []string{"read_file"}) {
 		t.Errorf("allow %+v", s.Allow)
 	}
-	if s.MaxSteps != Given(8, "default") {
+	if s.MaxSteps != Given(policy.DefaultMaxSteps("ask"), "default (mode ask)") {
 		t.Errorf("max-steps %+v, want the default", s.MaxSteps)
 	}
 }

@@ -97,8 +97,9 @@ const (
 
 // Built-in defaults that other packages need by name.
 const (
-	DefaultMaxSteps = 8
-	DefaultTimeout  = 5 * time.Minute
+	// DefaultMaxSteps is agent mode's; a run resolves its mode's.
+	DefaultMaxSteps = 100
+	DefaultTimeout  = 30 * time.Minute
 	DefaultRetries  = 2
 	DefaultMaxStdin = "1M"
 )
@@ -128,12 +129,12 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:  "CI profile: refuse every write, run commands only in the read-only sandbox (without asking), exit 6 on a refusal",
 			field: field(func(v *Values) *Setting[bool] { return &v.Safe })},
 		{Name: "max-steps", Category: CategoryLimits, Key: "max_steps", Kind: Int, Default: DefaultMaxSteps, AfterPrompt: true,
-			Help:  "stop after this many model requests",
+			Help:  "stop after this many model requests; plan mode's default is 20, and ask mode allows at most 3",
 			check: atLeast(1, "must be at least 1"),
 			field: field(func(v *Values) *Setting[int] { return &v.MaxSteps })},
 		{Name: "timeout", Category: CategoryLimits, Key: "timeout", Kind: Duration, Default: DefaultTimeout, AfterPrompt: true,
-			Help:  "stop the whole run after this long",
-			check: positiveDuration,
+			Help:  "stop the whole invocation (stdin, MCP servers, requests, tools) after this long; 0 for no limit",
+			check: notNegative,
 			field: field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
 		{Name: "tool-protocol", Category: CategoryProvider, Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
 			Help:  "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
@@ -269,9 +270,9 @@ func nonEmpty(msg string) func(any) string {
 	}
 }
 
-func positiveDuration(v any) string {
-	if d, _ := v.(time.Duration); d <= 0 {
-		return fmt.Sprintf("%q: give a positive duration such as 30s or 5m", d.String())
+func notNegative(v any) string {
+	if d, _ := v.(time.Duration); d < 0 {
+		return fmt.Sprintf("%q: give a duration such as 30s or 5m, or 0 for none", d.String())
 	}
 	return ""
 }

@@ -2,11 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"io/fs"
-	"maps"
-	"path/filepath"
-	"slices"
-	"time"
 )
 
 // Change is a file a tool created, edited, overwrote or deleted.
@@ -26,9 +21,36 @@ type Change struct {
 func (r *Root) OnChange(fn func(Change)) { r.onChange = fn }
 
 func (r *Root) changed(c Change) {
+	if c.Counted {
+		// A file tool says what it changed, with its lines: the watcher
+		// must not say it again for a command running at the same time.
+		r.watchMu.Lock()
+		w := r.watch
+		r.watchMu.Unlock()
+		if w != nil {
+			w.absorb(c.Path)
+		}
+	}
 	if r.onChange != nil {
 		r.onChange(c)
 	}
+}
+
+// OnWatchProblem makes fn hear, once, that the working directory cannot
+// be watched by the kernel (no inotify here, or its limit reached), so
+// that changes are found by scanning the tree instead, at a cost that
+// grows with it.
+func (r *Root) OnWatchProblem(fn func(string)) { r.onWatchProblem = fn }
+
+// ReportsOwnChanges reports whether a tool is one of ask's own that
+// changes no file (the readers) or says itself what it changed (the file
+// tools): every other tool's calls are watched (Watch).
+func ReportsOwnChanges(name string) bool {
+	switch name {
+	case "read_file", "list_directory", "search", "edit_file", "write_file":
+		return true
+	}
+	return false
 }
 
 // lineDelta counts the lines that a change from old to new adds and
@@ -57,71 +79,4 @@ func splitLines(b []byte) [][]byte {
 		return nil
 	}
 	return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
-}
-
-// maxWatched bounds the files a command's changes are looked for in: a
-// larger working directory is not walked twice per command.
-const maxWatched = 20000
-
-// stamp is what tells a file changed: size and modification time.
-type stamp struct {
-	size int64
-	mod  time.Time
-}
-
-// snapshot stamps the regular files of the working directory, outside
-// version control's own directories and ask's hidden files; nil when
-// nobody listens or there are more than maxWatched.
-func (r *Root) snapshot() map[string]stamp {
-	if r.onChange == nil {
-		return nil
-	}
-	files := map[string]stamp{}
-	err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != r.dir && (controlDirs[d.Name()] || r.isHidden(p)) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || r.isHidden(p) {
-			return nil
-		}
-		if len(files) >= maxWatched {
-			return fs.SkipAll
-		}
-		if info, err := d.Info(); err == nil {
-			files[r.rel(p)] = stamp{info.Size(), info.ModTime()}
-		}
-		return nil
-	})
-	if err != nil || len(files) >= maxWatched {
-		return nil
-	}
-	return files
-}
-
-// reportChanges tells of the differences between two snapshots, made
-// before and after a command ran.
-func (r *Root) reportChanges(tool string, before, after map[string]stamp) {
-	if before == nil || after == nil {
-		return
-	}
-	for _, p := range slices.Sorted(maps.Keys(after)) {
-		was, existed := before[p]
-		switch {
-		case !existed:
-			r.changed(Change{Path: p, Action: "created", Tool: tool})
-		case was != after[p]:
-			r.changed(Change{Path: p, Action: "changed", Tool: tool})
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(before)) {
-		if _, still := after[p]; !still {
-			r.changed(Change{Path: p, Action: "deleted", Tool: tool})
-		}
-	}
 }

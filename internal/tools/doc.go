@@ -1,7 +1,8 @@
 // Package tools holds what a model may call: the registry that validates and
 // runs calls, the built-in tools (read_file, list_directory, search,
 // edit_file, write_file, shell), the confinement of file paths to the
-// working directory (Root), and the environment handed to child processes
+// working directory (Root), the change watcher that tells what each call
+// changed there (Root.Watch), and the environment handed to child processes
 // (ChildEnv).
 //
 // A tool's failure is not a Go failure of the run: Registry.Call turns every

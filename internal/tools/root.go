@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ask-cli/ask/internal/sandbox"
 )
@@ -41,6 +42,12 @@ type Root struct {
 	scrub []string
 	// onChange hears of every file a tool changes (OnChange).
 	onChange func(Change)
+	// watch finds what watched calls change (Watch); onWatchProblem hears
+	// when it must scan rather than be told by the kernel.
+	watchMu        sync.Mutex // guards watch
+	watch          *watcher
+	onWatchProblem func(string)
+	watchKernel    func(*Root, *sync.Mutex) (kernelWatch, error) // nil: newKernelWatch; tests replace it
 	// Sandbox confines every process the tools start (the shell tool,
 	// user tools); nil confines nothing.
 	Sandbox *sandbox.Sandbox

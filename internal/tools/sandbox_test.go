@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 		fmt.Println("connected")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchTree()
+	os.Exit(code)
 }
 
 // sandboxWorld is a working directory, its run's scratch directory, a

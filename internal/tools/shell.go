@@ -17,8 +17,10 @@ import (
 )
 
 const (
-	shellDefaultTimeout = 60 * time.Second
-	shellMaxTimeout     = 600 * time.Second
+	// A command's own limit (DESIGN §5): long enough for most test
+	// suites, longer on the model's request, never past the run's.
+	shellDefaultTimeout = 2 * time.Minute
+	shellMaxTimeout     = 10 * time.Minute
 	// Each of stdout and stderr keeps its first shellHead and last shellTail
 	// bytes.
 	shellHead = 10 << 10
@@ -36,7 +38,7 @@ func (t shell) Info() Info {
 		Description: "Run a command with /bin/sh -c in the working directory; returns exit code, stdout and stderr (long output keeps head and tail).",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"command":{"type":"string"},` +
-			`"timeout_seconds":{"type":"integer","minimum":1,"description":"default 60, max 600"}},` +
+			`"timeout_seconds":{"type":"integer","minimum":1,"description":"default 120, max 600"}},` +
 			`"required":["command"]}`),
 		Risk: Exec,
 		// Any command at all can run: a person approves it, or --yes or an
@@ -57,16 +59,13 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if strings.TrimSpace(args.Command) == "" {
 		return "", errors.New("shell: command is required")
 	}
-	timeout := shellDefaultTimeout
-	if args.TimeoutSeconds.set {
-		if args.TimeoutSeconds.v < 1 {
-			return "", fmt.Errorf("shell: timeout_seconds must be 1 or more, got %d", args.TimeoutSeconds.v)
-		}
-		timeout = min(time.Duration(args.TimeoutSeconds.v)*time.Second, shellMaxTimeout)
+	timeout, err := commandTimeout(ctx, args.TimeoutSeconds)
+	if err != nil {
+		return "", err
 	}
-	before := t.root.snapshot()
+	done := t.root.Watch("shell")
 	res, err := runShell(ctx, t.root, args.Command, nil, timeout)
-	t.root.reportChanges("shell", before, t.root.snapshot())
+	done()
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
@@ -74,6 +73,23 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		return "", errors.New(res.String())
 	}
 	return res.String(), nil
+}
+
+// commandTimeout is a shell call's time limit: the default, or what the
+// model asked for up to shellMaxTimeout, and never past ctx's deadline (the
+// run's --timeout), so that the result says which limit killed it.
+func commandTimeout(ctx context.Context, asked optInt) (time.Duration, error) {
+	timeout := shellDefaultTimeout
+	if asked.set {
+		if asked.v < 1 {
+			return 0, fmt.Errorf("shell: timeout_seconds must be 1 or more, got %d", asked.v)
+		}
+		timeout = min(time.Duration(asked.v)*time.Second, shellMaxTimeout)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = max(min(timeout, time.Until(dl)), time.Millisecond)
+	}
+	return timeout, nil
 }
 
 type shellResult struct {

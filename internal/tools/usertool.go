@@ -284,9 +284,9 @@ func (t *userTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", fmt.Errorf("invalid arguments for %s:\n%s\nparameters schema: %s", t.info.Name, describeViolations(err), t.info.Parameters)
 	}
 	stdin := append(append([]byte(nil), args...), '\n')
-	before := t.root.snapshot()
+	done := t.root.Watch(t.info.Name)
 	res, err := runShell(ctx, t.root, t.command, stdin, t.timeout)
-	t.root.reportChanges(t.info.Name, before, t.root.snapshot())
+	done()
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", t.info.Name, err)
 	}

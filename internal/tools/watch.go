@@ -1,0 +1,395 @@
+package tools
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// The change watcher finds what a call changed in the working directory
+// when the tool does not say it itself (the shell, user tools, MCP tools).
+// It keeps a picture of the tree, one stamp a path, taken once; from then
+// on the kernel (inotify) says which paths were touched, so that a call
+// costs what it touched rather than what the tree holds. Where the kernel
+// cannot tell, the tree is scanned before and after each call instead,
+// whatever its size, and OnWatchProblem hears of it once.
+
+// stamp is what tells that a path changed: for a file its size, times
+// (ctime too, which no command can set back, so that a same-size edit with
+// the mtime restored shows), inode (a file replaced by another), mode and,
+// for a symbolic link, where it points; for a directory only its mode,
+// since its times change with every entry made or removed in it.
+type stamp struct {
+	size         int64
+	mtime, ctime int64
+	ino          uint64
+	mode         fs.FileMode
+	target       string
+}
+
+func (s stamp) isDir() bool { return s.mode.IsDir() }
+
+func stampOf(abs string, info fs.FileInfo) stamp {
+	if info.IsDir() {
+		return stamp{mode: info.Mode()}
+	}
+	st := stamp{size: info.Size(), mtime: info.ModTime().UnixNano(), mode: info.Mode()}
+	st.ctime, st.ino = statTimes(info)
+	if info.Mode()&fs.ModeSymlink != 0 {
+		st.target, _ = os.Readlink(abs)
+	}
+	return st
+}
+
+// action is what became of a path between two stamps ("" for nothing to
+// report). Directories are pictured for their modes only: a directory made
+// or removed shows through the files in it.
+func action(old stamp, had bool, cur stamp, exists bool) string {
+	wasFile, isFile := had && !old.isDir(), exists && !cur.isDir()
+	switch {
+	case wasFile && isFile:
+		if old != cur {
+			return "changed"
+		}
+	case isFile:
+		return "created"
+	case wasFile:
+		return "deleted"
+	case had && exists && old.mode != cur.mode:
+		return "changed"
+	}
+	return ""
+}
+
+// kernelWatch is the kernel's side: which paths were touched.
+type kernelWatch interface {
+	// addDir watches a directory, before it is read; an error means the
+	// kernel cannot watch (more).
+	addDir(abs, rel string) error
+	// start follows the kernel's reports from now on.
+	start()
+	// take returns, and forgets, the paths touched since it was last
+	// called and the directories removed or moved away (their whole
+	// trees touched); lost when the kernel lost track (scan then); err
+	// when it can no longer watch. Called with the watcher's lock held.
+	take() (touched map[string]bool, gone []string, lost bool, err error)
+	// forget hears what the kernel has said so far and forgets that rel
+	// was touched. Called with the watcher's lock held.
+	forget(rel string)
+	// close stops it; called without the watcher's lock.
+	close()
+}
+
+type watcher struct {
+	root  *Root
+	ready chan struct{} // closed once the first picture is taken
+
+	mu      sync.Mutex
+	files   map[string]stamp // the picture: every path under the root but ask's hidden ones
+	kernel  kernelWatch      // nil: scan the tree instead
+	open    int              // watched calls running
+	noticed bool
+	stopped atomic.Bool // StopWatching was called: the picture need not be finished
+}
+
+// StartWatching takes the picture the watcher starts from, in the
+// background, so that the first watched call does not wait for it.
+// Without it, the first watched call takes it.
+func (r *Root) StartWatching() {
+	if r != nil && r.onChange != nil {
+		r.watcher()
+	}
+}
+
+// StopWatching releases what watching holds in the kernel; a later
+// watched call starts again from a new picture. A call still running keeps
+// the old watcher, scanning.
+func (r *Root) StopWatching() {
+	if r == nil {
+		return
+	}
+	r.watchMu.Lock()
+	w := r.watch
+	r.watch = nil
+	r.watchMu.Unlock()
+	if w == nil {
+		return
+	}
+	w.stopped.Store(true)
+	<-w.ready
+	w.mu.Lock()
+	kw := w.kernel
+	w.kernel = nil
+	w.mu.Unlock()
+	if kw != nil {
+		kw.close()
+	}
+}
+
+func (r *Root) watcher() *watcher {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	if r.watch == nil {
+		r.watch = &watcher{root: r, ready: make(chan struct{})}
+		go r.watch.start()
+	}
+	return r.watch
+}
+
+func (w *watcher) start() {
+	defer close(w.ready)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	files := map[string]stamp{}
+	newKernel := newKernelWatch
+	if w.root.watchKernel != nil {
+		newKernel = w.root.watchKernel
+	}
+	// A run that ends before the picture is taken (an answer with no
+	// call, in a large tree) must not wait for it.
+	unlessStopped := func(add func(abs, rel string) error) func(abs, rel string) error {
+		return func(abs, rel string) error {
+			if w.stopped.Load() {
+				return errStopped
+			}
+			if add == nil {
+				return nil
+			}
+			return add(abs, rel)
+		}
+	}
+	kw, err := newKernel(w.root, &w.mu)
+	if err == nil {
+		if err = w.root.scanDir(w.root.dir, "", files, unlessStopped(kw.addDir)); err == nil {
+			kw.start()
+			w.kernel = kw
+		} else {
+			go kw.close() // it waits for nothing: never started
+		}
+	}
+	if err != nil && !errors.Is(err, errStopped) {
+		w.problem(err)
+		files = map[string]stamp{}
+		w.root.scanDir(w.root.dir, "", files, unlessStopped(nil))
+	}
+	w.files = files
+}
+
+// errStopped ends the picture of a watcher stopped meanwhile.
+var errStopped = errors.New("the watcher was stopped")
+
+// problem says once that the kernel cannot watch.
+func (w *watcher) problem(err error) {
+	if w.noticed || w.root.onWatchProblem == nil {
+		return
+	}
+	w.noticed = true
+	w.root.onWatchProblem(fmt.Sprintf("the change watcher cannot use the kernel (%v): it scans the working directory before and after each command instead, which takes longer in a large tree", err))
+}
+
+// Watch starts watching a call of tool, which may change files; the
+// function it returns, called once the call has ended, reports what changed
+// in the meantime, each file once. Calls running at once share the watch:
+// what changed is reported by the first to end. With nobody listening
+// (OnChange), nothing is watched.
+func (r *Root) Watch(tool string) (done func()) {
+	if r == nil || r.onChange == nil {
+		return func() {}
+	}
+	w := r.watcher()
+	<-w.ready
+	w.mu.Lock()
+	if w.open == 0 {
+		w.settle("") // what changed between calls is no call's doing
+	}
+	w.open++
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		w.open--
+		changes := w.settle(tool)
+		w.mu.Unlock()
+		for _, c := range changes {
+			r.changed(c)
+		}
+	}
+}
+
+// absorb takes a change a file tool reported into the picture, so that
+// the watcher does not report it again.
+func (w *watcher) absorb(rel string) {
+	select {
+	case <-w.ready:
+	default:
+		return // the picture being taken will have it, or hear of it
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.kernel != nil {
+		w.kernel.forget(rel)
+	}
+	if cur, exists := w.stat(rel); exists {
+		w.files[rel] = cur
+	} else {
+		delete(w.files, rel)
+	}
+}
+
+// settle brings the picture up to date and returns what changed, as
+// changes of tool ("" forgets them).
+func (w *watcher) settle(tool string) []Change {
+	var out []Change
+	report := func(p, act string) {
+		if act != "" && tool != "" {
+			out = append(out, Change{Path: p, Action: act, Tool: tool})
+		}
+	}
+	if w.kernel != nil {
+		touched, gone, lost, err := w.kernel.take()
+		if err != nil {
+			w.problem(err)
+			go w.kernel.close() // it needs the lock this holds
+			w.kernel, lost = nil, true
+		}
+		if !lost {
+			w.update(touched, gone, report)
+			return sorted(out)
+		}
+	}
+	cur := map[string]stamp{}
+	var add func(abs, rel string) error
+	if w.kernel != nil {
+		add = w.kernel.addDir
+	}
+	if err := w.root.scanDir(w.root.dir, "", cur, add); err != nil && w.kernel != nil {
+		w.problem(err)
+		go w.kernel.close()
+		w.kernel = nil
+	}
+	for p, st := range cur {
+		old, had := w.files[p]
+		report(p, action(old, had, st, true))
+	}
+	for p, old := range w.files {
+		if _, still := cur[p]; !still {
+			report(p, action(old, true, stamp{}, false))
+		}
+	}
+	w.files = cur
+	return sorted(out)
+}
+
+// update stamps the touched paths again, parents first, so that a path
+// under what is now a symbolic link or a file is known to be gone.
+func (w *watcher) update(touched map[string]bool, gone []string, report func(p, act string)) {
+	if len(gone) > 0 {
+		goneSet := make(map[string]bool, len(gone))
+		for _, g := range gone {
+			goneSet[g] = true
+		}
+		for p := range w.files {
+			for d := parentRel(p); d != ""; d = parentRel(d) {
+				if goneSet[d] {
+					touched[p] = true
+					break
+				}
+			}
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(touched)) {
+		old, had := w.files[p]
+		cur, exists := w.stat(p)
+		report(p, action(old, had, cur, exists))
+		if exists {
+			w.files[p] = cur
+		} else {
+			delete(w.files, p)
+		}
+	}
+}
+
+// stat stamps one path of the tree; a path that is hidden, or whose
+// directory is no longer one in the picture, does not exist.
+func (w *watcher) stat(rel string) (stamp, bool) {
+	abs := w.root.dir + "/" + rel
+	if w.root.isHidden(abs) {
+		return stamp{}, false
+	}
+	if d := parentRel(rel); d != "" {
+		if st, ok := w.files[d]; !ok || !st.isDir() {
+			return stamp{}, false
+		}
+	}
+	info, err := os.Lstat(abs)
+	if err != nil {
+		return stamp{}, false
+	}
+	return stampOf(abs, info), true
+}
+
+func parentRel(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+func sorted(cs []Change) []Change {
+	slices.SortFunc(cs, func(a, b Change) int { return cmp.Compare(a.Path, b.Path) })
+	return cs
+}
+
+// scanDir stamps every path under the directory abs (rel in the root)
+// into files, skipping ask's hidden paths and the kernel's own trees.
+// When add is set, it is called on each directory before the directory is
+// read, so that nothing made after the read goes unheard; its error stops
+// the scan.
+func (r *Root) scanDir(abs, rel string, files map[string]stamp, add func(abs, rel string) error) error {
+	if add != nil {
+		if err := add(abs, rel); err != nil {
+			return err
+		}
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil // gone, or unreadable: nothing to see in it
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(ents) == 0 {
+		return nil
+	}
+	for _, e := range ents {
+		childAbs, childRel := abs+"/"+e.Name(), joinRel(rel, e.Name())
+		if r.isHidden(childAbs) || isSpecial(childAbs) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		files[childRel] = stampOf(childAbs, info)
+		if info.IsDir() {
+			if err := r.scanDir(childAbs, childRel, files, add); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isSpecial(abs string) bool {
+	for _, t := range specialTrees {
+		if abs == t {
+			return true
+		}
+	}
+	return false
+}

