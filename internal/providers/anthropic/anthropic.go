@@ -91,8 +91,12 @@ func toolItems(tools []providers.Tool) ([]json.RawMessage, error) {
 	return items, nil
 }
 
-// UserMessage is {"role":"user","content":TEXT}.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+// UserMessage is {"role":"user","content":TEXT}, or content blocks when
+// files go with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments)
+	}
 	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.Quote(text))
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: user message: %w", err)

@@ -20,10 +20,10 @@ type base64Source struct {
 	Data      string `json:"data"`
 }
 
-// UserMessageWith implements providers.Attacher: an image block for each
+// withAttachments is a user message holding files: an image block for each
 // image and a document block for each PDF, each with a base64 source,
 // then the text (Anthropic advises the files before the question).
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
 	blocks := make([]userBlock, 0, len(attachments)+1)
 	for _, a := range attachments {
 		kind := "document"

@@ -7,6 +7,7 @@ package catalog
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,14 +26,20 @@ import (
 // Provider is one configured provider.
 type Provider struct {
 	Name     string
-	Protocol string // openai, responses, anthropic, gemini, ollama
-	BaseURL  string
+	Protocol string // openai, responses, anthropic, gemini, ollama, command
+	// New builds the wire protocol the provider speaks, in the dialect
+	// the row's own fields say (Reasoning, NativeSchema).
+	New     func(Provider) providers.Protocol
+	BaseURL string
 	// BaseURLEnv are the provider's own base-URL variables, consulted after
 	// --base-url and ASK_BASE_URL.
 	BaseURLEnv []string
 	// KeyEnv are the variables holding the key, first set wins. Empty for
 	// local servers that need none.
-	KeyEnv       []string
+	KeyEnv []string
+	// KeyOptional: a key is sent when one is set (a hosted Ollama), but
+	// the provider answers without one.
+	KeyOptional  bool
 	DefaultModel string
 	Header       http.Header
 
@@ -179,7 +186,7 @@ func Size(n int64) string {
 }
 
 // NeedsKey reports whether the provider refuses requests without a key.
-func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && p.Name != "ollama" }
+func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && !p.KeyOptional }
 
 // attribution identifies ask to OpenRouter's app rankings.
 var attribution = http.Header{
@@ -189,36 +196,37 @@ var attribution = http.Header{
 }
 
 var all = []Provider{
-	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
+	{Name: "openrouter", Protocol: "openai", New: chatCompletions, BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
 		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true,
 		MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach,
 		// OpenRouter passes cache_control on to Claude, and to Gemini, which
 		// reads the last mark; the other models it serves cache by
 		// themselves.
 		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true},
-	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
+	{Name: "openai", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
 		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true},
-	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
+	{Name: "openai-responses", Protocol: "responses", New: only(responses.New), BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
 		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach, CacheKey: true},
-	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
+	{Name: "anthropic", Protocol: "anthropic", New: only(anthropic.New), BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true,
 		MaxTemperature: 1, Reasoning: Thinking, Attach: anthropicAttach, CacheMarks: []string{""}},
-	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
+	{Name: "gemini", Protocol: "gemini", New: only(gemini.New), BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
 		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true,
 		MaxTemperature: 2, Reasoning: ThinkingConfig, Attach: geminiAttach},
-	{Name: "ollama", Protocol: "ollama", BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
-		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
+	{Name: "ollama", Protocol: "ollama", New: only(ollama.New), BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
+		KeyEnv: []string{"OLLAMA_API_KEY"}, KeyOptional: true, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
 		MaxTemperature: 2, Reasoning: Think, Attach: imagesOnly},
-	{Name: "deepseek", Protocol: "openai", BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
+	{Name: "deepseek", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
 		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true,
 		MaxTemperature: 2, Reasoning: ReasoningEffort},
-	{Name: "moonshot", Protocol: "openai", BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
+	{Name: "moonshot", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
 		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true, NativeSchema: true,
 		MaxTemperature: 1, Attach: imagesOnly},
-	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
+	{Name: "lmstudio", Protocol: "openai", New: chatCompletions, BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
 		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: imagesOnly},
-	// A local program run once per step (--command); it speaks plain text.
-	{Name: "command", Protocol: "command", DefaultModel: "command", LocalProgram: true},
+	// A local program run once per step (--command); it speaks plain text,
+	// always under the text tool protocol.
+	{Name: "command", Protocol: "command", New: only(command.NewPlain), DefaultModel: "command", LocalProgram: true},
 }
 
 // All lists the providers in the order auto-selection tries them.
@@ -244,32 +252,37 @@ func Lookup(name string) (Provider, error) {
 	return Provider{}, fmt.Errorf("unknown provider %q: choose one of %s", name, strings.Join(Names(), ", "))
 }
 
+// chatCompletions builds the Chat Completions protocol in a server's
+// dialect: how it takes --reasoning, and whether it takes an answer schema.
+func chatCompletions(p Provider) providers.Protocol {
+	return &openai.Protocol{ReasoningObject: p.Reasoning == ReasoningObject, NoResponseFormat: !p.NativeSchema}
+}
+
+// only is the constructor of a protocol that has one dialect.
+func only[P providers.Protocol](build func() P) func(Provider) providers.Protocol {
+	return func(Provider) providers.Protocol { return build() }
+}
+
 // NewProtocol returns the wire protocol the provider speaks, in its
 // dialect.
 func (p Provider) NewProtocol() (providers.Protocol, error) {
-	if p.Protocol == "openai" {
-		return &openai.Protocol{ReasoningObject: p.Reasoning == ReasoningObject}, nil
+	if p.New == nil {
+		return nil, fmt.Errorf("%s names no wire protocol", p.Name)
 	}
-	return NewProtocol(p.Protocol)
+	return p.New(p), nil
 }
 
-// NewProtocol returns the wire protocol of that name.
+// NewProtocol returns the wire protocol of that name, as the provider of
+// the same name speaks it, or else the first provider speaking it.
 func NewProtocol(name string) (providers.Protocol, error) {
-	switch name {
-	case "openai":
-		return openai.New(), nil
-	case "responses":
-		return responses.New(), nil
-	case "anthropic":
-		return anthropic.New(), nil
-	case "gemini":
-		return gemini.New(), nil
-	case "ollama":
-		return ollama.New(), nil
-	case "command":
-		return command.Plain{}, nil // always wrapped in the text tool protocol
+	i := slices.IndexFunc(all, func(p Provider) bool { return p.Protocol == name && p.Name == name })
+	if i < 0 {
+		i = slices.IndexFunc(all, func(p Provider) bool { return p.Protocol == name })
 	}
-	return nil, fmt.Errorf("unknown protocol %q", name)
+	if i < 0 {
+		return nil, fmt.Errorf("unknown protocol %q", name)
+	}
+	return all[i].NewProtocol()
 }
 
 // Select picks the provider per DESIGN §3: the flag, then ASK_PROVIDER, then

@@ -21,6 +21,9 @@ type Plain struct{}
 
 var _ providers.Protocol = Plain{}
 
+// NewPlain returns the plain text protocol.
+func NewPlain() Plain { return Plain{} }
+
 // Name implements providers.Protocol.
 func (Plain) Name() string { return "command" }
 
@@ -32,8 +35,14 @@ func (Plain) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 	return nil, nil
 }
 
-// UserMessage implements providers.Protocol.
-func (Plain) UserMessage(text string) (json.RawMessage, error) { return message("user", text), nil }
+// UserMessage implements providers.Protocol. A program reads text only:
+// no catalog row lets files reach it, and any that did are refused.
+func (Plain) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return nil, errors.New("command: a command model takes no attachments")
+	}
+	return message("user", text), nil
+}
 
 // FormatToolResults implements providers.Protocol: the results as one user
 // message, as the text tool protocol sends them.

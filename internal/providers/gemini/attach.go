@@ -18,10 +18,10 @@ type inlineData struct {
 	Data     string `json:"data"`
 }
 
-// UserMessageWith implements providers.Attacher: an inlineData part
+// withAttachments is a user message holding files: an inlineData part
 // (mimeType and base64 data) for each file, images and PDFs alike, then
 // the text.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
 	parts := make([]userPart, 0, len(attachments)+1)
 	for _, a := range attachments {
 		parts = append(parts, userPart{InlineData: &inlineData{MimeType: a.MIME, Data: a.Base64()}})

@@ -9,9 +9,9 @@ import (
 )
 
 // The prompt's attachments, one of each kind, in the protocol's own form.
-func TestUserMessageWithAttachments(t *testing.T) {
+func TestUserMessageAttachments(t *testing.T) {
 	t.Parallel()
-	msg, err := New().UserMessageWith("what is in these?", providertest.Attachments(t))
+	msg, err := New().UserMessage("what is in these?", providertest.Attachments(t)...)
 	if err != nil {
 		t.Fatal(err)
 	}

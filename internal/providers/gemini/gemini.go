@@ -125,8 +125,12 @@ func cleanParameters(schema json.RawMessage) (json.RawMessage, error) {
 	return out, nil
 }
 
-// UserMessage is {"role":"user","parts":[{"text":TEXT}]}.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+// UserMessage is {"role":"user","parts":[{"text":TEXT}]}, with an
+// inlineData part before it for each file that goes with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments)
+	}
 	part, err := providers.SetRaw([]byte(`{}`), "text", providers.Quote(text))
 	if err == nil {
 		var msg []byte

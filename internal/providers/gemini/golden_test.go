@@ -215,7 +215,7 @@ func TestGoldenFilesAreUsed(t *testing.T) {
 	for _, n := range append(replies, errorBodies...) {
 		known[stem(n)+".json"] = true
 	}
-	known["attach-user-message.json"] = true // TestUserMessageWithAttachments
+	known["attach-user-message.json"] = true // TestUserMessageAttachments
 	entries, err := os.ReadDir(filepath.Join("testdata", "golden"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,9 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 )
 
-// UserMessageWith implements providers.Attacher: the text as content and
+// withAttachments is a user message holding files: the text as content and
 // the images, base64, in images. Ollama takes no other kind of file.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
 	images := make([]string, 0, len(attachments))
 	for _, a := range attachments {
 		if !a.IsImage() {

@@ -150,8 +150,12 @@ func toolMessage(r providers.ToolResult) (json.RawMessage, error) {
 	return providers.SetRaw(msg, "content", providers.Quote(content))
 }
 
-// UserMessage implements providers.Protocol.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+// UserMessage implements providers.Protocol: images go base64 in
+// "images" (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments)
+	}
 	msg, err := textMessage("user", text)
 	if err != nil {
 		return nil, fmt.Errorf("ollama: user message: %w", err)

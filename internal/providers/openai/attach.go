@@ -24,10 +24,10 @@ type chatFileRef struct {
 	FileData string `json:"file_data"`
 }
 
-// UserMessageWith implements providers.Attacher: the text, then an
+// withAttachments is a user message holding files: the text, then an
 // image_url part with a data: URL for each image and a file part with
 // file_data (a data: URL) for each PDF.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
 	parts := make([]chatPart, 0, len(attachments)+1)
 	if text != "" {
 		parts = append(parts, chatPart{Type: "text", Text: &text})

@@ -19,6 +19,11 @@ type Protocol struct {
 	// "reasoning":{"effort":…}, instead of Chat Completions'
 	// "reasoning_effort".
 	ReasoningObject bool
+	// NoResponseFormat leaves Request.Schema out of the body, for a
+	// server that refuses a response_format of type json_schema
+	// (DeepSeek answers it with HTTP 400); the run gives such a model the
+	// schema in its system prompt instead.
+	NoResponseFormat bool
 }
 
 var _ providers.Protocol = (*Protocol)(nil)
@@ -77,8 +82,12 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 	return providers.JoinArray(items), nil
 }
 
-// UserMessage implements providers.Protocol.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+// UserMessage implements providers.Protocol: {"role":"user","content":TEXT},
+// or content parts when files go with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments)
+	}
 	return message("user", text), nil
 }
 
@@ -138,6 +147,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	tools, err := p.FormatTools(r.Tools)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if p.NoResponseFormat {
+		r.Schema = nil
 	}
 	if len(r.Schema) > 0 && !gjson.ValidBytes(r.Schema) {
 		return nil, fmt.Errorf("openai: build request: schema is not valid JSON")

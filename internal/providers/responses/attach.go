@@ -17,10 +17,10 @@ type inputPart struct {
 	FileData string `json:"file_data,omitempty"`
 }
 
-// UserMessageWith implements providers.Attacher: an input_text part, then
+// withAttachments is a user message holding files: an input_text part, then
 // an input_image (a data: URL, detail auto) for each image and an
 // input_file (filename and file_data, a data: URL) for each PDF.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
 	parts := make([]inputPart, 0, len(attachments)+1)
 	if text != "" {
 		parts = append(parts, inputPart{Type: "input_text", Text: text})

@@ -117,8 +117,12 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 	return providers.JoinArray(items), nil
 }
 
-// UserMessage is an EasyInputMessage: {"role":"user","content":text}.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+// UserMessage is an EasyInputMessage: {"role":"user","content":text}, or
+// content parts when files go with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments)
+	}
 	return setString([]byte(`{"role":"user"}`), "content", text)
 }
 
