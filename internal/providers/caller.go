@@ -45,6 +45,11 @@ type Caller struct {
 	// --reasoning), sent with every request that sets neither.
 	Temperature *float64
 	Reasoning   string
+	// Fallback, when set, is asked about a call that failed: a protocol
+	// it returns becomes Protocol from then on, and the request is sent
+	// again in it (the run's switch to the text tool protocol when a
+	// provider refuses tools for the model). It switches at most once.
+	Fallback func(err error) Protocol
 
 	// IdleTimeout ends a stream that sends nothing for this long; 0 means
 	// no limit.
@@ -82,6 +87,19 @@ func (c *Caller) Build(req Request) ([]byte, error) {
 
 // Call renders req, sends it and reads the reply, streamed or not.
 func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
+	turn, err := c.call(ctx, req, h)
+	if err == nil || c.Fallback == nil {
+		return turn, err
+	}
+	next := c.Fallback(err)
+	if next == nil {
+		return turn, err
+	}
+	c.Protocol, c.Fallback = next, nil
+	return c.call(ctx, req, h)
+}
+
+func (c *Caller) call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
 	body, err := c.Build(req)
 	if err != nil {
 		return nil, err
