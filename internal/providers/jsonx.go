@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -173,6 +174,42 @@ func Object(fields ...Field) []byte {
 	}
 	return append(b, '}')
 }
+
+// OptionalObject is Object, or nil, which an enclosing Object leaves out,
+// when no field has a value.
+func OptionalObject(fields ...Field) json.RawMessage {
+	for _, f := range fields {
+		if f.Value != nil || f.isArray {
+			return Object(fields...)
+		}
+	}
+	return nil
+}
+
+// Number is f as a JSON number, in the shortest form that reads back as f.
+func Number(f float64) json.RawMessage { return strconv.AppendFloat(nil, f, 'f', -1, 64) }
+
+// OptionalNumber is *f as a JSON number, or nil (left out) when f is nil.
+func OptionalNumber(f *float64) json.RawMessage {
+	if f == nil {
+		return nil
+	}
+	return Number(*f)
+}
+
+// OptionalString is s as a JSON string, or nil (left out) when s is "".
+func OptionalString(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return Quote(s)
+}
+
+// Int is n as a JSON number.
+func Int(n int) json.RawMessage { return strconv.AppendInt(nil, int64(n), 10) }
+
+// Bool is b as JSON.
+func Bool(b bool) json.RawMessage { return strconv.AppendBool(nil, b) }
 
 // AppendHistory returns a request body of p with msgs added at the end of
 // its conversation (p.HistoryField()). Every other byte of the body stays as

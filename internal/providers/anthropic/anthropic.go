@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -160,7 +159,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, fmt.Errorf("anthropic: extended thinking (--reasoning) takes no temperature but 1, got %g: %w", *r.Temperature, providers.ErrKnob)
 		}
 		maxTokens += budget
-		thinking = json.RawMessage(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)
+		thinking = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"enabled"`)},
+			providers.Field{Key: "budget_tokens", Value: providers.Int(budget)})
 	}
 	system := r.System
 	var format json.RawMessage // output_config.format, for native structured output
@@ -185,10 +186,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var systemValue json.RawMessage
-	if system != "" {
-		systemValue = providers.Quote(system)
-	}
+	systemValue := providers.OptionalString(system)
 	msgs := r.Messages
 	if r.Cache.Mark {
 		msgs, systemValue, tools = markCache(msgs, systemValue, tools)
@@ -203,7 +201,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	// grows.
 	fields := []providers.Field{
 		{Key: "model", Value: providers.Quote(r.Model)},
-		{Key: "max_tokens", Value: json.RawMessage(strconv.Itoa(maxTokens))},
+		{Key: "max_tokens", Value: providers.Int(maxTokens)},
 	}
 	fields = append(fields,
 		providers.Field{Key: "system", Value: systemValue},
@@ -220,11 +218,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if thinking != nil {
 		fields = append(fields, providers.Field{Key: "thinking", Value: thinking})
 	}
-	if r.Temperature != nil {
-		fields = append(fields, providers.Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*r.Temperature, 'f', -1, 64))})
-	}
+	fields = append(fields, providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)})
 	if r.Stream {
-		fields = append(fields, providers.Field{Key: "stream", Value: json.RawMessage("true")})
+		fields = append(fields, providers.Field{Key: "stream", Value: providers.Bool(true)})
 	}
 	return providers.Object(fields...), nil
 }

@@ -63,15 +63,11 @@ func (p Plain) BuildRequest(r providers.Request) ([]byte, error) {
 	if i := r.BadMessage(hasRole); i >= 0 {
 		return nil, fmt.Errorf("command: build request: message %d is not a {\"role\", \"content\"} object", i)
 	}
-	var b strings.Builder
-	b.WriteString(`{"model":`)
-	b.Write(providers.Quote(r.Model))
-	b.WriteString(`,"system":`)
-	b.Write(providers.Quote(r.System))
-	b.WriteString(`,"messages":`)
-	b.Write(providers.JoinArray(r.Messages))
-	b.WriteString("}")
-	return []byte(b.String()), nil
+	return providers.Object(
+		providers.Field{Key: "model", Value: providers.Quote(r.Model)},
+		providers.Field{Key: "system", Value: providers.Quote(r.System)},
+		providers.ArrayField("messages", r.Messages),
+	), nil
 }
 
 // ParseResponse implements providers.Protocol: the body is the reply.

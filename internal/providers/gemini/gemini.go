@@ -233,52 +233,43 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		return nil, err
 	}
 
-	// The parts other than the conversation are small and built as JSON
-	// values; the body is then written once, in order, so that the
-	// conversation (each message validated above) is copied a single time
-	// however long it grows.
-	var instr, config, toolConfig json.RawMessage
+	var toolConfig, instr json.RawMessage
 	if tools != nil && r.NoToolCalls {
 		toolConfig = json.RawMessage(`{"functionCallingConfig":{"mode":"NONE"}}`)
 	}
 	if system != "" {
-		var part []byte
-		part, err = providers.SetRaw([]byte(`{}`), "text", providers.Quote(system))
-		if err == nil {
-			instr, err = providers.SetRaw([]byte(`{}`), "parts", providers.JoinArray([]json.RawMessage{part}))
-		}
+		instr = providers.Object(providers.ArrayField("parts", []json.RawMessage{
+			providers.Object(providers.Field{Key: "text", Value: providers.Quote(system)}),
+		}))
 	}
 	var thinking json.RawMessage
-	if err == nil && r.Reasoning != "" {
-		thinking, err = thinkingConfig(r.Model, r.Reasoning)
-	}
-	if err == nil && (r.MaxTokens > 0 || responseSchema != nil || r.Temperature != nil || thinking != nil) {
-		config = []byte(`{}`)
-		if r.MaxTokens > 0 {
-			config, err = providers.Set(config, "maxOutputTokens", r.MaxTokens)
-		}
-		if err == nil && r.Temperature != nil {
-			config, err = providers.Set(config, "temperature", *r.Temperature)
-		}
-		if err == nil && thinking != nil {
-			config, err = providers.SetRaw(config, "thinkingConfig", thinking)
-		}
-		if err == nil && responseSchema != nil {
-			config, err = providers.Set(config, "responseMimeType", "application/json")
-			if err == nil {
-				config, err = providers.SetRaw(config, "responseSchema", responseSchema)
-			}
+	if r.Reasoning != "" {
+		if thinking, err = thinkingConfig(r.Model, r.Reasoning); err != nil {
+			return nil, fmt.Errorf("gemini: build request: %w", err)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("gemini: build request: %w", err)
+	var maxTokens, mimeType json.RawMessage
+	if r.MaxTokens > 0 {
+		maxTokens = providers.Int(r.MaxTokens)
 	}
+	if responseSchema != nil {
+		mimeType = json.RawMessage(`"application/json"`)
+	}
+	// The body is written once, in order, so that the conversation (each
+	// message validated above) is copied a single time however long it
+	// grows.
 	return providers.Object(
 		providers.ArrayField("contents", alternate(r.Messages)),
 		providers.Field{Key: "systemInstruction", Value: instr},
 		providers.Field{Key: "tools", Value: tools},
 		providers.Field{Key: "toolConfig", Value: toolConfig},
-		providers.Field{Key: "generationConfig", Value: config},
+		providers.Field{Key: "generationConfig", Value: providers.OptionalObject(
+			providers.Field{Key: "maxOutputTokens", Value: maxTokens},
+			providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)},
+			providers.Field{Key: "thinkingConfig", Value: thinking},
+			providers.Field{Key: "responseMimeType", Value: mimeType},
+			providers.Field{Key: "responseSchema", Value: responseSchema},
+		)},
 	), nil
 }
 

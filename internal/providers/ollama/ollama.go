@@ -199,57 +199,42 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 		return nil, fmt.Errorf("message %d is not a JSON object", i)
 	}
 	msgs = append(msgs, r.Messages...)
-
-	doc, err := providers.SetRaw([]byte(`{"model":""}`), "model", providers.Quote(r.Model))
-	if err != nil {
-		return nil, err
-	}
-	// The conversation goes in last, in one copy (FillArray).
-	if doc, err = providers.SetRaw(doc, "messages", []byte("[]")); err != nil {
-		return nil, err
-	}
 	tools, err := p.FormatTools(r.Tools)
 	if err != nil {
 		return nil, err
 	}
 	// Ollama has no tool_choice: a request that must not call tools
 	// declares none (its templates render the history's calls anyway).
-	if tools != nil && !r.NoToolCalls {
-		if doc, err = providers.SetRaw(doc, "tools", tools); err != nil {
-			return nil, err
-		}
+	if r.NoToolCalls {
+		tools = nil
 	}
-	if doc, err = providers.Set(doc, "stream", r.Stream); err != nil {
-		return nil, err
+	// think takes a level as well as true or false (docs/openapi.yaml).
+	if r.Reasoning != "" && !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
+		return nil, fmt.Errorf("reasoning %q: %w", r.Reasoning, providers.ErrKnob)
 	}
-	if r.MaxTokens > 0 {
-		if doc, err = providers.Set(doc, "options.num_predict", r.MaxTokens); err != nil {
-			return nil, err
-		}
-	}
-	if r.Temperature != nil {
-		if doc, err = providers.Set(doc, "options.temperature", *r.Temperature); err != nil {
-			return nil, err
-		}
-	}
-	if r.Reasoning != "" {
-		// think takes a level as well as true or false (docs/openapi.yaml).
-		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
-			return nil, fmt.Errorf("reasoning %q: %w", r.Reasoning, providers.ErrKnob)
-		}
-		if doc, err = providers.Set(doc, "think", r.Reasoning); err != nil {
-			return nil, err
-		}
-	}
+	var format json.RawMessage
 	if len(bytes.TrimSpace(r.Schema)) > 0 {
 		if !isObject(r.Schema) {
 			return nil, errors.New("schema is not a JSON object")
 		}
-		if doc, err = providers.SetRaw(doc, "format", r.Schema); err != nil {
-			return nil, err
-		}
+		format = r.Schema
 	}
-	return providers.FillArray(doc, "messages", msgs)
+	var numPredict json.RawMessage
+	if r.MaxTokens > 0 {
+		numPredict = providers.Int(r.MaxTokens)
+	}
+	return providers.Object(
+		providers.Field{Key: "model", Value: providers.Quote(r.Model)},
+		providers.ArrayField("messages", msgs),
+		providers.Field{Key: "tools", Value: tools},
+		providers.Field{Key: "stream", Value: providers.Bool(r.Stream)},
+		providers.Field{Key: "options", Value: providers.OptionalObject(
+			providers.Field{Key: "num_predict", Value: numPredict},
+			providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)},
+		)},
+		providers.Field{Key: "think", Value: providers.OptionalString(r.Reasoning)},
+		providers.Field{Key: "format", Value: format},
+	), nil
 }
 
 // isObject reports whether b is one valid JSON object, without copying it.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -125,10 +124,11 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 	return out, nil
 }
 
-// BuildRequest implements providers.Protocol. The body is written in one
-// pass, so its cost is linear in the size of the history. Request.Cache
-// marks content parts for the OpenRouter models that cache only what is
-// marked (cache.go) and names the conversation in prompt_cache_key.
+// BuildRequest implements providers.Protocol. The body is written once, in
+// order (providers.Object), so its cost is linear in the size of the
+// history. Request.Cache marks content parts for the OpenRouter models that
+// cache only what is marked (cache.go) and names the conversation in
+// prompt_cache_key.
 func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if r.Model == "" {
 		return nil, fmt.Errorf("openai: build request: no model")
@@ -154,56 +154,57 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if len(r.Schema) > 0 && !gjson.ValidBytes(r.Schema) {
 		return nil, fmt.Errorf("openai: build request: schema is not valid JSON")
 	}
+	reasoning, err := p.reasoning(r.Reasoning)
+	if err != nil {
+		return nil, err
+	}
 
-	joined := providers.JoinArray(msgs)
-	b := make([]byte, 0, len(joined)+len(tools)+len(r.Schema)+len(r.Model)+192)
-	b = append(b, `{"model":`...)
-	b = append(b, providers.Quote(r.Model)...)
-	b = append(b, `,"messages":`...)
-	b = append(b, joined...)
-	if len(tools) > 0 {
-		b = append(b, `,"tools":`...)
-		b = append(b, tools...)
-		if r.NoToolCalls {
-			b = append(b, `,"tool_choice":"none"`...)
-		}
+	fields := []providers.Field{
+		{Key: "model", Value: providers.Quote(r.Model)},
+		providers.ArrayField("messages", msgs),
+		{Key: "tools", Value: tools},
+	}
+	if len(tools) > 0 && r.NoToolCalls {
+		fields = append(fields, providers.Field{Key: "tool_choice", Value: json.RawMessage(`"none"`)})
 	}
 	if r.Cache.Key != "" {
-		b = append(b, `,"prompt_cache_key":`...)
-		b = append(b, providers.Quote(r.Cache.Key)...)
+		fields = append(fields, providers.Field{Key: "prompt_cache_key", Value: providers.Quote(r.Cache.Key)})
 	}
 	if r.Stream {
-		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+		fields = append(fields,
+			providers.Field{Key: "stream", Value: providers.Bool(true)},
+			providers.Field{Key: "stream_options", Value: json.RawMessage(`{"include_usage":true}`)})
 	}
 	if r.MaxTokens > 0 {
-		b = append(b, `,"`...)
-		b = append(b, maxTokensField(r.Model)...)
-		b = append(b, `":`...)
-		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+		fields = append(fields, providers.Field{Key: maxTokensField(r.Model), Value: providers.Int(r.MaxTokens)})
 	}
-	if r.Temperature != nil {
-		b = append(b, `,"temperature":`...)
-		b = strconv.AppendFloat(b, *r.Temperature, 'f', -1, 64)
-	}
-	if r.Reasoning != "" {
-		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
-			return nil, fmt.Errorf("openai: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
-		}
-		if p.ReasoningObject {
-			b = append(b, `,"reasoning":{"effort":`...)
-			b = append(b, providers.Quote(r.Reasoning)...)
-			b = append(b, '}')
-		} else {
-			b = append(b, `,"reasoning_effort":`...)
-			b = append(b, providers.Quote(r.Reasoning)...)
-		}
-	}
+	fields = append(fields, providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)}, reasoning)
 	if len(r.Schema) > 0 {
-		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"answer","schema":`...)
-		b = append(b, r.Schema...)
-		b = append(b, `,"strict":false}}`...)
+		fields = append(fields, providers.Field{Key: "response_format", Value: providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"json_schema"`)},
+			providers.Field{Key: "json_schema", Value: providers.Object(
+				providers.Field{Key: "name", Value: json.RawMessage(`"answer"`)},
+				providers.Field{Key: "schema", Value: r.Schema},
+				providers.Field{Key: "strict", Value: providers.Bool(false)},
+			)},
+		)})
 	}
-	return append(b, '}'), nil
+	return providers.Object(fields...), nil
+}
+
+// reasoning is the field --reasoning becomes in the dialect: Chat
+// Completions' "reasoning_effort", or OpenRouter's "reasoning":{"effort"};
+// a field without a value (left out) for "".
+func (p *Protocol) reasoning(level string) (providers.Field, error) {
+	switch {
+	case level == "":
+		return providers.Field{}, nil
+	case !slices.Contains(providers.ReasoningLevels, level):
+		return providers.Field{}, fmt.Errorf("openai: reasoning %q: %w", level, providers.ErrKnob)
+	case p.ReasoningObject:
+		return providers.Field{Key: "reasoning", Value: providers.Object(providers.Field{Key: "effort", Value: providers.Quote(level)})}, nil
+	}
+	return providers.Field{Key: "reasoning_effort", Value: providers.Quote(level)}, nil
 }
 
 // ParseToolCalls implements providers.Protocol for a response body or a
