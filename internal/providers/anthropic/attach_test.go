@@ -1,10 +1,8 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"testing"
 
-	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/providertest"
 )
 
@@ -16,14 +14,5 @@ func TestUserMessageAttachments(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.Golden(t, "attach-user-message", msg)
-	validateAttachSpec(t, msg)
-}
-
-// No official spec is at hand for this protocol: the request must build,
-// and the golden holds the form.
-func validateAttachSpec(t *testing.T, msg []byte) {
-	t.Helper()
-	if _, err := New().BuildRequest(providers.Request{Model: "some-model", System: "be brief", Messages: []json.RawMessage{msg}}); err != nil {
-		t.Fatal(err)
-	}
+	providertest.AttachedRequest(t, New(), providertest.Spec{}, msg) // no official spec
 }
