@@ -175,6 +175,30 @@ func Object(fields ...Field) []byte {
 	return append(b, '}')
 }
 
+// Member is a top-level member of an object to read, and where its value
+// goes.
+type Member struct {
+	Key string
+	Dst *gjson.Result
+}
+
+// ReadMembers reads the members of an object in one pass, rather than one
+// scan a member as gjson.Get would: stream events, most of a reply, are
+// read this way. The first of duplicate keys wins, as with gjson.Get.
+func ReadMembers(doc gjson.Result, members ...Member) {
+	doc.ForEach(func(k, v gjson.Result) bool {
+		for _, m := range members {
+			if k.Str == m.Key {
+				if !m.Dst.Exists() {
+					*m.Dst = v
+				}
+				break
+			}
+		}
+		return true
+	})
+}
+
 // OptionalObject is Object, or nil, which an enclosing Object leaves out,
 // when no field has a value.
 func OptionalObject(fields ...Field) json.RawMessage {

@@ -14,6 +14,8 @@ import (
 // Protocol is the Chat Completions wire protocol. It holds no state but
 // how its dialect spells a setting.
 type Protocol struct {
+	providers.OpenAIModels // GET /models
+
 	// ReasoningObject sends Request.Reasoning as OpenRouter takes it,
 	// "reasoning":{"effort":…}, instead of Chat Completions'
 	// "reasoning_effort".
@@ -25,7 +27,10 @@ type Protocol struct {
 	NoResponseFormat bool
 }
 
-var _ providers.Protocol = (*Protocol)(nil)
+var (
+	_ providers.Protocol    = (*Protocol)(nil)
+	_ providers.ModelLister = (*Protocol)(nil)
+)
 
 // New returns the Chat Completions protocol.
 func New() *Protocol { return &Protocol{} }

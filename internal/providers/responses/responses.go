@@ -42,9 +42,14 @@ import (
 )
 
 // Protocol is the Responses API. The zero value is ready to use.
-type Protocol struct{}
+type Protocol struct {
+	providers.OpenAIModels // GET /models
+}
 
-var _ providers.Protocol = (*Protocol)(nil)
+var (
+	_ providers.Protocol    = (*Protocol)(nil)
+	_ providers.ModelLister = (*Protocol)(nil)
+)
 
 // New returns the Responses API protocol.
 func New() *Protocol { return &Protocol{} }
