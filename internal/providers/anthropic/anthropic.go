@@ -96,11 +96,9 @@ func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (
 	if len(attachments) > 0 {
 		return withAttachments(text, attachments)
 	}
-	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.Quote(text))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: user message: %w", err)
-	}
-	return msg, nil
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.Field{Key: "content", Value: providers.Quote(text)}), nil
 }
 
 // FormatToolResults renders every result of one step as a tool_result block

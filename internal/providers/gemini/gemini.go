@@ -131,15 +131,9 @@ func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (
 	if len(attachments) > 0 {
 		return withAttachments(text, attachments)
 	}
-	part, err := providers.SetRaw([]byte(`{}`), "text", providers.Quote(text))
-	if err == nil {
-		var msg []byte
-		msg, err = providers.SetRaw([]byte(`{"role":"user"}`), "parts", providers.JoinArray([]json.RawMessage{part}))
-		if err == nil {
-			return msg, nil
-		}
-	}
-	return nil, fmt.Errorf("gemini: user message: %w", err)
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("parts", []json.RawMessage{providers.Object(providers.Field{Key: "text", Value: providers.Quote(text)})})), nil
 }
 
 // FormatToolResults renders every result of one step as a functionResponse

@@ -156,19 +156,14 @@ func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (
 	if len(attachments) > 0 {
 		return withAttachments(text, attachments)
 	}
-	msg, err := textMessage("user", text)
-	if err != nil {
-		return nil, fmt.Errorf("ollama: user message: %w", err)
-	}
-	return msg, nil
+	return textMessage("user", text), nil
 }
 
-func textMessage(role, text string) (json.RawMessage, error) {
-	msg, err := providers.SetRaw([]byte(`{"role":""}`), "role", providers.Quote(role))
-	if err != nil {
-		return nil, err
-	}
-	return providers.SetRaw(msg, "content", providers.Quote(text))
+// textMessage is {"role":role,"content":text}.
+func textMessage(role, text string) json.RawMessage {
+	return providers.Object(
+		providers.Field{Key: "role", Value: providers.Quote(role)},
+		providers.Field{Key: "content", Value: providers.Quote(text)})
 }
 
 // BuildRequest implements providers.Protocol. The history is copied byte for
@@ -189,11 +184,7 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 	}
 	msgs := make([]json.RawMessage, 0, len(r.Messages)+1)
 	if r.System != "" {
-		sys, err := textMessage("system", r.System)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, sys)
+		msgs = append(msgs, textMessage("system", r.System))
 	}
 	if i := r.BadMessage(isObject); i >= 0 {
 		return nil, fmt.Errorf("message %d is not a JSON object", i)

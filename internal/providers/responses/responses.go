@@ -128,7 +128,9 @@ func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (
 	if len(attachments) > 0 {
 		return withAttachments(text, attachments)
 	}
-	return setString([]byte(`{"role":"user"}`), "content", text)
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.Field{Key: "content", Value: providers.Quote(text)}), nil
 }
 
 // FormatToolResults renders one function_call_output item per result, keyed
