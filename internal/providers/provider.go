@@ -93,7 +93,10 @@ type Event struct {
 	Data []byte
 }
 
-// Request is what the loop asks a protocol to render for one step.
+// Request is what the loop asks a protocol to render for one step. What a
+// run sets once (temperature, reasoning, the schema, caching) is as much a
+// field of it as the conversation: each protocol reads every field it has
+// a place for, and no wrapper around a protocol adds them.
 type Request struct {
 	Model    string
 	System   string

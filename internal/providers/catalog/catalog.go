@@ -54,8 +54,9 @@ type Provider struct {
 	Streaming bool
 	// NativeSchema: the request can ask for an answer matching a JSON
 	// Schema (structured output). Without it the schema goes into the
-	// system prompt and never into the request: DeepSeek answers a
-	// response_format of type json_schema with HTTP 400.
+	// system prompt and never into the request (the row's protocol is
+	// built to leave it out): DeepSeek answers a response_format of type
+	// json_schema with HTTP 400.
 	NativeSchema bool
 	// StreamsByDefault: a request body that does not say whether to stream
 	// is answered with a stream (Ollama's /api/chat).
@@ -88,6 +89,9 @@ type Provider struct {
 	// PublicModels: the model listing needs no key (OpenRouter's), so
 	// `ask models` works before one is set.
 	PublicModels bool
+	// Default: the provider chosen when nothing names one and no key
+	// variable is set (DESIGN §3: Ollama on localhost). One row has it.
+	Default bool
 }
 
 // MarksCache reports whether requests to model mark their prefix for
@@ -214,7 +218,7 @@ var all = []Provider{
 		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true,
 		MaxTemperature: 2, Reasoning: ThinkingConfig, Attach: geminiAttach},
 	{Name: "ollama", Protocol: "ollama", New: only(ollama.New), BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
-		KeyEnv: []string{"OLLAMA_API_KEY"}, KeyOptional: true, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
+		KeyEnv: []string{"OLLAMA_API_KEY"}, KeyOptional: true, Default: true, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
 		MaxTemperature: 2, Reasoning: Think, Attach: imagesOnly},
 	{Name: "deepseek", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
 		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true,
@@ -285,9 +289,13 @@ func NewProtocol(name string) (providers.Protocol, error) {
 	return all[i].NewProtocol()
 }
 
+// Default is the provider chosen when nothing names one and no key
+// variable is set.
+func Default() Provider { return all[slices.IndexFunc(all, func(p Provider) bool { return p.Default })] }
+
 // Select picks the provider per DESIGN §3: the flag, then ASK_PROVIDER, then
 // the configured default, then the first provider whose key is set, then
-// Ollama on localhost.
+// the Default one (Ollama on localhost).
 func Select(flag, configured string, getenv func(string) string) (Provider, error) {
 	for _, name := range []string{flag, getenv("ASK_PROVIDER"), configured} {
 		if name != "" {
@@ -301,7 +309,7 @@ func Select(flag, configured string, getenv func(string) string) (Provider, erro
 			}
 		}
 	}
-	return Lookup("ollama")
+	return Default(), nil
 }
 
 // ResolveBaseURL applies the precedence --base-url, ASK_BASE_URL, the

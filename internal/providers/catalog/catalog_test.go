@@ -80,3 +80,21 @@ func TestNeedsKey(t *testing.T) {
 		}
 	}
 }
+
+// Exactly one row is the default, and it is Ollama's (DESIGN §3), which
+// needs no key.
+func TestDefault(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, p := range All() {
+		if p.Default {
+			n++
+		}
+	}
+	if d := Default(); n != 1 || d.Name != "ollama" || d.NeedsKey() {
+		t.Errorf("%d default rows; Default() = %s, needs a key: %v", n, d.Name, d.NeedsKey())
+	}
+	if p, err := Select("", "", func(string) string { return "" }); err != nil || p.Name != "ollama" {
+		t.Errorf("Select with nothing set = %s, %v", p.Name, err)
+	}
+}
