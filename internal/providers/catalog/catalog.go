@@ -291,7 +291,9 @@ func NewProtocol(name string) (providers.Protocol, error) {
 
 // Default is the provider chosen when nothing names one and no key
 // variable is set.
-func Default() Provider { return all[slices.IndexFunc(all, func(p Provider) bool { return p.Default })] }
+func Default() Provider {
+	return all[slices.IndexFunc(all, func(p Provider) bool { return p.Default })]
+}
 
 // Select picks the provider per DESIGN §3: the flag, then ASK_PROVIDER, then
 // the configured default, then the first provider whose key is set, then
