@@ -47,12 +47,13 @@ func TestKnobsWithAttachments(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: no knobWire entry for protocol %s", row.Name, row.Protocol)
 		}
-		knobs := []struct {
+		type knob struct {
 			name        string
 			temperature Setting[float64]
 			reasoning   string
-			path, want  string
-		}{{"temperature", Given(0.3, "flag --temperature"), "", wire.temperature, "0.3"}}
+			path, want  string // the field the knob becomes; want "" takes any value
+		}
+		knobs := []knob{{"temperature", Given(0.3, "flag --temperature"), "", wire.temperature, "0.3"}}
 		if row.Reasoning != "" {
 			path := wire.reasoning[row.Reasoning]
 			if path == "" {
@@ -60,14 +61,9 @@ func TestKnobsWithAttachments(t *testing.T) {
 			}
 			want := "medium"
 			if row.Protocol == "anthropic" || row.Protocol == "gemini" {
-				want = "" // a token budget: any number
+				want = "" // a token budget
 			}
-			knobs = append(knobs, struct {
-				name        string
-				temperature Setting[float64]
-				reasoning   string
-				path, want  string
-			}{"reasoning", Setting[float64]{}, "medium", path, want})
+			knobs = append(knobs, knob{"reasoning", Setting[float64]{}, "medium", path, want})
 		}
 		for _, k := range knobs {
 			cases++
