@@ -75,17 +75,14 @@ func toolItems(tools []providers.Tool) ([]json.RawMessage, error) {
 		if t.Name == "" {
 			return nil, fmt.Errorf("anthropic: tool %d: name is missing", i)
 		}
-		item, err := providers.SetRaw([]byte(`{}`), "name", providers.Quote(t.Name))
-		if err == nil && t.Description != "" {
-			item, err = providers.SetRaw(item, "description", providers.Quote(t.Description))
+		params := t.ParamsOrEmpty()
+		if !gjson.ValidBytes(params) {
+			return nil, fmt.Errorf("anthropic: tool %q: input_schema is not valid JSON", t.Name)
 		}
-		if err == nil {
-			item, err = providers.SetRaw(item, "input_schema", t.ParamsOrEmpty())
-		}
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool %q: %w", t.Name, err)
-		}
-		items[i] = item
+		items[i] = providers.Object(
+			providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+			providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+			providers.Field{Key: "input_schema", Value: params})
 	}
 	return items, nil
 }
@@ -113,23 +110,19 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.ID == "" {
 			return nil, fmt.Errorf("anthropic: tool result %d (%s): id is missing", i, r.Name)
 		}
-		block, err := providers.SetRaw([]byte(`{"type":"tool_result"}`), "tool_use_id", providers.Quote(r.ID))
-		if err == nil && r.Content != "" {
-			block, err = providers.SetRaw(block, "content", providers.Quote(r.Content))
+		var isError json.RawMessage
+		if r.IsError {
+			isError = providers.Bool(true)
 		}
-		if err == nil && r.IsError {
-			block, err = providers.Set(block, "is_error", true)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool result %d: %w", i, err)
-		}
-		blocks[i] = block
+		blocks[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"tool_result"`)},
+			providers.Field{Key: "tool_use_id", Value: providers.Quote(r.ID)},
+			providers.Field{Key: "content", Value: providers.OptionalString(r.Content)},
+			providers.Field{Key: "is_error", Value: isError})
 	}
-	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.JoinArray(blocks))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: tool results: %w", err)
-	}
-	return []json.RawMessage{msg}, nil
+	return []json.RawMessage{providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("content", blocks))}, nil
 }
 
 // BuildRequest renders {model, max_tokens, system?, messages, tools?,

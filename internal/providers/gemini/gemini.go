@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -68,29 +69,19 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		if t.Name == "" {
 			return nil, fmt.Errorf("gemini: tool %d: name is missing", i)
 		}
-		decl, err := providers.SetRaw([]byte(`{}`), "name", providers.Quote(t.Name))
-		if err == nil && t.Description != "" {
-			decl, err = providers.SetRaw(decl, "description", providers.Quote(t.Description))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("gemini: tool %q: %w", t.Name, err)
-		}
 		params, err := cleanParameters(t.ParamsOrEmpty())
+		if err == nil && params != nil && !gjson.ValidBytes(params) {
+			err = errors.New("not valid JSON")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gemini: tool %q: parameters: %w", t.Name, err)
 		}
-		if params != nil {
-			if decl, err = providers.SetRaw(decl, "parameters", params); err != nil {
-				return nil, fmt.Errorf("gemini: tool %q: %w", t.Name, err)
-			}
-		}
-		decls[i] = decl
+		decls[i] = providers.Object(
+			providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+			providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+			providers.Field{Key: "parameters", Value: params})
 	}
-	tool, err := providers.SetRaw([]byte(`{}`), "functionDeclarations", providers.JoinArray(decls))
-	if err != nil {
-		return nil, fmt.Errorf("gemini: tools: %w", err)
-	}
-	return providers.JoinArray([]json.RawMessage{tool}), nil
+	return providers.JoinArray([]json.RawMessage{providers.Object(providers.ArrayField("functionDeclarations", decls))}), nil
 }
 
 // cleanParameters cleans a tool's parameter schema. It returns nil for an
@@ -148,31 +139,18 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.Name == "" {
 			return nil, fmt.Errorf("gemini: tool result %d (id %q): name is missing; Gemini answers a call by its function name", i, r.ID)
 		}
-		fr := []byte(`{}`)
-		var err error
+		var id json.RawMessage
 		if r.ID != "" && !isGeneratedID(r.ID) {
-			fr, err = providers.SetRaw(fr, "id", providers.Quote(r.ID))
+			id = providers.Quote(r.ID)
 		}
-		if err == nil {
-			fr, err = providers.SetRaw(fr, "name", providers.Quote(r.Name))
-		}
-		if err == nil {
-			fr, err = providers.SetRaw(fr, "response", resultObject(r))
-		}
-		var part []byte
-		if err == nil {
-			part, err = providers.SetRaw([]byte(`{}`), "functionResponse", fr)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("gemini: tool result %d: %w", i, err)
-		}
-		parts[i] = part
+		parts[i] = providers.Object(providers.Field{Key: "functionResponse", Value: providers.Object(
+			providers.Field{Key: "id", Value: id},
+			providers.Field{Key: "name", Value: providers.Quote(r.Name)},
+			providers.Field{Key: "response", Value: resultObject(r)})})
 	}
-	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "parts", providers.JoinArray(parts))
-	if err != nil {
-		return nil, fmt.Errorf("gemini: tool results: %w", err)
-	}
-	return []json.RawMessage{msg}, nil
+	return []json.RawMessage{providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("parts", parts))}, nil
 }
 
 // resultObject is a functionResponse's response: {"output": X} or

@@ -135,19 +135,11 @@ func toolMessage(r providers.ToolResult) (json.RawMessage, error) {
 	if r.IsError && !strings.HasPrefix(strings.ToLower(content), "error:") {
 		content = "Error: " + content
 	}
-	msg := []byte(`{"role":"tool"}`)
-	var err error
-	if r.Name != "" {
-		if msg, err = providers.SetRaw(msg, "tool_name", providers.Quote(r.Name)); err != nil {
-			return nil, err
-		}
-	}
-	if r.ID != "" {
-		if msg, err = providers.SetRaw(msg, "tool_call_id", providers.Quote(r.ID)); err != nil {
-			return nil, err
-		}
-	}
-	return providers.SetRaw(msg, "content", providers.Quote(content))
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"tool"`)},
+		providers.Field{Key: "tool_name", Value: providers.OptionalString(r.Name)},
+		providers.Field{Key: "tool_call_id", Value: providers.OptionalString(r.ID)},
+		providers.Field{Key: "content", Value: providers.Quote(content)}), nil
 }
 
 // UserMessage implements providers.Protocol: images go base64 in

@@ -72,16 +72,12 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		if !gjson.ValidBytes(params) {
 			return nil, fmt.Errorf("openai: tool %s: parameters are not valid JSON", t.Name)
 		}
-		b := make([]byte, 0, 64+len(t.Name)+len(t.Description)+len(params))
-		b = append(b, `{"type":"function","function":{"name":`...)
-		b = append(b, providers.Quote(t.Name)...)
-		if t.Description != "" {
-			b = append(b, `,"description":`...)
-			b = append(b, providers.Quote(t.Description)...)
-		}
-		b = append(b, `,"parameters":`...)
-		b = append(b, params...)
-		items[i] = append(b, "}}"...)
+		items[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"function"`)},
+			providers.Field{Key: "function", Value: providers.Object(
+				providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+				providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+				providers.Field{Key: "parameters", Value: params})})
 	}
 	return providers.JoinArray(items), nil
 }
@@ -97,13 +93,9 @@ func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (
 
 // message renders {"role":role,"content":text}.
 func message(role, text string) json.RawMessage {
-	q := providers.Quote(text)
-	b := make([]byte, 0, len(role)+len(q)+32)
-	b = append(b, `{"role":"`...)
-	b = append(b, role...)
-	b = append(b, `","content":`...)
-	b = append(b, q...)
-	return append(b, '}')
+	return providers.Object(
+		providers.Field{Key: "role", Value: providers.Quote(role)},
+		providers.Field{Key: "content", Value: providers.Quote(text)})
 }
 
 // FormatToolResults implements providers.Protocol: one role "tool" message
@@ -119,12 +111,10 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.IsError && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(content)), "error") {
 			content = "Error: " + content
 		}
-		b := make([]byte, 0, len(r.ID)+len(content)+48)
-		b = append(b, `{"role":"tool","tool_call_id":`...)
-		b = append(b, providers.Quote(r.ID)...)
-		b = append(b, `,"content":`...)
-		b = append(b, providers.Quote(content)...)
-		out[i] = append(b, '}')
+		out[i] = providers.Object(
+			providers.Field{Key: "role", Value: json.RawMessage(`"tool"`)},
+			providers.Field{Key: "tool_call_id", Value: providers.Quote(r.ID)},
+			providers.Field{Key: "content", Value: providers.Quote(content)})
 	}
 	return out, nil
 }

@@ -101,23 +101,12 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		if !gjson.ValidBytes(params) || !gjson.ParseBytes(params).IsObject() {
 			return nil, fmt.Errorf("tool %q: parameters are not a JSON object", t.Name)
 		}
-		doc := []byte(`{"type":"function"}`)
-		var err error
-		if doc, err = setString(doc, "name", t.Name); err != nil {
-			return nil, err
-		}
-		if t.Description != "" {
-			if doc, err = setString(doc, "description", t.Description); err != nil {
-				return nil, err
-			}
-		}
-		if doc, err = providers.SetRaw(doc, "parameters", params); err != nil {
-			return nil, err
-		}
-		if doc, err = providers.SetRaw(doc, "strict", []byte("false")); err != nil {
-			return nil, err
-		}
-		items[i] = doc
+		items[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"function"`)},
+			providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+			providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+			providers.Field{Key: "parameters", Value: params},
+			providers.Field{Key: "strict", Value: providers.Bool(false)})
 	}
 	return providers.JoinArray(items), nil
 }
@@ -146,15 +135,10 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.IsError && !strings.HasPrefix(strings.ToLower(content), "error") {
 			content = "Error: " + content
 		}
-		doc := []byte(`{"type":"function_call_output"}`)
-		var err error
-		if doc, err = setString(doc, "call_id", r.ID); err != nil {
-			return nil, err
-		}
-		if doc, err = setString(doc, "output", content); err != nil {
-			return nil, err
-		}
-		out[i] = doc
+		out[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"function_call_output"`)},
+			providers.Field{Key: "call_id", Value: providers.Quote(r.ID)},
+			providers.Field{Key: "output", Value: providers.Quote(content)})
 	}
 	return out, nil
 }
