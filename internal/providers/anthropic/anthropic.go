@@ -91,7 +91,7 @@ func toolItems(tools []providers.Tool) ([]json.RawMessage, error) {
 // files go with it (attach.go).
 func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
 	if len(attachments) > 0 {
-		return withAttachments(text, attachments)
+		return withAttachments(text, attachments), nil
 	}
 	return providers.Object(
 		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},

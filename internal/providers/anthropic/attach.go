@@ -9,7 +9,7 @@ import (
 // withAttachments is a user message holding files: an image block for
 // each image and a document block for each PDF, each with a base64
 // source, then the text (Anthropic advises the files before the question).
-func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) json.RawMessage {
 	blocks := make([]json.RawMessage, 0, len(attachments)+1)
 	for _, a := range attachments {
 		kind := json.RawMessage(`"document"`)
@@ -30,5 +30,5 @@ func withAttachments(text string, attachments []providers.Attachment) (json.RawM
 	}
 	return providers.Object(
 		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
-		providers.ArrayField("content", blocks)), nil
+		providers.ArrayField("content", blocks))
 }

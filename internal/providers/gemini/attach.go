@@ -9,7 +9,7 @@ import (
 // withAttachments is a user message holding files: an inlineData part
 // (mimeType and base64 data) for each file, images and PDFs alike, then
 // the text.
-func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) json.RawMessage {
 	parts := make([]json.RawMessage, 0, len(attachments)+1)
 	for _, a := range attachments {
 		parts = append(parts, providers.Object(providers.Field{Key: "inlineData", Value: providers.Object(
@@ -21,5 +21,5 @@ func withAttachments(text string, attachments []providers.Attachment) (json.RawM
 	}
 	return providers.Object(
 		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
-		providers.ArrayField("parts", parts)), nil
+		providers.ArrayField("parts", parts))
 }

@@ -120,7 +120,7 @@ func cleanParameters(schema json.RawMessage) (json.RawMessage, error) {
 // inlineData part before it for each file that goes with it (attach.go).
 func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
 	if len(attachments) > 0 {
-		return withAttachments(text, attachments)
+		return withAttachments(text, attachments), nil
 	}
 	return providers.Object(
 		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},

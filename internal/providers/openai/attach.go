@@ -9,7 +9,7 @@ import (
 // withAttachments is a user message holding files: the text, then an
 // image_url part with a data: URL for each image and a file part with
 // file_data (a data: URL) for each PDF.
-func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+func withAttachments(text string, attachments []providers.Attachment) json.RawMessage {
 	parts := make([]json.RawMessage, 0, len(attachments)+1)
 	if text != "" {
 		parts = append(parts, providers.Object(
@@ -31,5 +31,5 @@ func withAttachments(text string, attachments []providers.Attachment) (json.RawM
 	}
 	return providers.Object(
 		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
-		providers.ArrayField("content", parts)), nil
+		providers.ArrayField("content", parts))
 }

@@ -86,7 +86,7 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 // or content parts when files go with it (attach.go).
 func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
 	if len(attachments) > 0 {
-		return withAttachments(text, attachments)
+		return withAttachments(text, attachments), nil
 	}
 	return message("user", text), nil
 }
