@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,6 +89,16 @@ func TestKnobsWithAttachments(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// What `ask provider request` prints, and what the run sends.
+				r, err := New(context.Background(), s, e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first, err := r.FirstRequest("describe")
+				r.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
 				execute(t, s, e, "describe", func(res *Result) {
 					if res.Status != loop.StatusCompleted {
 						t.Fatalf("status %s, err %v", res.Status, res.Err)
@@ -96,20 +107,21 @@ func TestKnobsWithAttachments(t *testing.T) {
 				if len(srv.bodies) != 1 {
 					t.Fatalf("%d requests", len(srv.bodies))
 				}
-				body := srv.bodies[0]
-				got := gjson.GetBytes(body, k.path)
-				if !got.Exists() || (k.want != "" && got.String() != k.want) {
-					t.Errorf("%s = %s, want %q", k.path, got.Raw, k.want)
-				}
-				if img := gjson.GetBytes(body, wire.image).String(); !strings.Contains(img, "iVBORw0KGgo") {
-					t.Errorf("%s = %.60q, want the PNG", wire.image, img)
-				}
-				if wire.spec == "" || (row.Reasoning == catalog.ReasoningObject && row.Protocol == "openai" && k.reasoning != "") {
-					return // no spec, or OpenRouter's reasoning object, which OpenAI's spec lacks
-				}
-				spec := providertest.SpecPath(t, wire.spec)
-				if err := providertest.ValidateSpec(t, spec, wire.specSchema, body); err != nil {
-					t.Errorf("the request does not match %s: %v\n%s", wire.specSchema, err, providertest.Indent(body))
+				for what, body := range map[string][]byte{"the first request": first, "the request sent": srv.bodies[0]} {
+					got := gjson.GetBytes(body, k.path)
+					if !got.Exists() || (k.want != "" && got.String() != k.want) {
+						t.Errorf("%s: %s = %s, want %q", what, k.path, got.Raw, k.want)
+					}
+					if img := gjson.GetBytes(body, wire.image).String(); !strings.Contains(img, "iVBORw0KGgo") {
+						t.Errorf("%s: %s = %.60q, want the PNG", what, wire.image, img)
+					}
+					if wire.spec == "" || (row.Reasoning == catalog.ReasoningObject && row.Protocol == "openai" && k.reasoning != "") {
+						continue // no spec, or OpenRouter's reasoning object, which OpenAI's spec lacks
+					}
+					spec := providertest.SpecPath(t, wire.spec)
+					if err := providertest.ValidateSpec(t, spec, wire.specSchema, body); err != nil {
+						t.Errorf("%s does not match %s: %v\n%s", what, wire.specSchema, err, providertest.Indent(body))
+					}
 				}
 			})
 		}
