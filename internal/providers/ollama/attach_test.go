@@ -21,7 +21,3 @@ func TestUserMessageAttachments(t *testing.T) {
 	}
 	providertest.AttachedRequest(t, New(), spec, msg)
 }
-
-// spec is the schema of a request body in the official API description.
-var spec = providertest.Spec{File: "ollama-openapi.yaml", Schema: "ChatRequest",
-	Refused: `{"model":"m","messages":[{"role":"user","content":"hi","images":"AA=="}]}`}

@@ -16,7 +16,3 @@ func TestUserMessageAttachments(t *testing.T) {
 	providertest.Golden(t, "attach-user-message", msg)
 	providertest.AttachedRequest(t, New(), spec, msg)
 }
-
-// spec is the schema of a request body in the official API description.
-var spec = providertest.Spec{File: "openai-openapi.yaml", Schema: "CreateChatCompletionRequest",
-	Refused: `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":"data:image/png;base64,AA=="}]}]}`}
