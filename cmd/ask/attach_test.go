@@ -23,6 +23,8 @@ func TestAttachFlag(t *testing.T) {
 	}{
 		{"image and PDF", []string{"-a", png, "-a", pdf, "what is this?"}, exitOK, "", `"type":"file"`},
 		{"both forms of the flag", []string{"-a", png, "--attach=" + pdf, "what is this?"}, exitOK, "", `"type":"file"`},
+		{"with --temperature", []string{"--temperature", "0.3", "-a", png, "what is this?"}, exitOK, "", `"temperature":0.3`},
+		{"with --reasoning", []string{"--reasoning", "high", "-a", png, "what is this?"}, exitOK, "", `"reasoning_effort":"high"`},
 		{"a PDF to ollama", []string{"-p", "ollama", "-a", pdf, "hi"}, exitUsage, "-a " + pdf + ": ollama takes images only", ""},
 		{"an image to deepseek", []string{"-p", "deepseek", "-a", png, "hi"}, exitUsage, "deepseek takes no attachments", ""},
 		{"a text file", []string{"-a", txt, "hi"}, exitUsage, "not an image (PNG, JPEG, WebP, GIF) or a PDF", ""},

@@ -196,7 +196,7 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) {
 	r.history = append(r.history, r.cfg.History...)
-	user, err := providers.UserMessageWith(r.protocol(), r.cfg.Prompt, r.cfg.Attachments)
+	user, err := r.protocol().UserMessage(r.cfg.Prompt, r.cfg.Attachments...)
 	if err != nil {
 		r.fail(ctx, fmt.Errorf("render prompt: %w", err))
 		return

@@ -3,32 +3,23 @@ package loop_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/openai"
+	"github.com/ask-cli/ask/internal/providers/textproto"
 	"github.com/ask-cli/ask/internal/records"
 )
 
-// countingProtocol counts the tool results rendered in it.
-type countingProtocol struct {
-	providers.Protocol
-	results int
-}
-
-func (p *countingProtocol) FormatToolResults(r []providers.ToolResult) ([]json.RawMessage, error) {
-	p.results += len(r)
-	return p.Protocol.FormatToolResults(r)
-}
-
 // switchingModel changes its caller's protocol after the first step, as
-// cmd/ask's fallback to the text protocol does.
+// the run's fallback to the text protocol does.
 type switchingModel struct {
 	*providers.Caller
 	next providers.Protocol
@@ -41,19 +32,30 @@ func (m *switchingModel) Call(ctx context.Context, req providers.Request, h prov
 }
 
 // The loop renders history in the protocol the model reports now, not in
-// one it was given at the start.
+// one it was given at the start: the tool results of a model that moved
+// to the text protocol are its user message, not Chat Completions' tool
+// messages.
 func TestLoopFollowsTheModelsProtocol(t *testing.T) {
 	srv := fakeprovider.Start(calls(call("1", "read_file", `{"path":"a"}`)), text("done"))
 	defer srv.Close()
-	first, second := &countingProtocol{Protocol: openai.New()}, &countingProtocol{Protocol: openai.New()}
-	m := &switchingModel{Caller: &providers.Caller{Provider: "fake", Protocol: first, BaseURL: srv.URL, Model: "m", Key: "k",
-		Sleep: func(context.Context, time.Duration) error { return nil }}, next: second}
-	res := loop.Run(context.Background(), loop.Config{Model: m, Prompt: "q", Tools: []providers.Tool{{Name: "read_file"}}, Toolbox: &fakeTools{}})
+	tools := []providers.Tool{{Name: "read_file"}}
+	m := &switchingModel{Caller: &providers.Caller{Provider: "fake", Protocol: openai.New(), BaseURL: srv.URL, Model: "m", Key: "k",
+		Sleep: func(context.Context, time.Duration) error { return nil }}, next: textproto.Wrap(openai.New(), textproto.JSON, tools)}
+	res := loop.Run(context.Background(), loop.Config{Model: m, Prompt: "q", Tools: tools, Toolbox: &fakeTools{}})
 	if res.Status != loop.StatusCompleted {
 		t.Fatalf("status %s: %v", res.Status, res.Err)
 	}
-	if first.results != 0 || second.results != 1 {
-		t.Errorf("tool results rendered %d times in the first protocol and %d in the second; want 0 and 1", first.results, second.results)
+	inFirst, inSecond := 0, 0
+	for _, msg := range res.History {
+		switch role := gjson.GetBytes(msg, "role").String(); {
+		case role == "tool":
+			inFirst++
+		case role == "user" && strings.Contains(gjson.GetBytes(msg, "content").String(), `<tool_result call="1"`):
+			inSecond++
+		}
+	}
+	if inFirst != 0 || inSecond != 1 {
+		t.Errorf("tool results rendered %d times in the first protocol and %d in the second; want 0 and 1\n%s", inFirst, inSecond, res.History)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 )
@@ -74,27 +73,6 @@ func SniffAttachment(data []byte) (mime, looksLike string) {
 		return sniffed, ""
 	}
 	return "", sniffed
-}
-
-// Attacher is a protocol whose user messages can carry attachments.
-type Attacher interface {
-	// UserMessageWith is a user turn holding text and the attachments, in
-	// the protocol's own form. Callers check first that the provider takes
-	// them (catalog.Provider.CheckAttachments).
-	UserMessageWith(text string, attachments []Attachment) (json.RawMessage, error)
-}
-
-// UserMessageWith renders a user turn with attachments through p, or a
-// plain one without; a protocol that cannot carry them is an error.
-func UserMessageWith(p Protocol, text string, attachments []Attachment) (json.RawMessage, error) {
-	if len(attachments) == 0 {
-		return p.UserMessage(text)
-	}
-	a, ok := p.(Attacher)
-	if !ok {
-		return nil, fmt.Errorf("%s: the protocol takes no attachments", p.Name())
-	}
-	return a.UserMessageWith(text, attachments)
 }
 
 // MarshalNoEscape is json.Marshal without HTML escaping, so that text

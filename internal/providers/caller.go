@@ -41,6 +41,15 @@ type Caller struct {
 	Retries  int // retries after the first attempt
 	// Cache is how requests that say nothing of caching ask for it.
 	Cache Cache
+	// Temperature and Reasoning are the run's settings (--temperature,
+	// --reasoning), sent with every request that sets neither.
+	Temperature *float64
+	Reasoning   string
+	// Fallback, when set, is asked about a call that failed: a protocol
+	// it returns becomes Protocol from then on, and the request is sent
+	// again in it (the run's switch to the text tool protocol when a
+	// provider refuses tools for the model). It switches at most once.
+	Fallback func(err error) Protocol
 
 	// IdleTimeout ends a stream that sends nothing for this long; 0 means
 	// no limit.
@@ -54,17 +63,46 @@ type Caller struct {
 // CurrentProtocol returns c.Protocol, which the loop renders history in.
 func (c *Caller) CurrentProtocol() Protocol { return c.Protocol }
 
-// Call renders req, sends it and reads the reply, streamed or not.
-func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
+// Build renders req as Call sends it: what req leaves unset (the model,
+// caching, temperature, reasoning) is the caller's.
+func (c *Caller) Build(req Request) ([]byte, error) {
 	if req.Model == "" {
 		req.Model = c.Model
 	}
 	if req.Cache == (Cache{}) {
 		req.Cache = c.Cache
 	}
+	if req.Temperature == nil {
+		req.Temperature = c.Temperature
+	}
+	if req.Reasoning == "" {
+		req.Reasoning = c.Reasoning
+	}
 	body, err := c.Protocol.BuildRequest(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: build request: %w", c.Provider, err)
+	}
+	return body, nil
+}
+
+// Call renders req, sends it and reads the reply, streamed or not.
+func (c *Caller) Call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
+	turn, err := c.call(ctx, req, h)
+	if err == nil || c.Fallback == nil {
+		return turn, err
+	}
+	next := c.Fallback(err)
+	if next == nil {
+		return turn, err
+	}
+	c.Protocol, c.Fallback = next, nil
+	return c.call(ctx, req, h)
+}
+
+func (c *Caller) call(ctx context.Context, req Request, h Hooks) (*Turn, error) {
+	body, err := c.Build(req)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := c.Post(ctx, c.Protocol.Endpoint(c.BaseURL, c.Model, req.Stream), body, h)
 	if err != nil {

@@ -20,11 +20,11 @@ import (
 // response body's "text" is the answer, and streams are SSE lines of text.
 type echoProtocol struct{}
 
-func (echoProtocol) Name() string                                              { return "echo" }
-func (echoProtocol) FormatTools([]Tool) (json.RawMessage, error)               { return nil, nil }
-func (echoProtocol) ParseToolCalls([]byte) ([]ToolCall, error)                 { return nil, nil }
-func (echoProtocol) FormatToolResults([]ToolResult) ([]json.RawMessage, error) { return nil, nil }
-func (echoProtocol) UserMessage(string) (json.RawMessage, error)               { return nil, nil }
+func (echoProtocol) Name() string                                               { return "echo" }
+func (echoProtocol) FormatTools([]Tool) (json.RawMessage, error)                { return nil, nil }
+func (echoProtocol) ParseToolCalls([]byte) ([]ToolCall, error)                  { return nil, nil }
+func (echoProtocol) FormatToolResults([]ToolResult) ([]json.RawMessage, error)  { return nil, nil }
+func (echoProtocol) UserMessage(string, ...Attachment) (json.RawMessage, error) { return nil, nil }
 func (echoProtocol) BuildRequest(r Request) ([]byte, error) {
 	return []byte(`{"model":"` + r.Model + `"}`), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -173,6 +174,66 @@ func Object(fields ...Field) []byte {
 	}
 	return append(b, '}')
 }
+
+// Member is a top-level member of an object to read, and where its value
+// goes.
+type Member struct {
+	Key string
+	Dst *gjson.Result
+}
+
+// ReadMembers reads the members of an object in one pass, rather than one
+// scan a member as gjson.Get would: stream events, most of a reply, are
+// read this way. The first of duplicate keys wins, as with gjson.Get.
+func ReadMembers(doc gjson.Result, members ...Member) {
+	doc.ForEach(func(k, v gjson.Result) bool {
+		for _, m := range members {
+			if k.Str == m.Key {
+				if !m.Dst.Exists() {
+					*m.Dst = v
+				}
+				break
+			}
+		}
+		return true
+	})
+}
+
+// OptionalObject is Object, or nil, which an enclosing Object leaves out,
+// when no field has a value.
+func OptionalObject(fields ...Field) json.RawMessage {
+	for _, f := range fields {
+		if f.Value != nil || f.isArray {
+			return Object(fields...)
+		}
+	}
+	return nil
+}
+
+// Number is f as a JSON number, in the shortest form that reads back as f.
+func Number(f float64) json.RawMessage { return strconv.AppendFloat(nil, f, 'f', -1, 64) }
+
+// OptionalNumber is *f as a JSON number, or nil (left out) when f is nil.
+func OptionalNumber(f *float64) json.RawMessage {
+	if f == nil {
+		return nil
+	}
+	return Number(*f)
+}
+
+// OptionalString is s as a JSON string, or nil (left out) when s is "".
+func OptionalString(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return Quote(s)
+}
+
+// Int is n as a JSON number.
+func Int(n int) json.RawMessage { return strconv.AppendInt(nil, int64(n), 10) }
+
+// Bool is b as JSON.
+func Bool(b bool) json.RawMessage { return strconv.AppendBool(nil, b) }
 
 // AppendHistory returns a request body of p with msgs added at the end of
 // its conversation (p.HistoryField()). Every other byte of the body stays as

@@ -40,6 +40,22 @@ type ModelLister interface {
 	ParseModels(body []byte) (models []Model, next string, err error)
 }
 
+// OpenAIModels is the model listing of an OpenAI-shaped API: GET /models,
+// one page (ParseOpenAIModels). The Chat Completions and Responses
+// protocols embed it.
+type OpenAIModels struct{}
+
+// ModelsURL implements ModelLister.
+func (OpenAIModels) ModelsURL(baseURL, _ string) string {
+	return strings.TrimRight(baseURL, "/") + "/models"
+}
+
+// ParseModels implements ModelLister.
+func (OpenAIModels) ParseModels(body []byte) ([]Model, string, error) {
+	models, err := ParseOpenAIModels(body)
+	return models, "", err
+}
+
 // ParseOpenAIModels reads the OpenAI-shaped listing of GET /models,
 // {"object":"list","data":[{"id","created","owned_by"}]}, which the Chat
 // Completions family (DeepSeek, Moonshot, LM Studio) shares; OpenRouter's

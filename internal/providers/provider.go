@@ -32,8 +32,11 @@ type Protocol interface {
 	// messages (or items) the protocol expects after the assistant message.
 	FormatToolResults(results []ToolResult) ([]json.RawMessage, error)
 
-	// UserMessage is a plain user turn holding text.
-	UserMessage(text string) (json.RawMessage, error)
+	// UserMessage is a user turn holding text and the files given with
+	// it (-a), in the protocol's own form. Callers check first that the
+	// provider takes them (catalog.Provider.CheckAttachment); a protocol
+	// that cannot carry one refuses it.
+	UserMessage(text string, attachments ...Attachment) (json.RawMessage, error)
 
 	// BuildRequest renders the request body for one step.
 	BuildRequest(r Request) ([]byte, error)
@@ -90,7 +93,10 @@ type Event struct {
 	Data []byte
 }
 
-// Request is what the loop asks a protocol to render for one step.
+// Request is what the loop asks a protocol to render for one step. What a
+// run sets once (temperature, reasoning, the schema, caching) is as much a
+// field of it as the conversation: each protocol reads every field it has
+// a place for, and no wrapper around a protocol adds them.
 type Request struct {
 	Model    string
 	System   string

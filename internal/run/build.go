@@ -197,14 +197,11 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if key != "" {
 		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
 	}
-	if s.Temperature.IsGiven() || s.Reasoning.Value != "" {
-		proto = withKnobs{proto, s.temperature(), s.Reasoning.Value}
-	}
 	r.System = prompts.System(prompts.Env{
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 		Project: r.projectFile(),
 	}, s.System.Value)
-	if proto, err = r.useSchema(proto); err != nil {
+	if err := r.useSchema(); err != nil {
 		return nil, err
 	}
 	if env.Replay != nil {
@@ -216,6 +213,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	caller := &providers.Caller{
 		Provider: row.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
 		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value,
 	}
 	if env.Replay != nil {
 		caller.HTTP = &http.Client{Transport: env.Replay.transport}
@@ -446,35 +444,22 @@ func (r *Run) userTools() []providers.Tool {
 }
 
 // useSchema reads --schema. A provider without structured output gets it
-// in the system prompt, and its requests never carry it.
-func (r *Run) useSchema(proto providers.Protocol) (providers.Protocol, error) {
+// in the system prompt; its protocol, built from the same catalog row,
+// leaves it out of the request.
+func (r *Run) useSchema() error {
 	given := r.Settings.Schema
 	if given.Value == "" && given.Source != "flag --schema" {
-		return proto, nil // an empty --schema is an error; no schema at all is not
+		return nil // an empty --schema is an error; no schema at all is not
 	}
 	schema, err := readSchema(given.Value, r.env.Wd)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.schema = schema
 	if !r.Provider.NativeSchema {
 		r.System += "\n\n" + providers.SchemaInstruction + string(schema)
-		proto = withoutSchema{proto}
 	}
-	return proto, nil
-}
-
-// withoutSchema is a protocol whose requests never carry Request.Schema.
-type withoutSchema struct{ providers.Protocol }
-
-// UserMessageWith passes attachments on to the wrapped protocol.
-func (w withoutSchema) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
-	return providers.UserMessageWith(w.Protocol, text, attachments)
-}
-
-func (w withoutSchema) BuildRequest(req providers.Request) ([]byte, error) {
-	req.Schema = nil
-	return w.Protocol.BuildRequest(req)
+	return nil
 }
 
 // FirstRequest is the body the run would send first, with the prompt as
@@ -483,21 +468,15 @@ func (r *Run) FirstRequest(prompt string) ([]byte, error) {
 	if r.Provider.LocalProgram {
 		return nil, fault.Usagef("%s runs a local program, not an HTTP API: it has no request body", r.Provider.Name)
 	}
-	proto := r.model.CurrentProtocol()
-	user, err := providers.UserMessageWith(proto, prompt, r.attachments)
+	user, err := r.caller.Protocol.UserMessage(prompt, r.attachments...)
 	if err != nil {
 		return nil, fmt.Errorf("render prompt: %w", err)
 	}
 	msgs := append(slices.Clone(r.history()), user)
-	body, err := proto.BuildRequest(providers.Request{
-		Model: r.ModelName, System: r.System, Messages: msgs,
-		Tools: r.Declared, Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema,
-		Cache: r.cache(msgs[0]),
+	return r.caller.Build(providers.Request{
+		System: r.System, Messages: msgs, Tools: r.Declared, Stream: r.Stream,
+		MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, Cache: r.cache(msgs[0]),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: build request: %w", r.Provider.Name, err)
-	}
-	return body, nil
 }
 
 // cache is how the run's requests ask the provider to cache their prefix

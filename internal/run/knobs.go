@@ -53,17 +53,3 @@ func (s Settings) temperature() *float64 {
 	t := s.Temperature.Value
 	return &t
 }
-
-// withKnobs is a protocol whose requests carry the run's temperature and
-// reasoning level. It sits under any text tool protocol wrapping it, so
-// that every request of the run has them.
-type withKnobs struct {
-	providers.Protocol
-	temperature *float64
-	reasoning   string
-}
-
-func (w withKnobs) BuildRequest(req providers.Request) ([]byte, error) {
-	req.Temperature, req.Reasoning = w.temperature, w.reasoning
-	return w.Protocol.BuildRequest(req)
-}

@@ -49,7 +49,7 @@ func (r *Run) useToolProtocol(caller *providers.Caller) error {
 	}
 	choice := r.Settings.ToolProtocol.Value
 	if choice == ToolProtocolAuto && r.Provider.NativeTools && len(r.Declared) > 0 {
-		r.model = &toolFallback{caller: caller, tools: r.Declared, provider: r.Provider.Name, run: r}
+		caller.Fallback = r.textOnRefusal(caller)
 		return nil
 	}
 	form, err := TextForm(choice, r.Provider)
@@ -126,28 +126,18 @@ func (r *Run) note(format string, args ...any) {
 	}
 }
 
-// toolFallback switches a run to the JSON text protocol, once, when the
-// provider refuses tools for the model. The caller's protocol is the run's
-// one protocol: the loop asks the model for it, so it follows the switch.
-type toolFallback struct {
-	caller   *providers.Caller
-	tools    []providers.Tool
-	provider string
-	run      *Run
-	switched bool
-}
-
-func (f *toolFallback) CurrentProtocol() providers.Protocol { return f.caller.Protocol }
-
-func (f *toolFallback) Call(ctx context.Context, req providers.Request, h providers.Hooks) (*providers.Turn, error) {
-	turn, err := f.caller.Call(ctx, req, h)
-	if err == nil || f.switched || !rejectsTools(err) {
-		return turn, err
+// textOnRefusal is the caller's fallback under --tool-protocol auto: when
+// the provider refuses tools for the model, the run goes on in the JSON
+// text protocol, with a note. The caller's protocol is the run's one
+// protocol: the loop asks the model for it, so it follows the switch.
+func (r *Run) textOnRefusal(caller *providers.Caller) func(error) providers.Protocol {
+	return func(err error) providers.Protocol {
+		if !rejectsTools(err) {
+			return nil
+		}
+		r.note("%s: the model does not support tools; switching to --tool-protocol json", r.Provider.Name)
+		return textproto.Wrap(caller.Protocol, textproto.JSON, r.Declared)
 	}
-	f.switched = true
-	f.caller.Protocol = textproto.Wrap(f.caller.Protocol, textproto.JSON, f.tools)
-	f.run.note("%s: the model does not support tools; switching to --tool-protocol json", f.provider)
-	return f.caller.Call(ctx, req, h)
 }
 
 // rejectsTools recognises a provider refusing tools for a model. There is

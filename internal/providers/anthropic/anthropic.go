@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -76,28 +75,27 @@ func toolItems(tools []providers.Tool) ([]json.RawMessage, error) {
 		if t.Name == "" {
 			return nil, fmt.Errorf("anthropic: tool %d: name is missing", i)
 		}
-		item, err := providers.SetRaw([]byte(`{}`), "name", providers.Quote(t.Name))
-		if err == nil && t.Description != "" {
-			item, err = providers.SetRaw(item, "description", providers.Quote(t.Description))
+		params := t.ParamsOrEmpty()
+		if !gjson.ValidBytes(params) {
+			return nil, fmt.Errorf("anthropic: tool %q: input_schema is not valid JSON", t.Name)
 		}
-		if err == nil {
-			item, err = providers.SetRaw(item, "input_schema", t.ParamsOrEmpty())
-		}
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool %q: %w", t.Name, err)
-		}
-		items[i] = item
+		items[i] = providers.Object(
+			providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+			providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+			providers.Field{Key: "input_schema", Value: params})
 	}
 	return items, nil
 }
 
-// UserMessage is {"role":"user","content":TEXT}.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
-	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.Quote(text))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: user message: %w", err)
+// UserMessage is {"role":"user","content":TEXT}, or content blocks when
+// files go with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments), nil
 	}
-	return msg, nil
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.Field{Key: "content", Value: providers.Quote(text)}), nil
 }
 
 // FormatToolResults renders every result of one step as a tool_result block
@@ -112,23 +110,19 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.ID == "" {
 			return nil, fmt.Errorf("anthropic: tool result %d (%s): id is missing", i, r.Name)
 		}
-		block, err := providers.SetRaw([]byte(`{"type":"tool_result"}`), "tool_use_id", providers.Quote(r.ID))
-		if err == nil && r.Content != "" {
-			block, err = providers.SetRaw(block, "content", providers.Quote(r.Content))
+		var isError json.RawMessage
+		if r.IsError {
+			isError = providers.Bool(true)
 		}
-		if err == nil && r.IsError {
-			block, err = providers.Set(block, "is_error", true)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool result %d: %w", i, err)
-		}
-		blocks[i] = block
+		blocks[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"tool_result"`)},
+			providers.Field{Key: "tool_use_id", Value: providers.Quote(r.ID)},
+			providers.Field{Key: "content", Value: providers.OptionalString(r.Content)},
+			providers.Field{Key: "is_error", Value: isError})
 	}
-	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "content", providers.JoinArray(blocks))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: tool results: %w", err)
-	}
-	return []json.RawMessage{msg}, nil
+	return []json.RawMessage{providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("content", blocks))}, nil
 }
 
 // BuildRequest renders {model, max_tokens, system?, messages, tools?,
@@ -156,7 +150,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 			return nil, fmt.Errorf("anthropic: extended thinking (--reasoning) takes no temperature but 1, got %g: %w", *r.Temperature, providers.ErrKnob)
 		}
 		maxTokens += budget
-		thinking = json.RawMessage(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)
+		thinking = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"enabled"`)},
+			providers.Field{Key: "budget_tokens", Value: providers.Int(budget)})
 	}
 	system := r.System
 	var format json.RawMessage // output_config.format, for native structured output
@@ -181,10 +177,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var systemValue json.RawMessage
-	if system != "" {
-		systemValue = providers.Quote(system)
-	}
+	systemValue := providers.OptionalString(system)
 	msgs := r.Messages
 	if r.Cache.Mark {
 		msgs, systemValue, tools = markCache(msgs, systemValue, tools)
@@ -199,7 +192,7 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	// grows.
 	fields := []providers.Field{
 		{Key: "model", Value: providers.Quote(r.Model)},
-		{Key: "max_tokens", Value: json.RawMessage(strconv.Itoa(maxTokens))},
+		{Key: "max_tokens", Value: providers.Int(maxTokens)},
 	}
 	fields = append(fields,
 		providers.Field{Key: "system", Value: systemValue},
@@ -216,11 +209,9 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if thinking != nil {
 		fields = append(fields, providers.Field{Key: "thinking", Value: thinking})
 	}
-	if r.Temperature != nil {
-		fields = append(fields, providers.Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*r.Temperature, 'f', -1, 64))})
-	}
+	fields = append(fields, providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)})
 	if r.Stream {
-		fields = append(fields, providers.Field{Key: "stream", Value: json.RawMessage("true")})
+		fields = append(fields, providers.Field{Key: "stream", Value: providers.Bool(true)})
 	}
 	return providers.Object(fields...), nil
 }

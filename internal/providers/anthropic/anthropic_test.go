@@ -334,5 +334,5 @@ func TestMessagesRoundTripThroughBuildRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := gjson.GetBytes(req, "messages.0.content").Raw
-	sameBytes(t, "echoed content", []byte(got), []byte(gjson.GetBytes(body, "content").Raw))
+	providertest.SameBytes(t, "echoed content", []byte(got), []byte(gjson.GetBytes(body, "content").Raw))
 }

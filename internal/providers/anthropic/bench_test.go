@@ -42,7 +42,7 @@ func longStream() []byte {
 func BenchmarkReadStream(b *testing.B) {
 	bodies := map[string][]byte{"synthetic-2MB": longStream()}
 	for _, name := range providertest.Fixtures(b, ".sse") {
-		bodies[stem(name)] = providertest.Read(b, name)
+		bodies[providertest.Stem(name)] = providertest.Read(b, name)
 	}
 	for name, body := range bodies {
 		b.Run(name, func(b *testing.B) {
@@ -63,7 +63,7 @@ func BenchmarkReadStream(b *testing.B) {
 func BenchmarkParseToolCalls(b *testing.B) {
 	for _, name := range []string{"pydantic-parallel-4-tools.json", "fantasy-sonnet4-multi-tool-stream.sse"} {
 		body := providertest.Read(b, name)
-		b.Run(stem(name), func(b *testing.B) {
+		b.Run(providertest.Stem(name), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			p := New()

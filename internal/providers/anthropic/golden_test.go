@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,23 +18,7 @@ import (
 // body that is not a request or an error.
 func responseFixtures(t testing.TB) (replies, errorBodies []string) {
 	t.Helper()
-	replies = providertest.Fixtures(t, ".sse")
-	for _, name := range providertest.Fixtures(t, ".json") {
-		if strings.HasSuffix(name, ".request.json") {
-			continue
-		}
-		if gjson.GetBytes(providertest.Read(t, name), "type").String() == "error" {
-			errorBodies = append(errorBodies, name)
-			continue
-		}
-		replies = append(replies, name)
-	}
-	return replies, errorBodies
-}
-
-func stem(name string) string {
-	name = strings.TrimSuffix(name, ".sse")
-	return strings.TrimSuffix(name, ".json")
+	return providertest.Replies(t, func(b []byte) bool { return gjson.GetBytes(b, "type").String() == "error" })
 }
 
 // TestGolden parses every recorded reply, streamed or not, into text, calls,
@@ -47,7 +30,7 @@ func TestGolden(t *testing.T) {
 	}
 	p := New()
 	for _, name := range replies {
-		t.Run(stem(name), func(t *testing.T) {
+		t.Run(providertest.Stem(name), func(t *testing.T) {
 			body := providertest.Read(t, name)
 			if got := providers.IsStreamBody(body, p.Framing()); got != strings.HasSuffix(name, ".sse") {
 				t.Fatalf("IsStreamBody = %v, want %v", got, !got)
@@ -56,7 +39,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseBody: %v", err)
 			}
-			providertest.Golden(t, stem(name), providertest.Marshal(t, providertest.RecordTurn(turn)))
+			providertest.Golden(t, providertest.Stem(name), providertest.Marshal(t, providertest.RecordTurn(turn)))
 
 			calls, err := p.ParseToolCalls(body)
 			if err != nil {
@@ -109,7 +92,7 @@ func TestGoldenErrors(t *testing.T) {
 		t.Errorf("found error bodies %v, want %d", errorBodies, len(want))
 	}
 	for _, name := range errorBodies {
-		t.Run(stem(name), func(t *testing.T) {
+		t.Run(providertest.Stem(name), func(t *testing.T) {
 			w, ok := want[name]
 			if !ok {
 				t.Fatalf("no expectation for %s", name)
@@ -122,7 +105,7 @@ func TestGoldenErrors(t *testing.T) {
 			if e.Retryable() {
 				t.Errorf("HTTP %d is retryable, want not", w.status)
 			}
-			providertest.Golden(t, stem(name), providertest.Marshal(t, map[string]any{
+			providertest.Golden(t, providertest.Stem(name), providertest.Marshal(t, map[string]any{
 				"status": e.StatusCode, "type": e.Type, "code": e.Code, "message": e.Message,
 				"retryable": e.Retryable(), "error": e.Error(),
 			}))
@@ -171,9 +154,9 @@ func TestGoldenFilesAreUsed(t *testing.T) {
 	replies, errorBodies := responseFixtures(t)
 	known := map[string]bool{}
 	for _, n := range append(replies, errorBodies...) {
-		known[stem(n)+".json"] = true
+		known[providertest.Stem(n)+".json"] = true
 	}
-	known["attach-user-message.json"] = true // TestUserMessageWithAttachments
+	known["attach-user-message.json"] = true // TestUserMessageAttachments
 	entries, err := os.ReadDir(filepath.Join("testdata", "golden"))
 	if err != nil {
 		t.Fatal(err)
@@ -193,13 +176,5 @@ func TestGoldenFilesAreUsed(t *testing.T) {
 	}
 	if files != len(known) {
 		t.Errorf("%d golden files for %d fixtures", files, len(known))
-	}
-}
-
-// sameBytes is bytes.Equal with both sides shown on failure.
-func sameBytes(t *testing.T, what string, got, want []byte) {
-	t.Helper()
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs byte for byte\n got: %s\nwant: %s", what, got, want)
 	}
 }

@@ -65,3 +65,10 @@ func TestKnobs(t *testing.T) {
 		}
 	}
 }
+
+// TestKnobsWithAttachment: a prompt with an image goes with --temperature,
+// and with --reasoning (goldens only: there is no official spec).
+func TestKnobsWithAttachment(t *testing.T) {
+	t.Parallel()
+	providertest.KnobsWithAttachment(t, New(), "claude-sonnet-4-5", providertest.Spec{})
+}

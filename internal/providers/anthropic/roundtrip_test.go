@@ -277,7 +277,7 @@ func TestFollowUpEchoesStreamedThinking(t *testing.T) {
 		if w.String() == "" {
 			t.Fatalf("recorded %s is empty", field)
 		}
-		sameBytes(t, field+" (JSON text)", []byte(g.Raw), []byte(w.Raw))
+		providertest.SameBytes(t, field+" (JSON text)", []byte(g.Raw), []byte(w.Raw))
 		if g.String() != w.String() {
 			t.Errorf("%s value differs", field)
 		}
@@ -308,5 +308,5 @@ func TestNonStreamThinkingEchoed(t *testing.T) {
 	if got.Get("type").String() != "thinking" || want.Get("signature").String() == "" {
 		t.Fatalf("first block = %s, want a signed thinking block", got.Raw)
 	}
-	sameBytes(t, "thinking block", []byte(got.Raw), []byte(want.Raw))
+	providertest.SameBytes(t, "thinking block", []byte(got.Raw), []byte(want.Raw))
 }

@@ -128,30 +128,14 @@ type fields struct {
 	typ, index, delta, block, usage, message gjson.Result
 }
 
-func readFields(data gjson.Result) fields {
-	var f fields
-	data.ForEach(func(k, v gjson.Result) bool {
-		var dst *gjson.Result
-		switch k.Str {
-		case "type":
-			dst = &f.typ
-		case "index":
-			dst = &f.index
-		case "delta":
-			dst = &f.delta
-		case "content_block":
-			dst = &f.block
-		case "usage":
-			dst = &f.usage
-		case "message":
-			dst = &f.message
-		}
-		// The first of duplicate keys wins, as with gjson.Get.
-		if dst != nil && !dst.Exists() {
-			*dst = v
-		}
-		return true
-	})
+func readFields(data gjson.Result) (f fields) {
+	providers.ReadMembers(data,
+		providers.Member{Key: "type", Dst: &f.typ},
+		providers.Member{Key: "index", Dst: &f.index},
+		providers.Member{Key: "delta", Dst: &f.delta},
+		providers.Member{Key: "content_block", Dst: &f.block},
+		providers.Member{Key: "usage", Dst: &f.usage},
+		providers.Member{Key: "message", Dst: &f.message})
 	return f
 }
 

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -21,12 +20,6 @@ func sse(events ...string) []byte {
 		b.WriteString("data: " + e + "\n\n")
 	}
 	return b.Bytes()
-}
-
-func readStream(body []byte) (*providers.Turn, string, error) {
-	var shown strings.Builder
-	turn, err := providers.ReadStream(bytes.NewReader(body), providers.SSE, New().NewStream(), func(s string) { shown.WriteString(s) })
-	return turn, shown.String(), err
 }
 
 const (
@@ -51,7 +44,7 @@ func TestStreamInterleavedBlocks(t *testing.T) {
 		`{"type":"content_block_stop","index":2}`,
 		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":42}}`,
 		evStop)
-	turn, shown, err := readStream(body)
+	turn, shown, err := providertest.Stream(New(), body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +86,7 @@ func TestStreamThinkingAndRedacted(t *testing.T) {
 		`{"type":"content_block_stop","index":2}`,
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":30,"output_tokens_details":{"thinking_tokens":12}}}`,
 		evStop)
-	turn, shown, err := readStream(body)
+	turn, shown, err := providertest.Stream(New(), body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +126,7 @@ func TestStreamToolInput(t *testing.T) {
 				events = append(events, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+string(providers.Quote(d))+`}}`)
 			}
 			events = append(events, `{"type":"content_block_stop","index":0}`, evStop)
-			turn, _, err := readStream(sse(events...))
+			turn, _, err := providertest.Stream(New(), sse(events...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +147,7 @@ func TestStreamGeneratesMissingIDs(t *testing.T) {
 		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","name":"now","input":{}}}`,
 		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","name":"now","input":{}}}`,
 		evStop)
-	turn, _, err := readStream(body)
+	turn, _, err := providertest.Stream(New(), body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +159,7 @@ func TestStreamGeneratesMissingIDs(t *testing.T) {
 			t.Errorf("block %d id = %q, call id = %q", i, got, c.ID)
 		}
 	}
-	again, _, _ := readStream(body)
+	again, _, _ := providertest.Stream(New(), body)
 	if again.Calls[0].ID != turn.Calls[0].ID {
 		t.Errorf("generated id not stable: %q then %q", turn.Calls[0].ID, again.Calls[0].ID)
 	}
@@ -194,7 +187,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn, _, err := readStream(tt.body)
+			turn, _, err := providertest.Stream(New(), tt.body)
 			if err == nil {
 				t.Fatalf("no error; turn = %+v", turn)
 			}
@@ -279,11 +272,11 @@ func TestStreamFixturesReachMessageStop(t *testing.T) {
 // exactly as content_block_start gave it, escapes included.
 func TestStreamUnchangedBlockKeepsItsBytes(t *testing.T) {
 	start := `{"type":"thinking","thinking":"caf\u00e9 <ok>","signature":"c2ln"}`
-	turn, _, err := readStream(sse(evStart, `{"type":"content_block_start","index":0,"content_block":`+start+`}`, evStop))
+	turn, _, err := providertest.Stream(New(), sse(evStart, `{"type":"content_block_start","index":0,"content_block":`+start+`}`, evStop))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBytes(t, "echoed block", []byte(gjson.GetBytes(turn.Messages[0], "content.0").Raw), []byte(start))
+	providertest.SameBytes(t, "echoed block", []byte(gjson.GetBytes(turn.Messages[0], "content.0").Raw), []byte(start))
 	if turn.Reasoning != "café <ok>" {
 		t.Errorf("Reasoning = %q", turn.Reasoning)
 	}

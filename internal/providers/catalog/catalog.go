@@ -7,6 +7,7 @@ package catalog
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,31 +15,31 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/providers/anthropic"
-	"github.com/ask-cli/ask/internal/providers/command"
-	"github.com/ask-cli/ask/internal/providers/gemini"
-	"github.com/ask-cli/ask/internal/providers/ollama"
-	"github.com/ask-cli/ask/internal/providers/openai"
-	"github.com/ask-cli/ask/internal/providers/responses"
 )
 
 // Provider is one configured provider.
 type Provider struct {
 	Name     string
-	Protocol string // openai, responses, anthropic, gemini, ollama
-	BaseURL  string
+	Protocol string // openai, responses, anthropic, gemini, ollama, command
+	// New builds the wire protocol the provider speaks, in the dialect
+	// the row's own fields say (Reasoning, NativeSchema).
+	New     func(Provider) providers.Protocol
+	BaseURL string
 	// BaseURLEnv are the provider's own base-URL variables, consulted after
 	// --base-url and ASK_BASE_URL.
 	BaseURLEnv []string
 	// KeyEnv are the variables holding the key, first set wins. Empty for
 	// local servers that need none.
-	KeyEnv       []string
+	KeyEnv []string
+	// KeyOptional: a key is sent when one is set (a hosted Ollama), but
+	// the provider answers without one.
+	KeyOptional  bool
 	DefaultModel string
 	Header       http.Header
 
 	// What the provider can do. The run and the CLI read these instead of
 	// naming providers: adding a provider is its protocol package and one
-	// row below.
+	// row in rows.go.
 
 	// NativeTools: the protocol has tool calling of its own; otherwise the
 	// text tool protocol carries the calls.
@@ -47,8 +48,9 @@ type Provider struct {
 	Streaming bool
 	// NativeSchema: the request can ask for an answer matching a JSON
 	// Schema (structured output). Without it the schema goes into the
-	// system prompt and never into the request: DeepSeek answers a
-	// response_format of type json_schema with HTTP 400.
+	// system prompt and never into the request (the row's protocol is
+	// built to leave it out): DeepSeek answers a response_format of type
+	// json_schema with HTTP 400.
 	NativeSchema bool
 	// StreamsByDefault: a request body that does not say whether to stream
 	// is answered with a stream (Ollama's /api/chat).
@@ -81,6 +83,9 @@ type Provider struct {
 	// PublicModels: the model listing needs no key (OpenRouter's), so
 	// `ask models` works before one is set.
 	PublicModels bool
+	// Default: the provider chosen when nothing names one and no key
+	// variable is set (DESIGN §3: Ollama on localhost). One row has it.
+	Default bool
 }
 
 // MarksCache reports whether requests to model mark their prefix for
@@ -112,25 +117,6 @@ type AttachLimits struct {
 	MaxPDF   int64 // bytes of one PDF
 	MaxTotal int64 // bytes of all the files of a run
 }
-
-const mib = 1 << 20
-
-// The providers' own limits (man/ask.1, --attach):
-var (
-	// OpenAI: an image up to 20 MB, files up to 32 MB, a request body up
-	// to 50 MB, which 32 MiB of files fill once in base64. OpenRouter
-	// passes the same parts on.
-	openAIAttach = &AttachLimits{PDF: true, MaxImage: 20 * mib, MaxPDF: 32 * mib, MaxTotal: 32 * mib}
-	// Anthropic: an image up to 5 MB, a request up to 32 MB, which 24 MiB
-	// of files fill in base64.
-	anthropicAttach = &AttachLimits{PDF: true, MaxImage: 5 * mib, MaxPDF: 24 * mib, MaxTotal: 24 * mib}
-	// Gemini: inline data and the rest of the request up to 20 MB, which
-	// 14 MiB of files nearly fill in base64.
-	geminiAttach = &AttachLimits{PDF: true, MaxImage: 14 * mib, MaxPDF: 14 * mib, MaxTotal: 14 * mib}
-	// Ollama, LM Studio and Moonshot take images only and document no
-	// size; ask's own cap keeps a request within what it would read back.
-	imagesOnly = &AttachLimits{MaxImage: 20 * mib, MaxTotal: 20 * mib}
-)
 
 // SendStreams tells whether a request body asks for a streamed answer:
 // its "stream" field where it has one, else the provider's default, else
@@ -179,47 +165,7 @@ func Size(n int64) string {
 }
 
 // NeedsKey reports whether the provider refuses requests without a key.
-func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && p.Name != "ollama" }
-
-// attribution identifies ask to OpenRouter's app rankings.
-var attribution = http.Header{
-	"Http-Referer":       {"https://github.com/ask-cli/ask"},
-	"X-Openrouter-Title": {"ask"},
-	"X-Title":            {"ask"},
-}
-
-var all = []Provider{
-	{Name: "openrouter", Protocol: "openai", BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
-		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true,
-		MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach,
-		// OpenRouter passes cache_control on to Claude, and to Gemini, which
-		// reads the last mark; the other models it serves cache by
-		// themselves.
-		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true},
-	{Name: "openai", Protocol: "openai", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true},
-	{Name: "openai-responses", Protocol: "responses", BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach, CacheKey: true},
-	{Name: "anthropic", Protocol: "anthropic", BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
-		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true,
-		MaxTemperature: 1, Reasoning: Thinking, Attach: anthropicAttach, CacheMarks: []string{""}},
-	{Name: "gemini", Protocol: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta", BaseURLEnv: []string{"GEMINI_BASE_URL"},
-		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, DefaultModel: "gemini-2.5-flash", NativeTools: true, Streaming: true, NativeSchema: true, StreamInURL: true,
-		MaxTemperature: 2, Reasoning: ThinkingConfig, Attach: geminiAttach},
-	{Name: "ollama", Protocol: "ollama", BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
-		KeyEnv: []string{"OLLAMA_API_KEY"}, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
-		MaxTemperature: 2, Reasoning: Think, Attach: imagesOnly},
-	{Name: "deepseek", Protocol: "openai", BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
-		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true,
-		MaxTemperature: 2, Reasoning: ReasoningEffort},
-	{Name: "moonshot", Protocol: "openai", BaseURL: "https://api.moonshot.ai/v1", BaseURLEnv: []string{"MOONSHOT_BASE_URL"},
-		KeyEnv: []string{"MOONSHOT_API_KEY"}, DefaultModel: "kimi-k2-0905-preview", NativeTools: true, Streaming: true, NativeSchema: true,
-		MaxTemperature: 1, Attach: imagesOnly},
-	{Name: "lmstudio", Protocol: "openai", BaseURL: "http://localhost:1234/v1", BaseURLEnv: []string{"LMSTUDIO_BASE_URL"},
-		DefaultModel: "", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: imagesOnly},
-	// A local program run once per step (--command); it speaks plain text.
-	{Name: "command", Protocol: "command", DefaultModel: "command", LocalProgram: true},
-}
+func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && !p.KeyOptional }
 
 // All lists the providers in the order auto-selection tries them.
 func All() []Provider { return append([]Provider(nil), all...) }
@@ -247,34 +193,34 @@ func Lookup(name string) (Provider, error) {
 // NewProtocol returns the wire protocol the provider speaks, in its
 // dialect.
 func (p Provider) NewProtocol() (providers.Protocol, error) {
-	if p.Protocol == "openai" {
-		return &openai.Protocol{ReasoningObject: p.Reasoning == ReasoningObject}, nil
+	if p.New == nil {
+		return nil, fmt.Errorf("%s names no wire protocol", p.Name)
 	}
-	return NewProtocol(p.Protocol)
+	return p.New(p), nil
 }
 
-// NewProtocol returns the wire protocol of that name.
+// NewProtocol returns the wire protocol of that name, as the provider of
+// the same name speaks it, or else the first provider speaking it.
 func NewProtocol(name string) (providers.Protocol, error) {
-	switch name {
-	case "openai":
-		return openai.New(), nil
-	case "responses":
-		return responses.New(), nil
-	case "anthropic":
-		return anthropic.New(), nil
-	case "gemini":
-		return gemini.New(), nil
-	case "ollama":
-		return ollama.New(), nil
-	case "command":
-		return command.Plain{}, nil // always wrapped in the text tool protocol
+	i := slices.IndexFunc(all, func(p Provider) bool { return p.Protocol == name && p.Name == name })
+	if i < 0 {
+		i = slices.IndexFunc(all, func(p Provider) bool { return p.Protocol == name })
 	}
-	return nil, fmt.Errorf("unknown protocol %q", name)
+	if i < 0 {
+		return nil, fmt.Errorf("unknown protocol %q", name)
+	}
+	return all[i].NewProtocol()
+}
+
+// Default is the provider chosen when nothing names one and no key
+// variable is set.
+func Default() Provider {
+	return all[slices.IndexFunc(all, func(p Provider) bool { return p.Default })]
 }
 
 // Select picks the provider per DESIGN §3: the flag, then ASK_PROVIDER, then
 // the configured default, then the first provider whose key is set, then
-// Ollama on localhost.
+// the Default one (Ollama on localhost).
 func Select(flag, configured string, getenv func(string) string) (Provider, error) {
 	for _, name := range []string{flag, getenv("ASK_PROVIDER"), configured} {
 		if name != "" {
@@ -288,7 +234,7 @@ func Select(flag, configured string, getenv func(string) string) (Provider, erro
 			}
 		}
 	}
-	return Lookup("ollama")
+	return Default(), nil
 }
 
 // ResolveBaseURL applies the precedence --base-url, ASK_BASE_URL, the

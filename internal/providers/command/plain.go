@@ -21,6 +21,9 @@ type Plain struct{}
 
 var _ providers.Protocol = Plain{}
 
+// NewPlain returns the plain text protocol.
+func NewPlain() Plain { return Plain{} }
+
 // Name implements providers.Protocol.
 func (Plain) Name() string { return "command" }
 
@@ -32,8 +35,14 @@ func (Plain) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 	return nil, nil
 }
 
-// UserMessage implements providers.Protocol.
-func (Plain) UserMessage(text string) (json.RawMessage, error) { return message("user", text), nil }
+// UserMessage implements providers.Protocol. A program reads text only:
+// no catalog row lets files reach it, and any that did are refused.
+func (Plain) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return nil, errors.New("command: a command model takes no attachments")
+	}
+	return message("user", text), nil
+}
 
 // FormatToolResults implements providers.Protocol: the results as one user
 // message, as the text tool protocol sends them.
@@ -54,15 +63,11 @@ func (p Plain) BuildRequest(r providers.Request) ([]byte, error) {
 	if i := r.BadMessage(hasRole); i >= 0 {
 		return nil, fmt.Errorf("command: build request: message %d is not a {\"role\", \"content\"} object", i)
 	}
-	var b strings.Builder
-	b.WriteString(`{"model":`)
-	b.Write(providers.Quote(r.Model))
-	b.WriteString(`,"system":`)
-	b.Write(providers.Quote(r.System))
-	b.WriteString(`,"messages":`)
-	b.Write(providers.JoinArray(r.Messages))
-	b.WriteString("}")
-	return []byte(b.String()), nil
+	return providers.Object(
+		providers.Field{Key: "model", Value: providers.Quote(r.Model)},
+		providers.Field{Key: "system", Value: providers.Quote(r.System)},
+		providers.ArrayField("messages", r.Messages),
+	), nil
 }
 
 // ParseResponse implements providers.Protocol: the body is the reply.

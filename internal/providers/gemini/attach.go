@@ -2,39 +2,24 @@ package gemini
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/ask-cli/ask/internal/providers"
 )
 
-// userPart is one part of a user content.
-type userPart struct {
-	InlineData *inlineData `json:"inlineData,omitempty"`
-	Text       *string     `json:"text,omitempty"`
-}
-
-type inlineData struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-}
-
-// UserMessageWith implements providers.Attacher: an inlineData part
+// withAttachments is a user message holding files: an inlineData part
 // (mimeType and base64 data) for each file, images and PDFs alike, then
 // the text.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
-	parts := make([]userPart, 0, len(attachments)+1)
+func withAttachments(text string, attachments []providers.Attachment) json.RawMessage {
+	parts := make([]json.RawMessage, 0, len(attachments)+1)
 	for _, a := range attachments {
-		parts = append(parts, userPart{InlineData: &inlineData{MimeType: a.MIME, Data: a.Base64()}})
+		parts = append(parts, providers.Object(providers.Field{Key: "inlineData", Value: providers.Object(
+			providers.Field{Key: "mimeType", Value: providers.Quote(a.MIME)},
+			providers.Field{Key: "data", Value: providers.Quote(a.Base64())})}))
 	}
 	if text != "" {
-		parts = append(parts, userPart{Text: &text})
+		parts = append(parts, providers.Object(providers.Field{Key: "text", Value: providers.Quote(text)}))
 	}
-	msg, err := providers.MarshalNoEscape(struct {
-		Role  string     `json:"role"`
-		Parts []userPart `json:"parts"`
-	}{"user", parts})
-	if err != nil {
-		return nil, fmt.Errorf("gemini: user message: %w", err)
-	}
-	return msg, nil
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("parts", parts))
 }

@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -68,29 +69,19 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		if t.Name == "" {
 			return nil, fmt.Errorf("gemini: tool %d: name is missing", i)
 		}
-		decl, err := providers.SetRaw([]byte(`{}`), "name", providers.Quote(t.Name))
-		if err == nil && t.Description != "" {
-			decl, err = providers.SetRaw(decl, "description", providers.Quote(t.Description))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("gemini: tool %q: %w", t.Name, err)
-		}
 		params, err := cleanParameters(t.ParamsOrEmpty())
+		if err == nil && params != nil && !gjson.ValidBytes(params) {
+			err = errors.New("not valid JSON")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gemini: tool %q: parameters: %w", t.Name, err)
 		}
-		if params != nil {
-			if decl, err = providers.SetRaw(decl, "parameters", params); err != nil {
-				return nil, fmt.Errorf("gemini: tool %q: %w", t.Name, err)
-			}
-		}
-		decls[i] = decl
+		decls[i] = providers.Object(
+			providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+			providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+			providers.Field{Key: "parameters", Value: params})
 	}
-	tool, err := providers.SetRaw([]byte(`{}`), "functionDeclarations", providers.JoinArray(decls))
-	if err != nil {
-		return nil, fmt.Errorf("gemini: tools: %w", err)
-	}
-	return providers.JoinArray([]json.RawMessage{tool}), nil
+	return providers.JoinArray([]json.RawMessage{providers.Object(providers.ArrayField("functionDeclarations", decls))}), nil
 }
 
 // cleanParameters cleans a tool's parameter schema. It returns nil for an
@@ -125,17 +116,15 @@ func cleanParameters(schema json.RawMessage) (json.RawMessage, error) {
 	return out, nil
 }
 
-// UserMessage is {"role":"user","parts":[{"text":TEXT}]}.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
-	part, err := providers.SetRaw([]byte(`{}`), "text", providers.Quote(text))
-	if err == nil {
-		var msg []byte
-		msg, err = providers.SetRaw([]byte(`{"role":"user"}`), "parts", providers.JoinArray([]json.RawMessage{part}))
-		if err == nil {
-			return msg, nil
-		}
+// UserMessage is {"role":"user","parts":[{"text":TEXT}]}, with an
+// inlineData part before it for each file that goes with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments), nil
 	}
-	return nil, fmt.Errorf("gemini: user message: %w", err)
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("parts", []json.RawMessage{providers.Object(providers.Field{Key: "text", Value: providers.Quote(text)})})), nil
 }
 
 // FormatToolResults renders every result of one step as a functionResponse
@@ -150,31 +139,18 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.Name == "" {
 			return nil, fmt.Errorf("gemini: tool result %d (id %q): name is missing; Gemini answers a call by its function name", i, r.ID)
 		}
-		fr := []byte(`{}`)
-		var err error
+		var id json.RawMessage
 		if r.ID != "" && !isGeneratedID(r.ID) {
-			fr, err = providers.SetRaw(fr, "id", providers.Quote(r.ID))
+			id = providers.Quote(r.ID)
 		}
-		if err == nil {
-			fr, err = providers.SetRaw(fr, "name", providers.Quote(r.Name))
-		}
-		if err == nil {
-			fr, err = providers.SetRaw(fr, "response", resultObject(r))
-		}
-		var part []byte
-		if err == nil {
-			part, err = providers.SetRaw([]byte(`{}`), "functionResponse", fr)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("gemini: tool result %d: %w", i, err)
-		}
-		parts[i] = part
+		parts[i] = providers.Object(providers.Field{Key: "functionResponse", Value: providers.Object(
+			providers.Field{Key: "id", Value: id},
+			providers.Field{Key: "name", Value: providers.Quote(r.Name)},
+			providers.Field{Key: "response", Value: resultObject(r)})})
 	}
-	msg, err := providers.SetRaw([]byte(`{"role":"user"}`), "parts", providers.JoinArray(parts))
-	if err != nil {
-		return nil, fmt.Errorf("gemini: tool results: %w", err)
-	}
-	return []json.RawMessage{msg}, nil
+	return []json.RawMessage{providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("parts", parts))}, nil
 }
 
 // resultObject is a functionResponse's response: {"output": X} or
@@ -229,52 +205,43 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		return nil, err
 	}
 
-	// The parts other than the conversation are small and built as JSON
-	// values; the body is then written once, in order, so that the
-	// conversation (each message validated above) is copied a single time
-	// however long it grows.
-	var instr, config, toolConfig json.RawMessage
+	var toolConfig, instr json.RawMessage
 	if tools != nil && r.NoToolCalls {
 		toolConfig = json.RawMessage(`{"functionCallingConfig":{"mode":"NONE"}}`)
 	}
 	if system != "" {
-		var part []byte
-		part, err = providers.SetRaw([]byte(`{}`), "text", providers.Quote(system))
-		if err == nil {
-			instr, err = providers.SetRaw([]byte(`{}`), "parts", providers.JoinArray([]json.RawMessage{part}))
-		}
+		instr = providers.Object(providers.ArrayField("parts", []json.RawMessage{
+			providers.Object(providers.Field{Key: "text", Value: providers.Quote(system)}),
+		}))
 	}
 	var thinking json.RawMessage
-	if err == nil && r.Reasoning != "" {
-		thinking, err = thinkingConfig(r.Model, r.Reasoning)
-	}
-	if err == nil && (r.MaxTokens > 0 || responseSchema != nil || r.Temperature != nil || thinking != nil) {
-		config = []byte(`{}`)
-		if r.MaxTokens > 0 {
-			config, err = providers.Set(config, "maxOutputTokens", r.MaxTokens)
-		}
-		if err == nil && r.Temperature != nil {
-			config, err = providers.Set(config, "temperature", *r.Temperature)
-		}
-		if err == nil && thinking != nil {
-			config, err = providers.SetRaw(config, "thinkingConfig", thinking)
-		}
-		if err == nil && responseSchema != nil {
-			config, err = providers.Set(config, "responseMimeType", "application/json")
-			if err == nil {
-				config, err = providers.SetRaw(config, "responseSchema", responseSchema)
-			}
+	if r.Reasoning != "" {
+		if thinking, err = thinkingConfig(r.Model, r.Reasoning); err != nil {
+			return nil, fmt.Errorf("gemini: build request: %w", err)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("gemini: build request: %w", err)
+	var maxTokens, mimeType json.RawMessage
+	if r.MaxTokens > 0 {
+		maxTokens = providers.Int(r.MaxTokens)
 	}
+	if responseSchema != nil {
+		mimeType = json.RawMessage(`"application/json"`)
+	}
+	// The body is written once, in order, so that the conversation (each
+	// message validated above) is copied a single time however long it
+	// grows.
 	return providers.Object(
 		providers.ArrayField("contents", alternate(r.Messages)),
 		providers.Field{Key: "systemInstruction", Value: instr},
 		providers.Field{Key: "tools", Value: tools},
 		providers.Field{Key: "toolConfig", Value: toolConfig},
-		providers.Field{Key: "generationConfig", Value: config},
+		providers.Field{Key: "generationConfig", Value: providers.OptionalObject(
+			providers.Field{Key: "maxOutputTokens", Value: maxTokens},
+			providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)},
+			providers.Field{Key: "thinkingConfig", Value: thinking},
+			providers.Field{Key: "responseMimeType", Value: mimeType},
+			providers.Field{Key: "responseSchema", Value: responseSchema},
+		)},
 	), nil
 }
 

@@ -19,23 +19,7 @@ import (
 // stream array and every JSON body that is not a request or an error.
 func responseFixtures(t testing.TB) (replies, errorBodies []string) {
 	t.Helper()
-	replies = providertest.Fixtures(t, ".sse")
-	for _, name := range providertest.Fixtures(t, ".json") {
-		if strings.HasSuffix(name, ".request.json") {
-			continue
-		}
-		if gjson.GetBytes(providertest.Read(t, name), "error").Exists() {
-			errorBodies = append(errorBodies, name)
-			continue
-		}
-		replies = append(replies, name)
-	}
-	return replies, errorBodies
-}
-
-func stem(name string) string {
-	name = strings.TrimSuffix(name, ".sse")
-	return strings.TrimSuffix(name, ".json")
+	return providertest.Replies(t, func(b []byte) bool { return gjson.GetBytes(b, "error").Exists() })
 }
 
 func isArrayFixture(name string) bool { return strings.HasSuffix(name, ".stream-array.json") }
@@ -49,7 +33,7 @@ func TestGolden(t *testing.T) {
 	}
 	p := New()
 	for _, name := range replies {
-		t.Run(stem(name), func(t *testing.T) {
+		t.Run(providertest.Stem(name), func(t *testing.T) {
 			body := providertest.Read(t, name)
 			if got := providers.IsStreamBody(body, p.Framing()); got != strings.HasSuffix(name, ".sse") {
 				t.Fatalf("IsStreamBody = %v, want %v", got, !got)
@@ -58,7 +42,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseBody: %v", err)
 			}
-			providertest.Golden(t, stem(name), providertest.Marshal(t, providertest.RecordTurn(turn)))
+			providertest.Golden(t, providertest.Stem(name), providertest.Marshal(t, providertest.RecordTurn(turn)))
 
 			calls, err := p.ParseToolCalls(body)
 			if err != nil {
@@ -97,7 +81,7 @@ func TestNonStreamEchoIsVerbatim(t *testing.T) {
 			t.Fatalf("%s: %d messages, want 1", name, len(turn.Messages))
 		}
 		want := gjson.GetBytes(body, "candidates.0.content").Raw
-		sameBytes(t, name+": echoed content", turn.Messages[0], []byte(want))
+		providertest.SameBytes(t, name+": echoed content", turn.Messages[0], []byte(want))
 	}
 	if n != 7 {
 		t.Errorf("checked %d plain responses, want 7", n)
@@ -166,7 +150,7 @@ func TestGoldenErrors(t *testing.T) {
 	if e.Type != "NOT_FOUND" || e.Message != wantMsg || e.Code != "404" || e.Retryable() || e.IsAuth() {
 		t.Errorf("DecodeError = %+v", e)
 	}
-	providertest.Golden(t, stem(name), providertest.Marshal(t, map[string]any{
+	providertest.Golden(t, providertest.Stem(name), providertest.Marshal(t, map[string]any{
 		"status": e.StatusCode, "type": e.Type, "code": e.Code, "message": e.Message,
 		"retryable": e.Retryable(), "error": e.Error(),
 	}))
@@ -213,9 +197,9 @@ func TestGoldenFilesAreUsed(t *testing.T) {
 	replies, errorBodies := responseFixtures(t)
 	known := map[string]bool{}
 	for _, n := range append(replies, errorBodies...) {
-		known[stem(n)+".json"] = true
+		known[providertest.Stem(n)+".json"] = true
 	}
-	known["attach-user-message.json"] = true // TestUserMessageWithAttachments
+	known["attach-user-message.json"] = true // TestUserMessageAttachments
 	entries, err := os.ReadDir(filepath.Join("testdata", "golden"))
 	if err != nil {
 		t.Fatal(err)
@@ -233,13 +217,5 @@ func TestGoldenFilesAreUsed(t *testing.T) {
 	}
 	if files != len(known) {
 		t.Errorf("%d golden files for %d fixtures", files, len(known))
-	}
-}
-
-// sameBytes is bytes.Equal with both sides shown on failure.
-func sameBytes(t *testing.T, what string, got, want []byte) {
-	t.Helper()
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs byte for byte\n got: %s\nwant: %s", what, got, want)
 	}
 }

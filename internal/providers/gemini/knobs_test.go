@@ -49,3 +49,10 @@ func TestKnobs(t *testing.T) {
 		}
 	}
 }
+
+// TestKnobsWithAttachment: a prompt with an image goes with --temperature,
+// and with --reasoning (goldens only: there is no official spec).
+func TestKnobsWithAttachment(t *testing.T) {
+	t.Parallel()
+	providertest.KnobsWithAttachment(t, New(), "gemini-2.5-flash", providertest.Spec{})
+}

@@ -352,5 +352,5 @@ func TestMessagesRoundTripThroughBuildRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBytes(t, "echoed content", []byte(gjson.GetBytes(req, "contents.0").Raw), []byte(gjson.GetBytes(body, "candidates.0.content").Raw))
+	providertest.SameBytes(t, "echoed content", []byte(gjson.GetBytes(req, "contents.0").Raw), []byte(gjson.GetBytes(body, "candidates.0.content").Raw))
 }

@@ -97,26 +97,12 @@ type fields struct {
 	err, responseID, usage, candidates gjson.Result
 }
 
-func readFields(doc gjson.Result) fields {
-	var f fields
-	doc.ForEach(func(k, v gjson.Result) bool {
-		var dst *gjson.Result
-		switch k.Str {
-		case "error":
-			dst = &f.err
-		case "responseId":
-			dst = &f.responseID
-		case "usageMetadata":
-			dst = &f.usage
-		case "candidates":
-			dst = &f.candidates
-		}
-		// The first of duplicate keys wins, as with gjson.Get.
-		if dst != nil && !dst.Exists() {
-			*dst = v
-		}
-		return true
-	})
+func readFields(doc gjson.Result) (f fields) {
+	providers.ReadMembers(doc,
+		providers.Member{Key: "error", Dst: &f.err},
+		providers.Member{Key: "responseId", Dst: &f.responseID},
+		providers.Member{Key: "usageMetadata", Dst: &f.usage},
+		providers.Member{Key: "candidates", Dst: &f.candidates})
 	return f
 }
 

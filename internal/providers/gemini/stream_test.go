@@ -31,12 +31,6 @@ func chunk(finish string, parts ...string) string {
 	return c + `}],"responseId":"r1"}`
 }
 
-func readStream(body []byte) (*providers.Turn, string, error) {
-	var shown strings.Builder
-	turn, err := providers.ReadStream(bytes.NewReader(body), providers.SSE, New().NewStream(), func(s string) { shown.WriteString(s) })
-	return turn, shown.String(), err
-}
-
 // TestStreamMergesParts: text chunks join into one part, thought text into
 // its own, calls stay whole and in order, signed parts stay where and as
 // they came, and empty unsigned text parts vanish.
@@ -51,7 +45,7 @@ func TestStreamMergesParts(t *testing.T) {
 		chunk("", `{"text":" after"}`),
 		chunk("STOP", `{"text":"","thoughtSignature":"c2lnMg=="}`),
 	)
-	turn, shown, err := readStream(body)
+	turn, shown, err := providertest.Stream(New(), body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +67,7 @@ func TestStreamMergesParts(t *testing.T) {
 	if !isGeneratedID(turn.Calls[0].ID) || turn.Calls[0].ID == turn.Calls[1].ID {
 		t.Errorf("ids = %q, %q, want two distinct generated ids", turn.Calls[0].ID, turn.Calls[1].ID)
 	}
-	again, _, _ := readStream(body)
+	again, _, _ := providertest.Stream(New(), body)
 	if again.Calls[0].ID != turn.Calls[0].ID {
 		t.Errorf("generated id not stable: %q then %q", turn.Calls[0].ID, again.Calls[0].ID)
 	}
@@ -83,7 +77,7 @@ func TestStreamMergesParts(t *testing.T) {
 // signature is not merged with the text before or after it, so the
 // signature stays on the very part that brought it.
 func TestStreamSignedTextStaysItsOwnPart(t *testing.T) {
-	turn, _, err := readStream(sse(
+	turn, _, err := providertest.Stream(New(), sse(
 		chunk("", `{"text":"a"}`),
 		chunk("", `{"text":"b","thoughtSignature":"U0lH"}`),
 		chunk("STOP", `{"text":"c"}`),
@@ -100,7 +94,7 @@ func TestStreamSignedTextStaysItsOwnPart(t *testing.T) {
 // TestStreamUsageAndFinish: usage is the last chunk's (cumulative), the
 // finishReason the last given, and a chunk after it is still read.
 func TestStreamUsageAndFinish(t *testing.T) {
-	turn, _, err := readStream(sse(
+	turn, _, err := providertest.Stream(New(), sse(
 		`{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":1,"totalTokenCount":11}}`,
 		`{"candidates":[{"content":{"parts":[{"text":"y"}]},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":2,"totalTokenCount":12}}`,
 		`{"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":2,"thoughtsTokenCount":3,"totalTokenCount":15}}`,
@@ -132,7 +126,7 @@ func TestStreamFixtureSignatures(t *testing.T) {
 		{"llm-gemini-3flash-thought-signatures.stream-array.json", []string{"call multiply"}, []bool{true}},
 	}
 	for _, tt := range tests {
-		t.Run(stem(tt.fixture), func(t *testing.T) {
+		t.Run(providertest.Stem(tt.fixture), func(t *testing.T) {
 			body := providertest.Read(t, tt.fixture)
 			turn, err := providers.ParseBody(New(), body)
 			if err != nil {
@@ -208,7 +202,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn, _, err := readStream(tt.body)
+			turn, _, err := providertest.Stream(New(), tt.body)
 			if err == nil {
 				t.Fatalf("no error; turn = %+v", turn)
 			}
@@ -240,11 +234,11 @@ func TestStreamAddReturnsAPIError(t *testing.T) {
 func TestStreamLFFraming(t *testing.T) {
 	crlf := providertest.Read(t, "fantasy-3pro-multi-tool-stream.sse")
 	lf := bytes.ReplaceAll(crlf, []byte("\r\n"), []byte("\n"))
-	a, _, err := readStream(crlf)
+	a, _, err := providertest.Stream(New(), crlf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := readStream(lf)
+	b, _, err := providertest.Stream(New(), lf)
 	if err != nil {
 		t.Fatal(err)
 	}

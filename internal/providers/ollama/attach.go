@@ -7,23 +7,18 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 )
 
-// UserMessageWith implements providers.Attacher: the text as content and
-// the images, base64, in images. Ollama takes no other kind of file.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
-	images := make([]string, 0, len(attachments))
+// withAttachments is a user message holding files: the text as content
+// and the images, base64, in images. Ollama takes no other kind of file.
+func withAttachments(text string, attachments []providers.Attachment) (json.RawMessage, error) {
+	images := make([]json.RawMessage, 0, len(attachments))
 	for _, a := range attachments {
 		if !a.IsImage() {
 			return nil, fmt.Errorf("ollama: %s is a %s: Ollama takes images only", a.Name, a.Kind())
 		}
-		images = append(images, a.Base64())
+		images = append(images, providers.Quote(a.Base64()))
 	}
-	msg, err := providers.MarshalNoEscape(struct {
-		Role    string   `json:"role"`
-		Content string   `json:"content"`
-		Images  []string `json:"images"`
-	}{"user", text, images})
-	if err != nil {
-		return nil, fmt.Errorf("ollama: user message: %w", err)
-	}
-	return msg, nil
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.Field{Key: "content", Value: providers.Quote(text)},
+		providers.ArrayField("images", images)), nil
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/providertest"
 	"github.com/tidwall/gjson"
 )
@@ -38,7 +37,7 @@ func TestGoldenResponses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			providertest.SameJSON(t, "ParseToolCalls", providertest.Marshal(t, calls), providertest.Marshal(t, nonNil(turn.Calls)))
+			providertest.SameJSON(t, "ParseToolCalls", providertest.Marshal(t, calls), providertest.Marshal(t, providertest.CallsOrEmpty(turn.Calls)))
 		})
 	}
 }
@@ -49,7 +48,7 @@ func TestGoldenStreams(t *testing.T) {
 	for _, name := range providertest.Fixtures(t, ".ndjson") {
 		t.Run(name, func(t *testing.T) {
 			body := providertest.Read(t, name)
-			turn, deltas, err := readStream(body)
+			turn, deltas, err := providertest.Deltas(New(), body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +63,7 @@ func TestGoldenStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			providertest.SameJSON(t, "ParseToolCalls", providertest.Marshal(t, calls), providertest.Marshal(t, nonNil(turn.Calls)))
+			providertest.SameJSON(t, "ParseToolCalls", providertest.Marshal(t, calls), providertest.Marshal(t, providertest.CallsOrEmpty(turn.Calls)))
 			// The final line has the metrics and no calls; the calls came
 			// whole in an earlier done:false line.
 			if len(turn.Calls) != 1 {
@@ -75,11 +74,4 @@ func TestGoldenStreams(t *testing.T) {
 			}
 		})
 	}
-}
-
-func nonNil(calls []providers.ToolCall) []providers.ToolCall {
-	if calls == nil {
-		return []providers.ToolCall{}
-	}
-	return calls
 }

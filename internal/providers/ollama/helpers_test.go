@@ -1,7 +1,6 @@
 package ollama
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -64,16 +63,6 @@ func record(turn *providers.Turn, deltas []string) turnRecord {
 		Text: turn.Text, Reasoning: turn.Reasoning, Calls: turn.Calls, Usage: turn.Usage,
 		StopReason: turn.StopReason, Messages: turn.Messages, Deltas: deltas,
 	}
-}
-
-// readStream runs a recorded stream through a fresh accumulator and collects
-// the deltas.
-func readStream(body []byte) (*providers.Turn, []string, error) {
-	var deltas []string
-	turn, err := providers.ReadStream(bytes.NewReader(body), providers.NDJSON, New().NewStream(), func(d string) {
-		deltas = append(deltas, d)
-	})
-	return turn, deltas, err
 }
 
 // ndjson joins lines into a stream body.

@@ -50,3 +50,10 @@ func TestKnobs(t *testing.T) {
 		t.Errorf("reasoning \"max\": err = %v, want ErrKnob", err)
 	}
 }
+
+// TestKnobsWithAttachment: a prompt with an image goes with --temperature,
+// and with --reasoning (validated against the official spec).
+func TestKnobsWithAttachment(t *testing.T) {
+	t.Parallel()
+	providertest.KnobsWithAttachment(t, New(), "qwen3", spec)
+}

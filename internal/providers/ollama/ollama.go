@@ -135,36 +135,27 @@ func toolMessage(r providers.ToolResult) (json.RawMessage, error) {
 	if r.IsError && !strings.HasPrefix(strings.ToLower(content), "error:") {
 		content = "Error: " + content
 	}
-	msg := []byte(`{"role":"tool"}`)
-	var err error
-	if r.Name != "" {
-		if msg, err = providers.SetRaw(msg, "tool_name", providers.Quote(r.Name)); err != nil {
-			return nil, err
-		}
-	}
-	if r.ID != "" {
-		if msg, err = providers.SetRaw(msg, "tool_call_id", providers.Quote(r.ID)); err != nil {
-			return nil, err
-		}
-	}
-	return providers.SetRaw(msg, "content", providers.Quote(content))
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"tool"`)},
+		providers.Field{Key: "tool_name", Value: providers.OptionalString(r.Name)},
+		providers.Field{Key: "tool_call_id", Value: providers.OptionalString(r.ID)},
+		providers.Field{Key: "content", Value: providers.Quote(content)}), nil
 }
 
-// UserMessage implements providers.Protocol.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
-	msg, err := textMessage("user", text)
-	if err != nil {
-		return nil, fmt.Errorf("ollama: user message: %w", err)
+// UserMessage implements providers.Protocol: images go base64 in
+// "images" (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments)
 	}
-	return msg, nil
+	return textMessage("user", text), nil
 }
 
-func textMessage(role, text string) (json.RawMessage, error) {
-	msg, err := providers.SetRaw([]byte(`{"role":""}`), "role", providers.Quote(role))
-	if err != nil {
-		return nil, err
-	}
-	return providers.SetRaw(msg, "content", providers.Quote(text))
+// textMessage is {"role":role,"content":text}.
+func textMessage(role, text string) json.RawMessage {
+	return providers.Object(
+		providers.Field{Key: "role", Value: providers.Quote(role)},
+		providers.Field{Key: "content", Value: providers.Quote(text)})
 }
 
 // BuildRequest implements providers.Protocol. The history is copied byte for
@@ -185,67 +176,48 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 	}
 	msgs := make([]json.RawMessage, 0, len(r.Messages)+1)
 	if r.System != "" {
-		sys, err := textMessage("system", r.System)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, sys)
+		msgs = append(msgs, textMessage("system", r.System))
 	}
 	if i := r.BadMessage(isObject); i >= 0 {
 		return nil, fmt.Errorf("message %d is not a JSON object", i)
 	}
 	msgs = append(msgs, r.Messages...)
-
-	doc, err := providers.SetRaw([]byte(`{"model":""}`), "model", providers.Quote(r.Model))
-	if err != nil {
-		return nil, err
-	}
-	// The conversation goes in last, in one copy (FillArray).
-	if doc, err = providers.SetRaw(doc, "messages", []byte("[]")); err != nil {
-		return nil, err
-	}
 	tools, err := p.FormatTools(r.Tools)
 	if err != nil {
 		return nil, err
 	}
 	// Ollama has no tool_choice: a request that must not call tools
 	// declares none (its templates render the history's calls anyway).
-	if tools != nil && !r.NoToolCalls {
-		if doc, err = providers.SetRaw(doc, "tools", tools); err != nil {
-			return nil, err
-		}
+	if r.NoToolCalls {
+		tools = nil
 	}
-	if doc, err = providers.Set(doc, "stream", r.Stream); err != nil {
-		return nil, err
+	// think takes a level as well as true or false (docs/openapi.yaml).
+	if r.Reasoning != "" && !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
+		return nil, fmt.Errorf("reasoning %q: %w", r.Reasoning, providers.ErrKnob)
 	}
-	if r.MaxTokens > 0 {
-		if doc, err = providers.Set(doc, "options.num_predict", r.MaxTokens); err != nil {
-			return nil, err
-		}
-	}
-	if r.Temperature != nil {
-		if doc, err = providers.Set(doc, "options.temperature", *r.Temperature); err != nil {
-			return nil, err
-		}
-	}
-	if r.Reasoning != "" {
-		// think takes a level as well as true or false (docs/openapi.yaml).
-		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
-			return nil, fmt.Errorf("reasoning %q: %w", r.Reasoning, providers.ErrKnob)
-		}
-		if doc, err = providers.Set(doc, "think", r.Reasoning); err != nil {
-			return nil, err
-		}
-	}
+	var format json.RawMessage
 	if len(bytes.TrimSpace(r.Schema)) > 0 {
 		if !isObject(r.Schema) {
 			return nil, errors.New("schema is not a JSON object")
 		}
-		if doc, err = providers.SetRaw(doc, "format", r.Schema); err != nil {
-			return nil, err
-		}
+		format = r.Schema
 	}
-	return providers.FillArray(doc, "messages", msgs)
+	var numPredict json.RawMessage
+	if r.MaxTokens > 0 {
+		numPredict = providers.Int(r.MaxTokens)
+	}
+	return providers.Object(
+		providers.Field{Key: "model", Value: providers.Quote(r.Model)},
+		providers.ArrayField("messages", msgs),
+		providers.Field{Key: "tools", Value: tools},
+		providers.Field{Key: "stream", Value: providers.Bool(r.Stream)},
+		providers.Field{Key: "options", Value: providers.OptionalObject(
+			providers.Field{Key: "num_predict", Value: numPredict},
+			providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)},
+		)},
+		providers.Field{Key: "think", Value: providers.OptionalString(r.Reasoning)},
+		providers.Field{Key: "format", Value: format},
+	), nil
 }
 
 // isObject reports whether b is one valid JSON object, without copying it.

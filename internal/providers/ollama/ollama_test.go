@@ -214,7 +214,7 @@ func TestStreamText(t *testing.T) {
 		`{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"length","prompt_eval_count":3,"eval_count":9}`,
 		`{"model":"m","message":{"role":"assistant","content":"after the end"},"done":false}`,
 	)
-	turn, deltas, err := readStream(body)
+	turn, deltas, err := providertest.Deltas(New(), body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestCallsWithoutIDs(t *testing.T) {
 		name  string
 		parse func() (*providers.Turn, error)
 	}{
-		{"stream", func() (*providers.Turn, error) { turn, _, err := readStream(stream); return turn, err }},
+		{"stream", func() (*providers.Turn, error) { turn, _, err := providertest.Deltas(New(), stream); return turn, err }},
 		{"response", func() (*providers.Turn, error) { return New().ParseResponse(response) }},
 	}
 	for _, tt := range tests {
@@ -334,7 +334,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := readStream(tt.body)
+			_, _, err := providertest.Deltas(New(), tt.body)
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -122,10 +122,8 @@ func (r *reply) turn() (*providers.Turn, error) {
 // it, "" when the model said nothing), thinking when there was any, and the
 // calls with their ids and OBJECT arguments.
 func (r *reply) echo() (json.RawMessage, error) {
-	msg, err := textMessage("assistant", r.content.String())
-	if err != nil {
-		return nil, err
-	}
+	msg := []byte(textMessage("assistant", r.content.String()))
+	var err error
 	if r.thinking.Len() > 0 {
 		if msg, err = providers.SetRaw(msg, "thinking", providers.Quote(r.thinking.String())); err != nil {
 			return nil, err

@@ -95,3 +95,7 @@ func TestSpecRejects(t *testing.T) {
 		}
 	}
 }
+
+// spec is the schema of a request body in the official API description.
+var spec = providertest.Spec{File: "ollama-openapi.yaml", Schema: "ChatRequest",
+	Refused: `{"model":"m","messages":[{"role":"user","content":"hi","images":"AA=="}]}`}

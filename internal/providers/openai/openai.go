@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -15,13 +14,23 @@ import (
 // Protocol is the Chat Completions wire protocol. It holds no state but
 // how its dialect spells a setting.
 type Protocol struct {
+	providers.OpenAIModels // GET /models
+
 	// ReasoningObject sends Request.Reasoning as OpenRouter takes it,
 	// "reasoning":{"effort":…}, instead of Chat Completions'
 	// "reasoning_effort".
 	ReasoningObject bool
+	// NoResponseFormat leaves Request.Schema out of the body, for a
+	// server that refuses a response_format of type json_schema
+	// (DeepSeek answers it with HTTP 400); the run gives such a model the
+	// schema in its system prompt instead.
+	NoResponseFormat bool
 }
 
-var _ providers.Protocol = (*Protocol)(nil)
+var (
+	_ providers.Protocol    = (*Protocol)(nil)
+	_ providers.ModelLister = (*Protocol)(nil)
+)
 
 // New returns the Chat Completions protocol.
 func New() *Protocol { return &Protocol{} }
@@ -63,34 +72,30 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		if !gjson.ValidBytes(params) {
 			return nil, fmt.Errorf("openai: tool %s: parameters are not valid JSON", t.Name)
 		}
-		b := make([]byte, 0, 64+len(t.Name)+len(t.Description)+len(params))
-		b = append(b, `{"type":"function","function":{"name":`...)
-		b = append(b, providers.Quote(t.Name)...)
-		if t.Description != "" {
-			b = append(b, `,"description":`...)
-			b = append(b, providers.Quote(t.Description)...)
-		}
-		b = append(b, `,"parameters":`...)
-		b = append(b, params...)
-		items[i] = append(b, "}}"...)
+		items[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"function"`)},
+			providers.Field{Key: "function", Value: providers.Object(
+				providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+				providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+				providers.Field{Key: "parameters", Value: params})})
 	}
 	return providers.JoinArray(items), nil
 }
 
-// UserMessage implements providers.Protocol.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
+// UserMessage implements providers.Protocol: {"role":"user","content":TEXT},
+// or content parts when files go with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments), nil
+	}
 	return message("user", text), nil
 }
 
 // message renders {"role":role,"content":text}.
 func message(role, text string) json.RawMessage {
-	q := providers.Quote(text)
-	b := make([]byte, 0, len(role)+len(q)+32)
-	b = append(b, `{"role":"`...)
-	b = append(b, role...)
-	b = append(b, `","content":`...)
-	b = append(b, q...)
-	return append(b, '}')
+	return providers.Object(
+		providers.Field{Key: "role", Value: providers.Quote(role)},
+		providers.Field{Key: "content", Value: providers.Quote(text)})
 }
 
 // FormatToolResults implements providers.Protocol: one role "tool" message
@@ -106,20 +111,19 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.IsError && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(content)), "error") {
 			content = "Error: " + content
 		}
-		b := make([]byte, 0, len(r.ID)+len(content)+48)
-		b = append(b, `{"role":"tool","tool_call_id":`...)
-		b = append(b, providers.Quote(r.ID)...)
-		b = append(b, `,"content":`...)
-		b = append(b, providers.Quote(content)...)
-		out[i] = append(b, '}')
+		out[i] = providers.Object(
+			providers.Field{Key: "role", Value: json.RawMessage(`"tool"`)},
+			providers.Field{Key: "tool_call_id", Value: providers.Quote(r.ID)},
+			providers.Field{Key: "content", Value: providers.Quote(content)})
 	}
 	return out, nil
 }
 
-// BuildRequest implements providers.Protocol. The body is written in one
-// pass, so its cost is linear in the size of the history. Request.Cache
-// marks content parts for the OpenRouter models that cache only what is
-// marked (cache.go) and names the conversation in prompt_cache_key.
+// BuildRequest implements providers.Protocol. The body is written once, in
+// order (providers.Object), so its cost is linear in the size of the
+// history. Request.Cache marks content parts for the OpenRouter models that
+// cache only what is marked (cache.go) and names the conversation in
+// prompt_cache_key.
 func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if r.Model == "" {
 		return nil, fmt.Errorf("openai: build request: no model")
@@ -139,59 +143,63 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
+	if p.NoResponseFormat {
+		r.Schema = nil
+	}
 	if len(r.Schema) > 0 && !gjson.ValidBytes(r.Schema) {
 		return nil, fmt.Errorf("openai: build request: schema is not valid JSON")
 	}
+	reasoning, err := p.reasoning(r.Reasoning)
+	if err != nil {
+		return nil, err
+	}
 
-	joined := providers.JoinArray(msgs)
-	b := make([]byte, 0, len(joined)+len(tools)+len(r.Schema)+len(r.Model)+192)
-	b = append(b, `{"model":`...)
-	b = append(b, providers.Quote(r.Model)...)
-	b = append(b, `,"messages":`...)
-	b = append(b, joined...)
-	if len(tools) > 0 {
-		b = append(b, `,"tools":`...)
-		b = append(b, tools...)
-		if r.NoToolCalls {
-			b = append(b, `,"tool_choice":"none"`...)
-		}
+	fields := []providers.Field{
+		{Key: "model", Value: providers.Quote(r.Model)},
+		providers.ArrayField("messages", msgs),
+		{Key: "tools", Value: tools},
+	}
+	if len(tools) > 0 && r.NoToolCalls {
+		fields = append(fields, providers.Field{Key: "tool_choice", Value: json.RawMessage(`"none"`)})
 	}
 	if r.Cache.Key != "" {
-		b = append(b, `,"prompt_cache_key":`...)
-		b = append(b, providers.Quote(r.Cache.Key)...)
+		fields = append(fields, providers.Field{Key: "prompt_cache_key", Value: providers.Quote(r.Cache.Key)})
 	}
 	if r.Stream {
-		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+		fields = append(fields,
+			providers.Field{Key: "stream", Value: providers.Bool(true)},
+			providers.Field{Key: "stream_options", Value: json.RawMessage(`{"include_usage":true}`)})
 	}
 	if r.MaxTokens > 0 {
-		b = append(b, `,"`...)
-		b = append(b, maxTokensField(r.Model)...)
-		b = append(b, `":`...)
-		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+		fields = append(fields, providers.Field{Key: maxTokensField(r.Model), Value: providers.Int(r.MaxTokens)})
 	}
-	if r.Temperature != nil {
-		b = append(b, `,"temperature":`...)
-		b = strconv.AppendFloat(b, *r.Temperature, 'f', -1, 64)
-	}
-	if r.Reasoning != "" {
-		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
-			return nil, fmt.Errorf("openai: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
-		}
-		if p.ReasoningObject {
-			b = append(b, `,"reasoning":{"effort":`...)
-			b = append(b, providers.Quote(r.Reasoning)...)
-			b = append(b, '}')
-		} else {
-			b = append(b, `,"reasoning_effort":`...)
-			b = append(b, providers.Quote(r.Reasoning)...)
-		}
-	}
+	fields = append(fields, providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)}, reasoning)
 	if len(r.Schema) > 0 {
-		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"answer","schema":`...)
-		b = append(b, r.Schema...)
-		b = append(b, `,"strict":false}}`...)
+		fields = append(fields, providers.Field{Key: "response_format", Value: providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"json_schema"`)},
+			providers.Field{Key: "json_schema", Value: providers.Object(
+				providers.Field{Key: "name", Value: json.RawMessage(`"answer"`)},
+				providers.Field{Key: "schema", Value: r.Schema},
+				providers.Field{Key: "strict", Value: providers.Bool(false)},
+			)},
+		)})
 	}
-	return append(b, '}'), nil
+	return providers.Object(fields...), nil
+}
+
+// reasoning is the field --reasoning becomes in the dialect: Chat
+// Completions' "reasoning_effort", or OpenRouter's "reasoning":{"effort"};
+// a field without a value (left out) for "".
+func (p *Protocol) reasoning(level string) (providers.Field, error) {
+	switch {
+	case level == "":
+		return providers.Field{}, nil
+	case !slices.Contains(providers.ReasoningLevels, level):
+		return providers.Field{}, fmt.Errorf("openai: reasoning %q: %w", level, providers.ErrKnob)
+	case p.ReasoningObject:
+		return providers.Field{Key: "reasoning", Value: providers.Object(providers.Field{Key: "effort", Value: providers.Quote(level)})}, nil
+	}
+	return providers.Field{Key: "reasoning_effort", Value: providers.Quote(level)}, nil
 }
 
 // ParseToolCalls implements providers.Protocol for a response body or a

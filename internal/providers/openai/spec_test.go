@@ -81,3 +81,7 @@ func TestRequestsMatchSpec(t *testing.T) {
 	}
 	t.Logf("%d requests validated", len(bodies))
 }
+
+// spec is the schema of a request body in the official API description.
+var spec = providertest.Spec{File: "openai-openapi.yaml", Schema: "CreateChatCompletionRequest",
+	Refused: `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":"data:image/png;base64,AA=="}]}]}`}

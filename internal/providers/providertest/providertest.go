@@ -5,6 +5,7 @@ package providertest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -123,4 +124,65 @@ func RecordTurn(turn *providers.Turn) Turn {
 		calls = []providers.ToolCall{}
 	}
 	return Turn{turn.Text, turn.Reasoning, calls, turn.Usage, turn.StopReason, turn.Messages}
+}
+
+// SameBytes fails the test unless got and want are the same bytes.
+func SameBytes(t testing.TB, what string, got, want []byte) {
+	t.Helper()
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs byte for byte\n got: %s\nwant: %s", what, got, want)
+	}
+}
+
+// Stem is a fixture's name without its .sse or .json.
+func Stem(name string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(name, ".sse"), ".json")
+}
+
+// Replies lists the recorded responses in testdata: the streams (*.sse)
+// and the bodies (*.json but *.request.json), the latter split by isError
+// into replies and error bodies.
+func Replies(t testing.TB, isError func(body []byte) bool) (replies, errorBodies []string) {
+	t.Helper()
+	replies = Fixtures(t, ".sse")
+	for _, name := range Fixtures(t, ".json") {
+		switch {
+		case strings.HasSuffix(name, ".request.json"):
+		case isError(Read(t, name)):
+			errorBodies = append(errorBodies, name)
+		default:
+			replies = append(replies, name)
+		}
+	}
+	return replies, errorBodies
+}
+
+// CallsOrEmpty is calls, or an empty list for none: goldens record [].
+func CallsOrEmpty(calls []providers.ToolCall) []providers.ToolCall {
+	if calls == nil {
+		return []providers.ToolCall{}
+	}
+	return calls
+}
+
+// Outcome checks what every reading of a reply must come to, whatever the
+// bytes: a turn, or an error of a kind the loop reports (malformed, cut
+// short, or the provider's own), never both or neither. It reports
+// whether there is a turn to check further.
+func Outcome(t testing.TB, what string, turn *providers.Turn, err error) bool {
+	t.Helper()
+	if err != nil {
+		var apiErr *providers.APIError
+		if turn != nil {
+			t.Errorf("%s: turn and error both returned", what)
+		}
+		if !errors.Is(err, providers.ErrMalformed) && !errors.Is(err, providers.ErrStreamCut) && !errors.As(err, &apiErr) {
+			t.Errorf("%s: unexpected kind of error: %v", what, err)
+		}
+		return false
+	}
+	if turn == nil {
+		t.Fatalf("%s: no turn and no error", what)
+	}
+	return true
 }

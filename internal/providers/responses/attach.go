@@ -2,42 +2,34 @@ package responses
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/ask-cli/ask/internal/providers"
 )
 
-// inputPart is one part of a Responses input message's content.
-type inputPart struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	ImageURL string `json:"image_url,omitempty"`
-	Detail   string `json:"detail,omitempty"`
-	Filename string `json:"filename,omitempty"`
-	FileData string `json:"file_data,omitempty"`
-}
-
-// UserMessageWith implements providers.Attacher: an input_text part, then
-// an input_image (a data: URL, detail auto) for each image and an
+// withAttachments is a user message holding files: an input_text part,
+// then an input_image (a data: URL, detail auto) for each image and an
 // input_file (filename and file_data, a data: URL) for each PDF.
-func (*Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
-	parts := make([]inputPart, 0, len(attachments)+1)
+func withAttachments(text string, attachments []providers.Attachment) json.RawMessage {
+	parts := make([]json.RawMessage, 0, len(attachments)+1)
 	if text != "" {
-		parts = append(parts, inputPart{Type: "input_text", Text: text})
+		parts = append(parts, providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"input_text"`)},
+			providers.Field{Key: "text", Value: providers.Quote(text)}))
 	}
 	for _, a := range attachments {
 		if a.IsImage() {
-			parts = append(parts, inputPart{Type: "input_image", ImageURL: a.DataURL(), Detail: "auto"})
-		} else {
-			parts = append(parts, inputPart{Type: "input_file", Filename: a.Name, FileData: a.DataURL()})
+			parts = append(parts, providers.Object(
+				providers.Field{Key: "type", Value: json.RawMessage(`"input_image"`)},
+				providers.Field{Key: "image_url", Value: providers.Quote(a.DataURL())},
+				providers.Field{Key: "detail", Value: json.RawMessage(`"auto"`)}))
+			continue
 		}
+		parts = append(parts, providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"input_file"`)},
+			providers.Field{Key: "filename", Value: providers.Quote(a.Name)},
+			providers.Field{Key: "file_data", Value: providers.Quote(a.DataURL())}))
 	}
-	msg, err := providers.MarshalNoEscape(struct {
-		Role    string      `json:"role"`
-		Content []inputPart `json:"content"`
-	}{"user", parts})
-	if err != nil {
-		return nil, fmt.Errorf("responses: user message: %w", err)
-	}
-	return msg, nil
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.ArrayField("content", parts))
 }

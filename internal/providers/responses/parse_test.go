@@ -104,17 +104,10 @@ func TestParseResponse(t *testing.T) {
 			if turn.Text != tt.wantText || turn.StopReason != tt.wantStop {
 				t.Errorf("text %q stop %q, want %q %q", turn.Text, turn.StopReason, tt.wantText, tt.wantStop)
 			}
-			providertest.SameJSON(t, "calls", providertest.Marshal(t, nonNil(turn.Calls)), providertest.Marshal(t, nonNil(tt.wantCalls)))
+			providertest.SameJSON(t, "calls", providertest.Marshal(t, providertest.CallsOrEmpty(turn.Calls)), providertest.Marshal(t, providertest.CallsOrEmpty(tt.wantCalls)))
 			providertest.SameJSON(t, "messages", providers.JoinArray(turn.Messages), []byte(tt.wantEcho))
 		})
 	}
-}
-
-func nonNil(c []providers.ToolCall) []providers.ToolCall {
-	if c == nil {
-		return []providers.ToolCall{}
-	}
-	return c
 }
 
 func TestParseResponseUsageAndReasoning(t *testing.T) {
@@ -200,12 +193,6 @@ func events(evs ...string) []byte {
 	return b.Bytes()
 }
 
-func readStream(body []byte) (*providers.Turn, string, error) {
-	var shown strings.Builder
-	turn, err := providers.ReadStream(bytes.NewReader(body), providers.SSE, New().NewStream(), func(d string) { shown.WriteString(d) })
-	return turn, shown.String(), err
-}
-
 const completed = `{"type":"response.completed","response":{"status":"completed","error":null,"output":[],"usage":{"input_tokens":5,"output_tokens":6,"total_tokens":11}}}`
 
 func TestStream(t *testing.T) {
@@ -225,7 +212,7 @@ func TestStream(t *testing.T) {
 			completed,
 			`[DONE]`,
 		)
-		turn, shown, err := readStream(body)
+		turn, shown, err := providertest.Stream(New(), body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +240,7 @@ func TestStream(t *testing.T) {
 			`{"type":"response.function_call_arguments.delta","output_index":1,"item_id":"fc_y","delta":":1}"}`,
 			completed,
 		)
-		turn, _, err := readStream(body)
+		turn, _, err := providertest.Stream(New(), body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +255,7 @@ func TestStream(t *testing.T) {
 
 	t.Run("the completed response fills in a missing done item", func(t *testing.T) {
 		body := events(`{"type":"response.completed","response":{"status":"completed","error":null,"output":[` + rsEnc + `,` + fcA + `]}}`)
-		turn, _, err := readStream(body)
+		turn, _, err := providertest.Stream(New(), body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +269,7 @@ func TestStream(t *testing.T) {
 			`{"type":"response.output_text.delta","output_index":0,"item_id":"msg_1","delta":"Part"}`,
 			`{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"error":null,"output":[]}}`,
 		)
-		turn, shown, err := readStream(body)
+		turn, shown, err := providertest.Stream(New(), body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +305,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := readStream(tt.body)
+			_, _, err := providertest.Stream(New(), tt.body)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -358,7 +345,7 @@ func TestStreamMatchesResponse(t *testing.T) {
 	for _, name := range providertest.Fixtures(t, ".sse") {
 		t.Run(name, func(t *testing.T) {
 			body := providertest.Read(t, name)
-			streamed, _, err := readStream(body)
+			streamed, _, err := providertest.Stream(New(), body)
 			if err != nil {
 				t.Fatal(err)
 			}

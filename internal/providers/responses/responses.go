@@ -42,9 +42,14 @@ import (
 )
 
 // Protocol is the Responses API. The zero value is ready to use.
-type Protocol struct{}
+type Protocol struct {
+	providers.OpenAIModels // GET /models
+}
 
-var _ providers.Protocol = (*Protocol)(nil)
+var (
+	_ providers.Protocol    = (*Protocol)(nil)
+	_ providers.ModelLister = (*Protocol)(nil)
+)
 
 // New returns the Responses API protocol.
 func New() *Protocol { return &Protocol{} }
@@ -96,30 +101,25 @@ func (*Protocol) FormatTools(tools []providers.Tool) (json.RawMessage, error) {
 		if !gjson.ValidBytes(params) || !gjson.ParseBytes(params).IsObject() {
 			return nil, fmt.Errorf("tool %q: parameters are not a JSON object", t.Name)
 		}
-		doc := []byte(`{"type":"function"}`)
-		var err error
-		if doc, err = setString(doc, "name", t.Name); err != nil {
-			return nil, err
-		}
-		if t.Description != "" {
-			if doc, err = setString(doc, "description", t.Description); err != nil {
-				return nil, err
-			}
-		}
-		if doc, err = providers.SetRaw(doc, "parameters", params); err != nil {
-			return nil, err
-		}
-		if doc, err = providers.SetRaw(doc, "strict", []byte("false")); err != nil {
-			return nil, err
-		}
-		items[i] = doc
+		items[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"function"`)},
+			providers.Field{Key: "name", Value: providers.Quote(t.Name)},
+			providers.Field{Key: "description", Value: providers.OptionalString(t.Description)},
+			providers.Field{Key: "parameters", Value: params},
+			providers.Field{Key: "strict", Value: providers.Bool(false)})
 	}
 	return providers.JoinArray(items), nil
 }
 
-// UserMessage is an EasyInputMessage: {"role":"user","content":text}.
-func (*Protocol) UserMessage(text string) (json.RawMessage, error) {
-	return setString([]byte(`{"role":"user"}`), "content", text)
+// UserMessage is an EasyInputMessage: {"role":"user","content":text}, or
+// content parts when files go with it (attach.go).
+func (*Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	if len(attachments) > 0 {
+		return withAttachments(text, attachments), nil
+	}
+	return providers.Object(
+		providers.Field{Key: "role", Value: json.RawMessage(`"user"`)},
+		providers.Field{Key: "content", Value: providers.Quote(text)}), nil
 }
 
 // FormatToolResults renders one function_call_output item per result, keyed
@@ -135,15 +135,10 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 		if r.IsError && !strings.HasPrefix(strings.ToLower(content), "error") {
 			content = "Error: " + content
 		}
-		doc := []byte(`{"type":"function_call_output"}`)
-		var err error
-		if doc, err = setString(doc, "call_id", r.ID); err != nil {
-			return nil, err
-		}
-		if doc, err = setString(doc, "output", content); err != nil {
-			return nil, err
-		}
-		out[i] = doc
+		out[i] = providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"function_call_output"`)},
+			providers.Field{Key: "call_id", Value: providers.Quote(r.ID)},
+			providers.Field{Key: "output", Value: providers.Quote(content)})
 	}
 	return out, nil
 }
@@ -159,89 +154,55 @@ func (*Protocol) FormatToolResults(results []providers.ToolResult) ([]json.RawMe
 // "Encrypted content is not supported with this model". A MaxTokens below the
 // API's minimum of 16 is raised to 16 rather than sent to fail.
 func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
-	doc := []byte(`{}`)
-	var err error
-	if doc, err = setString(doc, "model", r.Model); err != nil {
-		return nil, err
-	}
-	if r.System != "" {
-		if doc, err = setString(doc, "instructions", r.System); err != nil {
-			return nil, err
-		}
-	}
 	isObject := func(m []byte) bool { return gjson.ValidBytes(m) && gjson.ParseBytes(m).IsObject() }
 	if i := r.BadMessage(isObject); i >= 0 {
 		return nil, fmt.Errorf("input item %d is not a JSON object", i)
-	}
-	// The conversation goes in last, in one copy (FillArray).
-	if doc, err = providers.SetRaw(doc, "input", []byte("[]")); err != nil {
-		return nil, err
 	}
 	tools, err := p.FormatTools(r.Tools)
 	if err != nil {
 		return nil, err
 	}
-	if tools != nil {
-		if doc, err = providers.SetRaw(doc, "tools", tools); err != nil {
-			return nil, err
-		}
-		if r.NoToolCalls {
-			if doc, err = providers.SetRaw(doc, "tool_choice", []byte(`"none"`)); err != nil {
-				return nil, err
-			}
-		}
+	if r.Reasoning != "" && !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
+		return nil, fmt.Errorf("responses: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
 	}
-	if doc, err = providers.SetRaw(doc, "store", []byte("false")); err != nil {
-		return nil, err
+	if len(r.Schema) > 0 && (!gjson.ValidBytes(r.Schema) || !gjson.ParseBytes(r.Schema).IsObject()) {
+		return nil, fmt.Errorf("answer schema is not a JSON object")
 	}
-	if r.Cache.Key != "" {
+
+	fields := []providers.Field{
+		{Key: "model", Value: providers.Quote(r.Model)},
+		{Key: "instructions", Value: providers.OptionalString(r.System)},
+		providers.ArrayField("input", r.Messages),
+		{Key: "tools", Value: tools},
+	}
+	if tools != nil && r.NoToolCalls {
+		fields = append(fields, providers.Field{Key: "tool_choice", Value: json.RawMessage(`"none"`)})
+	}
+	fields = append(fields,
+		providers.Field{Key: "store", Value: providers.Bool(false)},
 		// Keeps the steps of one conversation on the same prompt cache.
-		if doc, err = setString(doc, "prompt_cache_key", r.Cache.Key); err != nil {
-			return nil, err
-		}
-	}
+		providers.Field{Key: "prompt_cache_key", Value: providers.OptionalString(r.Cache.Key)})
 	if wantsEncryptedReasoning(r.Model) {
-		if doc, err = providers.SetRaw(doc, "include", []byte(`["reasoning.encrypted_content"]`)); err != nil {
-			return nil, err
-		}
+		fields = append(fields, providers.Field{Key: "include", Value: json.RawMessage(`["reasoning.encrypted_content"]`)})
 	}
 	if r.Stream {
-		if doc, err = providers.SetRaw(doc, "stream", []byte("true")); err != nil {
-			return nil, err
-		}
+		fields = append(fields, providers.Field{Key: "stream", Value: providers.Bool(true)})
 	}
 	if r.MaxTokens > 0 {
-		n := max(r.MaxTokens, minOutputTokens)
-		if doc, err = providers.SetRaw(doc, "max_output_tokens", []byte(strconv.Itoa(n))); err != nil {
-			return nil, err
-		}
+		fields = append(fields, providers.Field{Key: "max_output_tokens", Value: providers.Int(max(r.MaxTokens, minOutputTokens))})
 	}
-	if r.Temperature != nil {
-		if doc, err = providers.Set(doc, "temperature", *r.Temperature); err != nil {
-			return nil, err
-		}
-	}
-	if r.Reasoning != "" {
-		if !slices.Contains(providers.ReasoningLevels, r.Reasoning) {
-			return nil, fmt.Errorf("responses: reasoning %q: %w", r.Reasoning, providers.ErrKnob)
-		}
-		if doc, err = setString(doc, "reasoning.effort", r.Reasoning); err != nil {
-			return nil, err
-		}
-	}
+	fields = append(fields,
+		providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)},
+		providers.Field{Key: "reasoning", Value: providers.OptionalObject(providers.Field{Key: "effort", Value: providers.OptionalString(r.Reasoning)})})
 	if len(r.Schema) > 0 {
-		if !gjson.ValidBytes(r.Schema) || !gjson.ParseBytes(r.Schema).IsObject() {
-			return nil, fmt.Errorf("answer schema is not a JSON object")
-		}
-		format := []byte(`{"type":"json_schema","name":"answer","strict":false}`)
-		if format, err = providers.SetRaw(format, "schema", r.Schema); err != nil {
-			return nil, err
-		}
-		if doc, err = providers.SetRaw(doc, "text.format", format); err != nil {
-			return nil, err
-		}
+		fields = append(fields, providers.Field{Key: "text", Value: providers.Object(providers.Field{Key: "format", Value: providers.Object(
+			providers.Field{Key: "type", Value: json.RawMessage(`"json_schema"`)},
+			providers.Field{Key: "name", Value: json.RawMessage(`"answer"`)},
+			providers.Field{Key: "strict", Value: providers.Bool(false)},
+			providers.Field{Key: "schema", Value: r.Schema},
+		)})})
 	}
-	return providers.FillArray(doc, "input", r.Messages)
+	return providers.Object(fields...), nil
 }
 
 // wantsEncryptedReasoning reports whether a model reasons, so that a

@@ -44,15 +44,10 @@ func (p *Protocol) Name() string { return p.inner.Name() }
 // FormatTools implements providers.Protocol: no native tools are declared.
 func (p *Protocol) FormatTools([]providers.Tool) (json.RawMessage, error) { return nil, nil }
 
-// UserMessage implements providers.Protocol.
-func (p *Protocol) UserMessage(text string) (json.RawMessage, error) {
-	return p.inner.UserMessage(text)
-}
-
-// UserMessageWith implements providers.Attacher when the wrapped protocol
-// carries attachments: the files go as that protocol sends them.
-func (p *Protocol) UserMessageWith(text string, attachments []providers.Attachment) (json.RawMessage, error) {
-	return providers.UserMessageWith(p.inner, text, attachments)
+// UserMessage implements providers.Protocol: the text and any files go as
+// the wire protocol sends them.
+func (p *Protocol) UserMessage(text string, attachments ...providers.Attachment) (json.RawMessage, error) {
+	return p.inner.UserMessage(text, attachments...)
 }
 
 // FormatToolResults implements providers.Protocol: every result of a step
