@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/settings"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/loop"
@@ -80,11 +82,11 @@ func TestKnobsWithAttachments(t *testing.T) {
 				if row.Protocol == "gemini" {
 					model = "gemini-2.5-flash" // a model that thinks
 				}
-				s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{
-					Provider: Given(row.Name, "test"), Model: Given(model, "test"), BaseURL: Given(srv.URL, "test"),
+				s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{Provider: Given(row.Name, "test"), Model: Given(model, "test"), BaseURL: Given(srv.URL, "test"),
 					NoStream: Given(true, "test"), NoTools: Given(true, "test"),
 					Attach:      Given([]string{image}, "flag --attach"),
 					Temperature: k.temperature, Reasoning: Given(k.reasoning, "flag --reasoning"),
+				},
 				}})
 				if err != nil {
 					t.Fatal(err)

@@ -182,7 +182,7 @@ func envLayer(getenv func(string) string) Settings {
 }
 
 // chooseProvider checks a provider named by a layer, or picks the first
-// whose key is set, else Ollama on localhost (DESIGN §3).
+// whose key is set, else the catalog's default, Ollama on localhost (DESIGN §3).
 func chooseProvider(named Setting[string], cfg *Config, getenv func(string) string) (Setting[string], error) {
 	if named.IsGiven() {
 		if _, err := catalog.Lookup(named.Value); err != nil {
@@ -200,7 +200,7 @@ func chooseProvider(named Setting[string], cfg *Config, getenv func(string) stri
 			}
 		}
 	}
-	return Given("ollama", noKeySource), nil
+	return Given(catalog.Default().Name, noKeySource), nil
 }
 
 // noKeySource is the source of the provider chosen when no key is set.
