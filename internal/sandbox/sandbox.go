@@ -1,12 +1,21 @@
 // Package sandbox confines the processes a run starts (the shell tool, user
-// tools, MCP servers where asked) with the kernel's own mechanisms: Landlock
-// for the file system, and new user and network namespaces for the network.
+// tools, MCP servers where asked) with the kernel's own mechanisms, in
+// layers each of which holds alone:
+//
+//   - namespaces: new user, mount, PID, IPC and network namespaces and a
+//     session of its own; a read-only view of the system with only the
+//     scratch directory (and the working directory at Level Workdir)
+//     writable, what git executes read-only even there, the credential
+//     stores replaced by empty ones; capabilities dropped;
+//   - Landlock, a second wall for the file system with the same grants;
+//   - a seccomp filter for what neither governs on every kernel: owners,
+//     opening modes up, UNIX sockets, TIOCSTI, ptrace attaching, keyrings,
+//     mounts, new namespaces.
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the
-// new namespaces; that child confines itself with Landlock and then
-// executes the command, which inherits the confinement. Nothing needs
-// installing.
+// new namespaces; that child confines itself and then executes the
+// command, which inherits the confinement. Nothing needs installing.
 //
 // It fails closed: where the kernel cannot confine, Confine refuses with one
 // line saying what is missing, and a child that cannot confine itself
@@ -20,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,6 +63,41 @@ type Policy struct {
 	AllowNetwork bool   `json:"allow_network"`
 	// Hidden are never readable: the user's credential stores.
 	Hidden []string `json:"hidden"`
+	// MaxProcesses caps the processes and threads of one command (0:
+	// DefaultMaxProcesses).
+	MaxProcesses int `json:"max_processes,omitempty"`
+	// Without leaves layers out, so that a test can show the others hold
+	// alone. Only a test binary's child obeys it; ask's refuses.
+	Without []Layer `json:"without,omitempty"`
+}
+
+// Layer is one of the sandbox's independent walls.
+type Layer string
+
+const (
+	LayerNamespaces Layer = "namespaces"
+	LayerLandlock   Layer = "landlock"
+	LayerSeccomp    Layer = "seccomp"
+)
+
+// DefaultMaxProcesses is the processes and threads a command may have at
+// once: a parallel build's, not a fork bomb's.
+const DefaultMaxProcesses = 1024
+
+func (p Policy) without(l Layer) bool {
+	for _, w := range p.Without {
+		if w == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (p Policy) maxProcesses() int {
+	if p.MaxProcesses > 0 {
+		return p.MaxProcesses
+	}
+	return DefaultMaxProcesses
 }
 
 // CredentialStores are the files and directories under home (and the
@@ -67,13 +112,15 @@ func CredentialStores(home, configHome, askConfig string) []string {
 			".ssh", ".aws", ".gnupg", ".netrc", ".docker", ".kube", ".azure",
 			".git-credentials", ".password-store", ".npmrc", ".pypirc",
 			".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings",
-			".config/gcloud", ".config/gh", ".config/ask",
+			".pgpass", ".vault-token", ".terraform.d", ".terraformrc", ".my.cnf",
+			".config/gcloud", ".config/gh", ".config/ask", ".config/git/credentials",
+			".config/containers",
 		} {
 			out = append(out, filepath.Join(home, p))
 		}
 	}
 	if filepath.IsAbs(configHome) {
-		for _, p := range []string{"gcloud", "gh", "ask"} {
+		for _, p := range []string{"gcloud", "gh", "ask", "git/credentials", "containers"} {
 			out = append(out, filepath.Join(configHome, p))
 		}
 	}
@@ -109,6 +156,10 @@ type RefusedError struct{ Reason string }
 func (e *RefusedError) Error() string {
 	return "refused by the sandbox: " + e.Reason + "; commands never run unconfined"
 }
+
+// agentVars name the sockets of agents that hold keys: a confined command
+// could not reach them, and is not told where they are.
+var agentVars = []string{"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS"}
 
 // Env variables that point into the scratch directory.
 var scratchVars = []struct{ name, dir string }{
@@ -160,7 +211,7 @@ func (s *Sandbox) scratchEnv(env []string) ([]string, error) {
 	out := make([]string, 0, len(env)+len(scratchVars))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isScratchVar(name) {
+		if !isScratchVar(name) && !slices.Contains(agentVars, name) {
 			out = append(out, kv)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 func Main() {}
 
 func check() Support {
-	const why = "the sandbox needs Linux (Landlock and namespaces)"
-	return Support{FileSystem: why, Network: why}
+	const why = "the sandbox needs Linux (namespaces, Landlock and seccomp)"
+	return Support{FileSystem: why, Network: why, NamespacesProblem: why, Seccomp: why}
 }
 
 func start(*exec.Cmd, string, Policy, Support, []string) (*Job, error) {
