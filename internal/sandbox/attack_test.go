@@ -16,8 +16,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 // These tests attack the sandbox for real, each the way a finding of the
@@ -167,24 +165,8 @@ func TestTIOCSTIAtATerminal(t *testing.T) {
 	w := newWorld(t)
 	p := w.policy(ReadOnly, false)
 	requireSupport(t, p)
-	m, tty := termtest.OpenPTY(t)
-	_ = m
-	slave, err := os.OpenFile(tty, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slave.Close()
-	spec, _ := json.Marshal(p)
-	self, _ := os.Executable()
-	cmd := exec.Command(self, "-test.run=^TestTerminalSessionHelper$")
-	cmd.Env = append(os.Environ(), "ASK_SANDBOX_SESSION="+string(spec), "ASK_SANDBOX_TTY="+tty)
-	cmd.Stdin = slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the terminal's session: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "STOPPED:") || !strings.Contains(string(out), "PENDING=0\n") {
+	out := atTerminal(t, p)
+	if !strings.Contains(out, "STOPPED:") || !strings.Contains(out, "PENDING=0\n") {
 		t.Errorf("the command typed into the terminal:\n%s", out)
 	}
 }
