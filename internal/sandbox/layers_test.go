@@ -197,3 +197,28 @@ func TestProcessLimit(t *testing.T) {
 		t.Errorf("50 processes under a limit of 310: %v\n%s", err, out)
 	}
 }
+
+// The scratch space is bounded for the whole run, and lasts from one
+// command to the next.
+func TestScratchSpaceLimit(t *testing.T) {
+	w := newWorld(t)
+	p := w.policy(ReadOnly, false)
+	p.ScratchSize = 4 << 20
+	support := requireSupport(t, p)
+	if support.Scratch != "" {
+		t.Skipf("the scratch space cannot be bounded here: %s", support.Scratch)
+	}
+	sb := &Sandbox{Policy: p, Support: support}
+	defer sb.Close()
+	if out, err := run(t, sb, w.workdir, `echo kept > "$TMPDIR/kept" && head -c 3000000 /dev/zero > "$XDG_CACHE_HOME/big"`); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err := run(t, sb, w.workdir, `cat "$TMPDIR/kept" && head -c 3000000 /dev/zero > "$TMPDIR/more"`)
+	if !strings.Contains(out, "kept") || err == nil || !strings.Contains(out, "No space left") {
+		t.Errorf("6 MB in a 4 MB scratch space, or the first command's file gone: %v\n%s", err, out)
+	}
+	// Nothing of it reached the disk.
+	if entries, _ := os.ReadDir(filepath.Join(w.scratch, "tmp")); len(entries) != 0 {
+		t.Errorf("the scratch directory on disk holds %v", entries)
+	}
+}

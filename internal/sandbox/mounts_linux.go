@@ -14,9 +14,10 @@ import (
 // isolate builds the command's view of the system in its new mount
 // namespace: everything read-only but the scratch directory (and the
 // working directory at Level Workdir), what git executes read-only even
-// there, the credential stores replaced by empty unreadable ones, and /proc,
+// there, the credential stores replaced by empty unreadable ones, the
+// run's bounded scratch file system on the scratch directory, and /proc,
 // /dev/pts and /dev/shm of the sandbox's own.
-func isolate(p Policy) error {
+func isolate(p Policy, scratchFD int) error {
 	if !p.AllowNetwork {
 		// In a network namespace of its own, loopback is down: bring it up
 		// so that tests can listen on 127.0.0.1. Nothing outside is reachable
@@ -63,6 +64,11 @@ func isolate(p Policy) error {
 	}
 	if err := hide(p); err != nil {
 		return err
+	}
+	if scratchFD > 0 {
+		if err := mountScratch(scratchFD, p.Scratch); err != nil {
+			return err
+		}
 	}
 	if err := ownDevices(); err != nil {
 		return err

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Level is how far a run's processes are confined (--sandbox).
@@ -66,6 +67,10 @@ type Policy struct {
 	// MaxProcesses caps the processes and threads of one command (0:
 	// DefaultMaxProcesses).
 	MaxProcesses int `json:"max_processes,omitempty"`
+	// ScratchSize caps the scratch directory's size in bytes, for the
+	// whole run (0: DefaultScratchSize). It is memory (a tmpfs), which the
+	// kernel may swap out.
+	ScratchSize int64 `json:"scratch_size,omitempty"`
 	// Without leaves layers out, so that a test can show the others hold
 	// alone. Only a test binary's child obeys it; ask's refuses.
 	Without []Layer `json:"without,omitempty"`
@@ -79,6 +84,17 @@ const (
 	LayerLandlock   Layer = "landlock"
 	LayerSeccomp    Layer = "seccomp"
 )
+
+// DefaultScratchSize is the scratch directory's size: room for a build
+// cache, not for filling the machine's memory.
+const DefaultScratchSize = 2 << 30
+
+func (p Policy) scratchSize() int64 {
+	if p.ScratchSize > 0 {
+		return p.ScratchSize
+	}
+	return DefaultScratchSize
+}
 
 // DefaultMaxProcesses is the processes and threads a command may have at
 // once: a parallel build's, not a fork bomb's.
@@ -136,6 +152,30 @@ type Sandbox struct {
 	Policy Policy
 	// Support is what this kernel can do (Check), told once per run.
 	Support Support
+
+	mu         sync.Mutex
+	scratch    *os.File // the run's scratch file system, a detached mount
+	scratchErr error
+}
+
+// Close releases the run's scratch file system, and with it what the
+// commands left there. A nil Sandbox has nothing to release.
+func (s *Sandbox) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scratch != nil {
+		s.scratch.Close()
+		s.scratch = nil
+	}
+}
+
+// scratchLimited says whether commands get the run's bounded scratch file
+// system.
+func (s *Sandbox) scratchLimited() bool {
+	return !s.Policy.without(LayerNamespaces) && s.Support.Namespaces != "" && s.Support.Scratch == ""
 }
 
 // Active reports whether s confines the commands it is given.
@@ -202,7 +242,13 @@ func (s *Sandbox) Confine(cmd *exec.Cmd) (*Job, error) {
 	if env, err = s.scratchEnv(env); err != nil {
 		return refuse(err.Error())
 	}
-	return start(cmd, self, s.Policy, s.Support, env)
+	var scratch *os.File
+	if s.scratchLimited() {
+		if scratch, err = s.scratchFS(); err != nil {
+			return refuse(fmt.Sprintf("cannot make the scratch space: %v", err))
+		}
+	}
+	return start(cmd, self, s.Policy, s.Support, env, scratch)
 }
 
 // scratchEnv points the temporary and cache directories into the scratch

@@ -35,8 +35,14 @@ func Main() {
 		return
 	}
 	switch os.Args[1] {
+	case scratchArg:
+		if err := scratchMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case probeArg:
-		if err := probeInside(); err != nil {
+		if err := probeInside(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -77,17 +83,24 @@ func nsAttr(attr *syscall.SysProcAttr, how string, network bool) {
 
 // start rewrites cmd to start self as the child, in the sandbox's
 // namespaces.
-func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string) (*Job, error) {
-	spec, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
+func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratch *os.File) (*Job, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %v", err)
 	}
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cs := childSpec{Policy: p}
+	if scratch != nil {
+		cs.ScratchFD = 3 + len(cmd.ExtraFiles)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, scratch)
+	}
+	spec, err := json.Marshal(cs)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
 	cmd.Args = append([]string{self, childArg, string(spec), strconv.Itoa(fd), cmd.Path}, cmd.Args...)
 	cmd.Path = self
 	cmd.Env = env
@@ -103,10 +116,20 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string) (*Job,
 	return &Job{r: r, w: w}, nil
 }
 
+// childSpec is what the child is told: the policy, and the descriptor of
+// the run's scratch file system (0: none).
+type childSpec struct {
+	Policy
+	ScratchFD int `json:"scratch_fd,omitempty"`
+}
+
 func check() Support {
 	var s Support
 	s.LandlockABI, s.FileSystem = landlockABI()
 	s.Namespaces, s.NamespacesProblem, s.Network = probeNamespaces()
+	if s.Namespaces != "" {
+		s.Scratch = probeScratch(s.Namespaces)
+	}
 	s.Seccomp = seccompProblem()
 	return s
 }
@@ -177,10 +200,21 @@ func probeNamespaces() (how, problem, network string) {
 	return how, "", network
 }
 
-// probeInside checks, in the new namespaces, what the child will need.
-func probeInside() error {
+// probeInside checks, in the new namespaces, what the child will need;
+// with "scratch", that it can mount the scratch file system (descriptor 3).
+func probeInside(args []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mount tree private: %w", err)
+	}
+	if len(args) > 0 && args[0] == "scratch" {
+		dir, err := os.MkdirTemp("", "ask-probe-")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(dir)
+		err = mountScratch(3, dir)
+		unix.Unmount(dir, unix.MNT_DETACH)
+		return err
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("cannot mount /proc for the new PID namespace: %w", err)
@@ -213,15 +247,16 @@ func child(args []string) int {
 		fmt.Fprintf(report, "%v", err)
 		return childFailed
 	}
-	var p Policy
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+	var cs childSpec
+	if err := json.Unmarshal([]byte(args[0]), &cs); err != nil {
 		return fail(fmt.Errorf("the policy given to the sandbox's child is not valid: %v", err))
 	}
+	p := cs.Policy
 	if len(p.Without) > 0 && !testing.Testing() {
 		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
 	if !p.without(LayerNamespaces) {
-		if err := isolate(p); err != nil {
+		if err := isolate(p, cs.ScratchFD); err != nil {
 			return fail(fmt.Errorf("the namespaces layer failed: %w", err))
 		}
 	}

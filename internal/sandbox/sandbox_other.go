@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -15,6 +16,8 @@ func check() Support {
 	return Support{FileSystem: why, Network: why, NamespacesProblem: why, Seccomp: why}
 }
 
-func start(*exec.Cmd, string, Policy, Support, []string) (*Job, error) {
+func (s *Sandbox) scratchFS() (*os.File, error) { return nil, errors.New("the sandbox needs Linux") }
+
+func start(*exec.Cmd, string, Policy, Support, []string, *os.File) (*Job, error) {
 	return nil, errors.New("the sandbox needs Linux")
 }

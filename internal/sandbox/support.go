@@ -28,6 +28,9 @@ type Support struct {
 	Network string
 	// Seccomp is why the seccomp filter cannot be loaded, "" when it can.
 	Seccomp string
+	// Scratch is why the scratch directory cannot be a file system of a
+	// bounded size, "" when it can. Commands still run without the bound.
+	Scratch string
 }
 
 // problem is why p cannot be enforced with s, "" when it can: one line
@@ -113,10 +116,13 @@ func Describe(s Support) Report {
 	if sc.OK {
 		sc.How = "owners, opening modes up, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts"
 	}
-	limits := LayerReport{Layer: "limits", OK: ns.OK,
-		How: fmt.Sprintf("%d processes and threads per command", DefaultMaxProcesses)}
-	if !ns.OK {
+	limits := LayerReport{Layer: "limits", OK: ns.OK && s.Scratch == "",
+		How: fmt.Sprintf("%d processes and threads per command, %d MiB of scratch space per run", DefaultMaxProcesses, DefaultScratchSize>>20)}
+	switch {
+	case !ns.OK:
 		limits.How, limits.Problem = "", "they need the namespaces layer"
+	case s.Scratch != "":
+		limits.How, limits.Problem = "", fmt.Sprintf("%d processes and threads per command, but the scratch space is not bounded: %s", DefaultMaxProcesses, s.Scratch)
 	}
 	r.Layers = []LayerReport{ns, network, ll, sc, limits}
 	return r
