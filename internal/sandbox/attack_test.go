@@ -29,13 +29,23 @@ var attacks = map[string]func(arg string) error{
 	// arg, and whatever the standard descriptors are.
 	"tiocsti": func(arg string) error {
 		var errs []error
+		// The kernel reads the request as 32 bits: set high bits must not
+		// slip past the filter either.
 		try := func(fd int) error {
-			for _, c := range []byte("X\n") {
-				if err := unix.IoctlSetPointerInt(fd, unix.TIOCSTI, int(c)); err != nil {
-					return err
+			var err error
+			for _, req := range []uint64{unix.TIOCSTI | 1<<32, unix.TIOCSTI} {
+				err = nil
+				for _, c := range []byte("X\n") {
+					if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(unsafe.Pointer(&c))); e != 0 {
+						err = e
+						break
+					}
+				}
+				if err == nil {
+					return nil
 				}
 			}
-			return nil
+			return err
 		}
 		for _, path := range []string{"/dev/tty", arg} {
 			fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOCTTY, 0)
@@ -56,12 +66,34 @@ var attacks = map[string]func(arg string) error{
 		return errors.Join(errs...)
 	},
 	"chmod": func(arg string) error { return unix.Chmod(arg, 0o777) },
+	// Connect to a UNIX socket by its path, with the family's high bits
+	// set too (the kernel reads it as 32 bits), and send to it from a
+	// datagram pair.
 	"unix": func(arg string) error {
-		c, err := net.Dial("unix", arg)
-		if err == nil {
-			c.Close()
+		var errs []error
+		for _, family := range []uint64{unix.AF_UNIX | 1<<32, unix.AF_UNIX} {
+			fd, _, e := unix.Syscall(unix.SYS_SOCKET, uintptr(family), unix.SOCK_STREAM, 0)
+			if e != 0 {
+				errs = append(errs, e)
+				continue
+			}
+			err := unix.Connect(int(fd), &unix.SockaddrUnix{Name: arg})
+			unix.Close(int(fd))
+			if err == nil {
+				return nil
+			}
+			errs = append(errs, err)
 		}
-		return err
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err == nil {
+			err = unix.Sendto(pair[0], []byte("x"), 0, &unix.SockaddrUnix{Name: arg + ".dgram"})
+			unix.Close(pair[0])
+			unix.Close(pair[1])
+			if err == nil {
+				return nil
+			}
+		}
+		return errors.Join(append(errs, err)...)
 	},
 	// Rewrite a System V shared memory segment by its key.
 	"shm": func(arg string) error {
@@ -250,16 +282,15 @@ func TestGitStaysReadOnlyInWorkdir(t *testing.T) {
 	}
 }
 
-// H5: commands connected to a host daemon's UNIX socket by its path, and
-// were told of the SSH agent's.
-func TestHostUnixSocket(t *testing.T) {
-	w := newWorld(t)
-	sock := filepath.Join(w.outside, "agent.sock")
-	ln, err := net.Listen("unix", sock)
+// hostSockets stands in for a host daemon: a stream socket at path, and a
+// datagram one at path.dgram (as syslog's and journald's are).
+func hostSockets(t *testing.T, path string) string {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -269,6 +300,19 @@ func TestHostUnixSocket(t *testing.T) {
 			c.Close()
 		}
 	}()
+	dg, err := net.ListenPacket("unixgram", path+".dgram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dg.Close() })
+	return path
+}
+
+// H5: commands connected to a host daemon's UNIX socket by its path, and
+// were told of the SSH agent's.
+func TestHostUnixSocket(t *testing.T) {
+	w := newWorld(t)
+	sock := hostSockets(t, filepath.Join(w.outside, "agent.sock"))
 	for _, network := range []bool{false, true} {
 		p := w.policy(Workdir, network)
 		sb := &Sandbox{Policy: p, Support: requireSupport(t, p)}
@@ -439,5 +483,29 @@ func TestRootWithNetworkHasNoCapabilities(t *testing.T) {
 		if ok, out := attack(t, sb, w.workdir, a.name, a.arg); ok {
 			t.Errorf("%s: succeeded as root with the network allowed\n%s", a.name, out)
 		}
+	}
+}
+
+// M1, POSIX side: /dev/shm is the sandbox's own, writable, and shows no
+// host process's segment.
+func TestPOSIXSharedMemory(t *testing.T) {
+	if _, err := os.Stat("/dev/shm"); err != nil {
+		t.Skip("no /dev/shm")
+	}
+	w := newWorld(t)
+	p := w.policy(ReadOnly, false)
+	sb := &Sandbox{Policy: p, Support: requireSupport(t, p)}
+	host := filepath.Join("/dev/shm", "ask-sandbox-test-"+strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(host, []byte("HOST SEGMENT"), 0o600); err != nil {
+		t.Skipf("cannot write /dev/shm: %v", err)
+	}
+	defer os.Remove(host)
+	out, err := run(t, sb, w.workdir, "echo mine > /dev/shm/mine && cat /dev/shm/mine && cat "+host)
+	if err == nil || !strings.Contains(out, "mine") || strings.Contains(out, "HOST SEGMENT") {
+		t.Errorf("/dev/shm is not the sandbox's own: %v\n%s", err, out)
+	}
+	if _, err := os.Stat("/dev/shm/mine"); err == nil {
+		os.Remove("/dev/shm/mine")
+		t.Error("the sandbox's segment reached the host")
 	}
 }

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,21 +41,7 @@ func TestLayersHoldAlone(t *testing.T) {
 	if err := os.WriteFile(pgpass, []byte("SECRET\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(w.outside, "daemon.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	sock := hostSockets(t, filepath.Join(w.outside, "daemon.sock"))
 	key := 0x41534c00 | os.Getpid()&0xff
 	id, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|0o600)
 	if err != nil {

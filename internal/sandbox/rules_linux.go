@@ -58,6 +58,11 @@ func restrict(p Policy) error {
 		g.add(d, deviceRights)
 	}
 	g.add(p.Scratch, allRights)
+	if !p.without(LayerNamespaces) {
+		// The sandbox's own, made by isolate: POSIX semaphores and shared
+		// memory (Python's multiprocessing) work, and reach no host process.
+		g.add("/dev/shm", allRights)
+	}
 	if p.Level == Workdir {
 		g.add(p.Workdir, allRights)
 	}

@@ -89,7 +89,7 @@ func wordFilter() []bpf.Instruction {
 		/* 4 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IOCTL, SkipFalse: 4},
 		/* 5 */ argLow(1),
 		/* 6 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 1},
-		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipFalse: 1},
+		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipFalse: 10},
 		/* 8 */ bpf.RetConstant{Val: eperm},
 		/* 9 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipFalse: 3},
 		/* 10 */ argLow(0),
