@@ -151,6 +151,15 @@ var attacks = map[string]func(arg string) error{
 		return err
 	},
 	"mount": func(arg string) error { return unix.Mount("tmpfs", arg, "tmpfs", 0, "") },
+	// Write a kernel setting of the whole machine, with its own value.
+	"sysctl": func(string) error {
+		const path = "/proc/sys/kernel/printk_ratelimit"
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, b, 0)
+	},
 }
 
 // TestAttackHelper is not a test: it is the program attack runs.

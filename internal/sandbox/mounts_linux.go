@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -75,6 +76,25 @@ func isolate(p Policy, scratchFD int) error {
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("cannot mount /proc for the new PID namespace: %w", err)
+	}
+	if kernelAtLeast(6, 14) {
+		// pid_max belongs to the PID namespace from Linux 6.14 (before, it
+		// is the whole machine's): the process limit that holds for root.
+		// PIDs below 301 are the least it takes.
+		os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.Itoa(max(p.maxProcesses(), 301))), 0)
+	}
+	// No user namespace below this one, where a command would hold
+	// capabilities again (clone3's flags are beyond seccomp's sight).
+	os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0)
+	// Kernel settings are not the command's: as root (uid 0 mapped to the
+	// host's) it could otherwise write the machine's, capabilities or not.
+	for _, path := range []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"} {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if err := readOnly(path); err != nil {
+			return err
+		}
 	}
 	// The working directory was entered before the mounts: enter it again
 	// to see them.
@@ -244,4 +264,17 @@ func ownDevices() error {
 		}
 	}
 	return nil
+}
+
+// kernelAtLeast reports whether the running kernel is major.minor or later.
+func kernelAtLeast(major, minor int) bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }

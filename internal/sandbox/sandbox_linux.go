@@ -55,7 +55,7 @@ func Main() {
 // nsFlags are the namespaces a confined command gets: how is Support's
 // Namespaces ("user", or "root" for root without user namespaces).
 func nsFlags(how string, network bool) uintptr {
-	f := uintptr(syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC)
+	f := uintptr(syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS)
 	if how == "user" {
 		f |= syscall.CLONE_NEWUSER
 	}
@@ -311,15 +311,12 @@ func loopbackUp() {
 
 // limit caps the number of processes (threads count) the command may
 // have. RLIMIT_NPROC is counted per user namespace, but spares root; the
-// PID namespace's own pid_max (Linux 6.14) holds for root too.
+// PID namespace's own pid_max (Linux 6.14, set by isolate) holds for root
+// too.
 func limit(p Policy) error {
 	n := p.maxProcesses()
 	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: uint64(n), Max: uint64(n)}); err != nil {
 		return fmt.Errorf("cannot limit the number of processes: %w", err)
-	}
-	if !p.without(LayerNamespaces) {
-		// PIDs below 301 are the least pid_max takes.
-		os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.Itoa(max(n, 301))), 0)
 	}
 	return nil
 }
