@@ -74,6 +74,10 @@ func nsAttr(attr *syscall.SysProcAttr, how string, network bool) {
 		// privilege it did not have.
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		// Executing ask again would cost a user other than root the
+		// capabilities the new namespace gave it: keep those the child
+		// needs to set up, which it drops before the command runs.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_SYS_RESOURCE}
 	}
 	// A session leader leads its own group too: killing the group by the
 	// child's pid still works, and the PID namespace takes the rest.
