@@ -144,7 +144,11 @@ var attacks = map[string]func(arg string) error{
 		if err := unix.PtraceAttach(pid); err != nil {
 			return err
 		}
-		return unix.PtraceDetach(pid)
+		// Attached: that was the attack. Let it go once it has stopped.
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, unix.WALL, nil)
+		unix.PtraceDetach(pid)
+		return nil
 	},
 	"keyring": func(string) error {
 		_, err := unix.AddKey("user", "ask-sandbox-test", []byte("x"), unix.KEY_SPEC_PROCESS_KEYRING)

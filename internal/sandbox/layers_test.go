@@ -215,3 +215,40 @@ func TestScratchSpaceLimit(t *testing.T) {
 		t.Errorf("the scratch directory on disk holds %v", entries)
 	}
 }
+
+// The attacks again, as a user other than root (nobody), where the sandbox
+// rests on an unprivileged user namespace and RLIMIT_NPROC holds. Root
+// runs this; the tests it runs must not skip (CI is set).
+func TestAsAnUnprivilegedUser(t *testing.T) {
+	switch {
+	case os.Getenv("ASK_SANDBOX_UNPRIVILEGED") != "":
+		t.Skip("already run as nobody")
+	case os.Geteuid() != 0:
+		t.Skip("root runs these again as nobody; this is no root")
+	case testing.Short():
+		t.Skip("slow: it runs the attacks again")
+	}
+	requireSupport(t, Policy{Level: ReadOnly})
+	dir, err := os.MkdirTemp("", "ask-unprivileged-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	self, _ := os.Executable()
+	bin := filepath.Join(dir, "sandbox.test")
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.WriteFile(bin, b, 0o755); err != nil || os.Chmod(dir, 0o755) != nil || os.Mkdir(tmp, 0o700) != nil || os.Chown(tmp, 65534, 65534) != nil {
+		t.Fatalf("cannot set up a directory for nobody: %v", err)
+	}
+	cmd := exec.Command(bin, "-test.count=1", "-test.run=^(TestTIOCSTI|TestGit|TestHostUnix|TestModes|TestSysV|TestPOSIX|TestInherited|TestSetsid|TestCredential|TestLayers|TestProcessLimit|TestScratch|TestConfinement)")
+	cmd.Dir = tmp
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp, "CI=1", "ASK_SANDBOX_UNPRIVILEGED=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
