@@ -361,7 +361,7 @@ func TestModesOwnersTimesOutside(t *testing.T) {
 	os.Chtimes(plain, old, old)
 	for _, line := range []string{
 		"chmod 777 " + ssh, "chmod 666 " + w.key, "chmod 755 " + plain,
-		"touch -d 2001-01-01 " + plain, "touch " + plain, "chown 0:0 " + plain,
+		"touch -d 2001-01-01 " + plain, "touch " + plain,
 	} {
 		if out, err := run(t, sb, w.workdir, line); err == nil {
 			t.Errorf("%s: succeeded\n%s", line, out)
@@ -374,6 +374,13 @@ func TestModesOwnersTimesOutside(t *testing.T) {
 	}
 	if info, _ := os.Stat(plain); !info.ModTime().Equal(old) {
 		t.Errorf("the time of %s changed to %v", plain, info.ModTime())
+	}
+	// chown may pretend; the owner stays.
+	before, _ := os.Stat(plain)
+	run(t, sb, w.workdir, "chown 65534:65534 "+plain+"; chown -h 65534 "+plain)
+	after, _ := os.Stat(plain)
+	if b, a := before.Sys().(*syscall.Stat_t), after.Sys().(*syscall.Stat_t); b.Uid != a.Uid || b.Gid != a.Gid {
+		t.Errorf("the owner of %s changed from %d:%d to %d:%d", plain, b.Uid, b.Gid, a.Uid, a.Gid)
 	}
 }
 

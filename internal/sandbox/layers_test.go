@@ -59,7 +59,7 @@ func TestLayersHoldAlone(t *testing.T) {
 
 	// Dropping capabilities, which no layer can leave out, stops these
 	// alone too, as root.
-	stoppedByCapabilities := map[string]bool{"attach to a host process": true, "mount": true}
+	stoppedByCapabilities := map[string]bool{"attach to a host process": true, "mount": true, "chown outside": true}
 	controlled := map[string]bool{}
 	for _, c := range []struct {
 		what   string
@@ -73,6 +73,8 @@ func TestLayersHoldAlone(t *testing.T) {
 		{what: "read a credential store", layer: LayerLandlock, script: "cat " + pgpass},
 		{what: "chmod 777 outside", layer: LayerNamespaces, attack: [2]string{"chmod", plain}},
 		{what: "chmod 777 outside", layer: LayerSeccomp, attack: [2]string{"chmod", plain}},
+		{what: "chown outside", layer: LayerNamespaces, script: "chown 65534:65534 " + plain + " && test $(stat -c %u " + plain + ") = 65534"},
+		{what: "chown outside", layer: LayerSeccomp, script: "chown 65534:65534 " + plain + " && test $(stat -c %u " + plain + ") = 65534"},
 		{what: "connect to a host UNIX socket", layer: LayerSeccomp, attack: [2]string{"unix", sock}},
 		{what: "rewrite host shared memory", layer: LayerNamespaces, attack: [2]string{"shm", strconv.Itoa(key)}},
 		{what: "attach to a host process", layer: LayerNamespaces, attack: [2]string{"ptrace", strconv.Itoa(sleeper.Process.Pid)}},
@@ -84,6 +86,9 @@ func TestLayersHoldAlone(t *testing.T) {
 		{what: "write a kernel setting", layer: LayerLandlock, attack: [2]string{"sysctl", ""}},
 		{what: "plant a git hook", layer: LayerNamespaces, script: "echo 'touch PWNED' > .git/hooks/pre-commit"},
 	} {
+		if c.what == "chown outside" && os.Geteuid() != 0 {
+			continue // only root can give a file away in the first place
+		}
 		if !controlled[c.what] {
 			// With no layer at all the attack works: the layer is what stops it.
 			p := w.policy(Workdir, false)

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -19,13 +20,17 @@ const nsClone = unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix
 	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
 
 // modeBits are the modes no command sets: set-user-ID and set-group-ID, and
-// write for the group or others (chmod 777 of a key's directory).
-const modeBits = unix.S_ISUID | unix.S_ISGID | 0o022
+// write for everyone (chmod 777 of a key's directory, 666 of the key).
+// Group write is left alone: umask 002 and the tarballs made under it use
+// it all the time.
+const modeBits = unix.S_ISUID | unix.S_ISGID | 0o002
 
 // filterPolicy is what the seccomp filter refuses, with EPERM, whatever
-// the file or process: owners, modes that open a file up, kernel keyrings,
-// mounts, namespaces, io_uring (whose operations no filter sees), ptrace
-// attaching to a process and reading or writing another's memory.
+// the file or process: modes that open a file up, kernel keyrings, mounts,
+// namespaces, io_uring (whose operations no filter sees), ptrace attaching
+// to a process and reading or writing another's memory. Owners never
+// change either, but chown pretends to succeed: tar and cp -a, as root,
+// give the owner they already have, and would fail on EPERM.
 func filterPolicy() seccomp.Policy {
 	mode := func(name string, arg uint32) seccomp.NameWithConditions {
 		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
@@ -36,7 +41,6 @@ func filterPolicy() seccomp.Policy {
 		Syscalls: []seccomp.SyscallGroup{{
 			Action: errno(unix.EPERM),
 			Names: []string{
-				"chown", "fchown", "lchown", "fchownat",
 				"add_key", "request_key", "keyctl",
 				"mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick",
 				"move_mount", "open_tree", "open_tree_attr", "mount_setattr",
@@ -54,12 +58,6 @@ func filterPolicy() seccomp.Policy {
 	}
 }
 
-// auditArch is the native ABI of each architecture the filter knows.
-var auditArch = map[string]uint32{
-	"amd64": unix.AUDIT_ARCH_X86_64,
-	"arm64": unix.AUDIT_ARCH_AARCH64,
-}
-
 // The offsets of struct seccomp_data's fields.
 const (
 	dataNr   = 0
@@ -72,42 +70,58 @@ func argLow(n uint32) bpf.Instruction {
 	return bpf.LoadAbsolute{Off: dataArgs + 8*n, Size: 4}
 }
 
-// wordFilter is the part go-seccomp-bpf cannot say: the kernel reads some
-// arguments as 32-bit ints, so only their low half may be compared (a
-// high half set would slip past a 64-bit comparison). It refuses
-// TIOCSTI and TIOCLINUX (typing into a terminal), UNIX sockets (a host
-// daemon's socket by its path; socketpair's stream pairs still work), and
-// any syscall of another architecture's ABI, which no rule here names.
-func wordFilter() []bpf.Instruction {
-	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
-	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
-	return []bpf.Instruction{
-		/* 0 */ bpf.LoadAbsolute{Off: dataArch, Size: 4},
-		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch[runtime.GOARCH], SkipTrue: 1},
-		/* 2 */ bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
-		/* 3 */ bpf.LoadAbsolute{Off: dataNr, Size: 4},
-		/* 4 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IOCTL, SkipFalse: 4},
-		/* 5 */ argLow(1),
-		/* 6 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 1},
-		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipFalse: 10},
-		/* 8 */ bpf.RetConstant{Val: eperm},
-		/* 9 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipFalse: 3},
-		/* 10 */ argLow(0),
-		/* 11 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 6},
-		/* 12 */ bpf.RetConstant{Val: eacces},
-		/* 13 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKETPAIR, SkipFalse: 4},
-		// A datagram pair may still send to a socket by its path.
-		/* 14 */ argLow(1),
-		/* 15 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
-		/* 16 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipFalse: 1},
-		/* 17 */ bpf.RetConstant{Val: eacces},
-		/* 18 */ bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW},
+// wordFilter is the part go-seccomp-bpf cannot say. The kernel reads some
+// arguments as 32-bit ints, so only their low half may be compared (a high
+// half set would slip past a 64-bit comparison): it refuses TIOCSTI and
+// TIOCLINUX (typing into a terminal) and UNIX sockets (a host daemon's
+// socket by its path; socketpair's stream pairs still work). It makes
+// chown pretend to succeed (the library's errno action is never 0). And
+// it kills any syscall of another architecture's ABI, which no rule here
+// names.
+func wordFilter(a *arch.Info) []bpf.Instruction {
+	eperm := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)}
+	eacces := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)}
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: dataArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(a.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
 	}
+	// Each block loads the syscall's number afresh, runs its body for that
+	// syscall only, and otherwise goes on to the next block.
+	block := func(name string, body ...bpf.Instruction) {
+		nr, ok := a.SyscallNames[name]
+		if !ok {
+			return // not on this architecture
+		}
+		prog = append(prog, bpf.LoadAbsolute{Off: dataNr, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr), SkipFalse: uint8(len(body))})
+		prog = append(prog, body...)
+	}
+	block("ioctl", argLow(1),
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipFalse: 1},
+		eperm)
+	block("socket", argLow(0),
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
+		eacces)
+	// A datagram pair may still send to a socket by its path.
+	block("socketpair", argLow(1),
+		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipFalse: 1},
+		eacces)
+	for _, name := range []string{"chown", "fchown", "lchown", "fchownat"} {
+		block(name, bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO})
+	}
+	return append(prog, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
 }
 
 // loadSeccomp installs both filters on every thread of this process; the
 // command inherits them, and no_new_privs, across exec.
 func loadSeccomp() error {
+	a, err := arch.GetInfo("")
+	if err != nil {
+		return err
+	}
 	policy := filterPolicy()
 	insts, err := policy.Assemble()
 	if err != nil {
@@ -116,7 +130,7 @@ func loadSeccomp() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	for _, prog := range [][]bpf.Instruction{wordFilter(), insts} {
+	for _, prog := range [][]bpf.Instruction{wordFilter(a), insts} {
 		if err := install(prog); err != nil {
 			return err
 		}
@@ -143,8 +157,8 @@ func install(prog []bpf.Instruction) error {
 
 // seccompProblem is why no filter can be loaded here, "" when one can.
 func seccompProblem() string {
-	if auditArch[runtime.GOARCH] == 0 {
-		return "ask's seccomp filter knows no " + runtime.GOARCH
+	if _, err := arch.GetInfo(""); err != nil {
+		return fmt.Sprintf("the filter knows no %s: %v", runtime.GOARCH, err)
 	}
 	if !seccomp.Supported() {
 		return "this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)"
