@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,14 +46,11 @@ func isolate(p Policy, scratchFD int) error {
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro); err != nil {
 		return fmt.Errorf("cannot make the system read-only: %w", err)
 	}
+	// Only the top is made writable: a mount beneath that was read-only on
+	// the host must stay so, and one that was not is not worth the doubt.
 	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
 	for _, w := range writable {
-		err := unix.MountSetattr(unix.AT_FDCWD, w, unix.AT_RECURSIVE, rw)
-		if errors.Is(err, unix.EPERM) {
-			// A mount beneath was read-only on the host, and stays so.
-			err = unix.MountSetattr(unix.AT_FDCWD, w, 0, rw)
-		}
-		if err != nil {
+		if err := unix.MountSetattr(unix.AT_FDCWD, w, 0, rw); err != nil {
 			return fmt.Errorf("cannot make %s writable: %w", w, err)
 		}
 	}
