@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 // These tests attack the sandbox for real, each the way a finding of the
@@ -528,4 +530,28 @@ func TestPOSIXSharedMemory(t *testing.T) {
 		os.Remove("/dev/shm/mine")
 		t.Error("the sandbox's segment reached the host")
 	}
+}
+
+// atTerminal runs the TIOCSTI attack confined by p from a session whose
+// controlling terminal is a new pseudo-terminal, and returns what the
+// session said.
+func atTerminal(t *testing.T, p Policy) string {
+	t.Helper()
+	_, tty := termtest.OpenPTY(t)
+	slave, err := os.OpenFile(tty, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slave.Close()
+	spec, _ := json.Marshal(p)
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "-test.run=^TestTerminalSessionHelper$")
+	cmd.Env = append(os.Environ(), "ASK_SANDBOX_SESSION="+string(spec), "ASK_SANDBOX_TTY="+tty)
+	cmd.Stdin = slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the terminal's session: %v\n%s", err, out)
+	}
+	return string(out)
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 var allLayers = []Layer{LayerNamespaces, LayerLandlock, LayerSeccomp}
@@ -154,30 +152,6 @@ func TestTIOCSTIEachLayerAlone(t *testing.T) {
 			}
 		})
 	}
-}
-
-// atTerminal runs the TIOCSTI attack confined by p from a session whose
-// controlling terminal is a new pseudo-terminal, and returns what the
-// session said.
-func atTerminal(t *testing.T, p Policy) string {
-	t.Helper()
-	_, tty := termtest.OpenPTY(t)
-	slave, err := os.OpenFile(tty, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slave.Close()
-	spec, _ := json.Marshal(p)
-	self, _ := os.Executable()
-	cmd := exec.Command(self, "-test.run=^TestTerminalSessionHelper$")
-	cmd.Env = append(os.Environ(), "ASK_SANDBOX_SESSION="+string(spec), "ASK_SANDBOX_TTY="+tty)
-	cmd.Stdin = slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the terminal's session: %v\n%s", err, out)
-	}
-	return string(out)
 }
 
 // A command may have only so many processes at once: a fork bomb stops at
