@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
-
 )
 
 var allLayers = []Layer{LayerNamespaces, LayerLandlock, LayerSeccomp}
