@@ -522,8 +522,8 @@ func TestPOSIXSharedMemory(t *testing.T) {
 		t.Skipf("cannot write /dev/shm: %v", err)
 	}
 	defer os.Remove(host)
-	out, err := run(t, sb, w.workdir, "echo mine > /dev/shm/mine && cat /dev/shm/mine && cat "+host)
-	if err == nil || !strings.Contains(out, "mine") || strings.Contains(out, "HOST SEGMENT") {
+	out, err := run(t, sb, w.workdir, "echo OWN SEGMENT > /dev/shm/mine && cat /dev/shm/mine; cat "+host)
+	if err == nil || !strings.Contains(out, "OWN SEGMENT\n") || strings.Contains(out, "HOST SEGMENT") {
 		t.Errorf("/dev/shm is not the sandbox's own: %v\n%s", err, out)
 	}
 	if _, err := os.Stat("/dev/shm/mine"); err == nil {
