@@ -252,10 +252,10 @@ func TestSandboxCheck(t *testing.T) {
 	}
 	r = runAsk(t, askEnv{sandbox: works, tty: true}, "sandbox", "check")
 	for _, want := range []string{
-		"namespaces  yes   new user, mount, PID and IPC namespaces, a session of its own, capabilities dropped",
+		"namespaces  yes   new user, mount, PID, IPC and UTS namespaces, a session of its own, capabilities dropped",
 		"network     yes   a new network namespace with only its own loopback",
 		"landlock    yes   Landlock ABI 7",
-		"seccomp     yes   owners, opening modes up, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts",
+		"seccomp     yes   owners, world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts, namespaces, io_uring",
 		"limits      yes   1024 processes and threads per command",
 	} {
 		if !strings.Contains(r.stdout, want) {

@@ -2,15 +2,15 @@
 // tools, MCP servers where asked) with the kernel's own mechanisms, in
 // layers each of which holds alone:
 //
-//   - namespaces: new user, mount, PID, IPC and network namespaces and a
+//   - namespaces: new user, mount, PID, IPC, UTS and network namespaces and a
 //     session of its own; a read-only view of the system with only the
 //     scratch directory (and the working directory at Level Workdir)
 //     writable, what git executes read-only even there, the credential
 //     stores replaced by empty ones; capabilities dropped;
 //   - Landlock, a second wall for the file system with the same grants;
 //   - a seccomp filter for what neither governs on every kernel: owners,
-//     opening modes up, UNIX sockets, TIOCSTI, ptrace attaching, keyrings,
-//     mounts, new namespaces.
+//     world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace
+//     attaching, keyrings, mounts, new namespaces, io_uring.
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the

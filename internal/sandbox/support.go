@@ -19,7 +19,7 @@ type Support struct {
 	// can.
 	FileSystem string
 	// Namespaces says how the sandbox's namespaces are made: "user" (new
-	// user, mount, PID and IPC namespaces, any user) or "root" (the same
+	// user, mount, PID, IPC and UTS namespaces, any user) or "root" (the same
 	// without a user namespace, as root); "" when they cannot be.
 	Namespaces string
 	// NamespacesProblem is why they cannot be made.
@@ -94,9 +94,9 @@ func Describe(s Support) Report {
 	ns := LayerReport{Layer: "namespaces", OK: s.Namespaces != "" && s.NamespacesProblem == "", Problem: s.NamespacesProblem}
 	switch {
 	case s.Namespaces == "user":
-		ns.How = "new user, mount, PID and IPC namespaces, a session of its own, capabilities dropped"
+		ns.How = "new user, mount, PID, IPC and UTS namespaces, a session of its own, capabilities dropped"
 	case s.Namespaces == "root":
-		ns.How = "new mount, PID and IPC namespaces (as root, without a user namespace), a session of its own, capabilities dropped"
+		ns.How = "new mount, PID, IPC and UTS namespaces (as root, without a user namespace), a session of its own, capabilities dropped"
 	case ns.Problem == "":
 		ns.Problem = "no way to make them was found"
 	}
@@ -114,7 +114,7 @@ func Describe(s Support) Report {
 	}
 	sc := LayerReport{Layer: "seccomp", OK: s.Seccomp == "", Problem: s.Seccomp}
 	if sc.OK {
-		sc.How = "owners, opening modes up, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts"
+		sc.How = "owners, world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts, namespaces, io_uring"
 	}
 	limits := LayerReport{Layer: "limits", OK: ns.OK && s.Scratch == "",
 		How: fmt.Sprintf("%d processes and threads per command, %d MiB of scratch space per run", DefaultMaxProcesses, DefaultScratchSize>>20)}
