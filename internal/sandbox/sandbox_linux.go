@@ -114,6 +114,12 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratc
 		attr = &copied
 	}
 	if !p.without(LayerNamespaces) {
+		// --allow-host will keep the network namespace (network false
+		// here) and bridge ask's proxy in: the proxy's socket goes in as
+		// one more of cmd.ExtraFiles, named in childSpec like the scratch
+		// file system, and a process of the child's serves it on the
+		// namespace's loopback. The command itself still makes no UNIX
+		// socket (seccomp).
 		nsAttr(attr, s.Namespaces, p.AllowNetwork)
 	}
 	cmd.SysProcAttr = attr
