@@ -46,6 +46,8 @@ func filterPolicy() seccomp.Policy {
 				"move_mount", "open_tree", "open_tree_attr", "mount_setattr",
 				"setns", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
 				"io_uring_setup", "io_uring_enter", "io_uring_register",
+				// The kernel's own attack surface, which no build needs.
+				"bpf", "perf_event_open", "userfaultfd",
 			},
 			NamesWithCondtions: []seccomp.NameWithConditions{
 				mode("chmod", 1), mode("fchmod", 1), mode("fchmodat", 2), mode("fchmodat2", 2),
