@@ -262,7 +262,8 @@ func TestGitStaysReadOnlyInWorkdir(t *testing.T) {
 	sb := &Sandbox{Policy: p, Support: requireSupport(t, p)}
 	git := "git -c user.name=t -c user.email=t@example.com "
 	setup := exec.Command("/bin/sh", "-c", "git init -q && echo a > a.txt && "+git+"add a.txt && "+git+
-		"commit -qm a && mkdir -p .git/modules/sub/hooks && cp .git/config .git/modules/sub/config")
+		"commit -qm a && mkdir -p .git/modules/sub/hooks .git/worktrees/other .githooks && cp .git/config .git/modules/sub/config && "+
+		"touch .git/worktrees/other/config.worktree && git config core.hooksPath .githooks")
 	setup.Dir = w.workdir
 	if out, err := setup.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -277,6 +278,8 @@ func TestGitStaysReadOnlyInWorkdir(t *testing.T) {
 		"mv .git .git-moved",
 		"echo 'touch PWNED' > .git/modules/sub/hooks/post-checkout",
 		"echo '[core]' >> .git/modules/sub/config",
+		"echo '[core]' >> .git/worktrees/other/config.worktree",
+		"echo 'touch PWNED' > .githooks/pre-commit",
 	} {
 		if out, err := run(t, sb, w.workdir, attack); err == nil {
 			t.Errorf("%s: succeeded\n%s", attack, out)
@@ -285,7 +288,7 @@ func TestGitStaysReadOnlyInWorkdir(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(w.workdir, ".git", "config")); string(got) != string(config) {
 		t.Errorf(".git/config changed:\n%s", got)
 	}
-	for _, f := range []string{".git/hooks/pre-commit", ".git/modules/sub/hooks/post-checkout", ".git-moved"} {
+	for _, f := range []string{".git/hooks/pre-commit", ".git/modules/sub/hooks/post-checkout", ".git-moved", ".githooks/pre-commit"} {
 		if _, err := os.Stat(filepath.Join(w.workdir, f)); err == nil {
 			t.Errorf("%s was made", f)
 		}

@@ -115,8 +115,8 @@ func readOnly(path string) error {
 
 // gitExecuted are what git executes or obeys, in the working directory's
 // repository: its configuration and hooks, the same for every submodule
-// (under .git/modules), and a hooks directory core.hooksPath names inside
-// the working directory. The .git directory itself is listed first: bound
+// (under .git/modules), other worktrees' config.worktree, and a hooks
+// directory core.hooksPath names inside the working directory. The .git directory itself is listed first: bound
 // onto itself it cannot be renamed away and rebuilt.
 func gitExecuted(workdir string) []string {
 	dotgit := filepath.Join(workdir, ".git")
@@ -143,6 +143,15 @@ func gitExecuted(workdir string) []string {
 			}
 			if real, err := filepath.EvalSymlinks(h); err == nil && within(real, workdir) {
 				out = append(out, real)
+			}
+		}
+		// Other worktrees' own settings, when worktreeConfig is on.
+		worktrees, _ := os.ReadDir(filepath.Join(gitdir, "worktrees"))
+		for _, w := range worktrees {
+			if c := filepath.Join(gitdir, "worktrees", w.Name(), "config.worktree"); w.IsDir() {
+				if _, err := os.Lstat(c); err == nil {
+					out = append(out, c)
+				}
 			}
 		}
 		modules, _ := os.ReadDir(filepath.Join(gitdir, "modules"))
