@@ -15,12 +15,12 @@ func sandboxCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
 		Name:            "sandbox",
 		Action:          subcommandAction,
-		Usage:           "what the kernel here can confine for --sandbox (file system, network)",
+		Usage:           "what each layer of --sandbox can do here (namespaces, network, Landlock, seccomp, limits)",
 		UsageText:       "ask sandbox check [--json]",
 		HideHelpCommand: true,
 		Subcommands: []*cli.Command{{
 			Name:  "check",
-			Usage: "say whether the file system (Landlock) and the network (namespaces) can be confined here, and why not; exit 1 if either cannot",
+			Usage: "say whether each layer of the sandbox works here, how, and why not; exit 1 if a command could not be confined",
 			Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"}},
 			Action: func(c *cli.Context) error {
 				check := sandbox.Check
@@ -48,7 +48,7 @@ func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 		return err
 	}
 	switch {
-	case !r.FileSystem:
+	case !r.Confines:
 		return withCode(exitFailure, errors.New("--sandbox cannot confine commands here: every sandboxed command would be refused"))
 	case !r.Network:
 		return withCode(exitFailure, errors.New("--sandbox can confine commands here only with --allow-network"))

@@ -55,6 +55,7 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 		},
 		Support: check(),
 	}
+	r.closers = append(r.closers, sb.Close) // the scratch file system
 	// Under --safe alone, the refusals say why; no warning for a run that
 	// may never need a command.
 	if p := sb.Problem(); p != "" && !implied && r.env.Notes != nil {

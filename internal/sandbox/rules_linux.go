@@ -22,8 +22,10 @@ const (
 	deviceRights = ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
 )
 
-// devices may be written at every level: "> /dev/null" must work.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+// devices may be written at every level: "> /dev/null" must work. Not
+// /dev/tty: a command has no terminal to talk to, and must not type into
+// the person's.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
 // configs are go-landlock's presets from ABI 3 on; each restricts all a
 // kernel of that ABI can restrict. A kernel newer than the newest gets the
@@ -56,6 +58,11 @@ func restrict(p Policy) error {
 		g.add(d, deviceRights)
 	}
 	g.add(p.Scratch, allRights)
+	if !p.without(LayerNamespaces) {
+		// The sandbox's own, made by isolate: POSIX semaphores and shared
+		// memory (Python's multiprocessing) work, and reach no host process.
+		g.add("/dev/shm", allRights)
+	}
 	if p.Level == Workdir {
 		g.add(p.Workdir, allRights)
 	}

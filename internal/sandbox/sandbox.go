@@ -1,12 +1,21 @@
 // Package sandbox confines the processes a run starts (the shell tool, user
-// tools, MCP servers where asked) with the kernel's own mechanisms: Landlock
-// for the file system, and new user and network namespaces for the network.
+// tools, MCP servers where asked) with the kernel's own mechanisms, in
+// layers each of which holds alone:
+//
+//   - namespaces: new user, mount, PID, IPC, UTS and network namespaces and a
+//     session of its own; a read-only view of the system with only the
+//     scratch directory (and the working directory at Level Workdir)
+//     writable, what git executes read-only even there, the credential
+//     stores replaced by empty ones; capabilities dropped;
+//   - Landlock, a second wall for the file system with the same grants;
+//   - a seccomp filter for what neither governs on every kernel: owners,
+//     world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace
+//     attaching, keyrings, mounts, new namespaces, io_uring.
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the
-// new namespaces; that child confines itself with Landlock and then
-// executes the command, which inherits the confinement. Nothing needs
-// installing.
+// new namespaces; that child confines itself and then executes the
+// command, which inherits the confinement. Nothing needs installing.
 //
 // It fails closed: where the kernel cannot confine, Confine refuses with one
 // line saying what is missing, and a child that cannot confine itself
@@ -20,7 +29,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Level is how far a run's processes are confined (--sandbox).
@@ -53,6 +64,56 @@ type Policy struct {
 	AllowNetwork bool   `json:"allow_network"`
 	// Hidden are never readable: the user's credential stores.
 	Hidden []string `json:"hidden"`
+	// MaxProcesses caps the processes and threads of one command (0:
+	// DefaultMaxProcesses).
+	MaxProcesses int `json:"max_processes,omitempty"`
+	// ScratchSize caps the scratch directory's size in bytes, for the
+	// whole run (0: DefaultScratchSize). It is memory (a tmpfs), which the
+	// kernel may swap out.
+	ScratchSize int64 `json:"scratch_size,omitempty"`
+	// Without leaves layers out, so that a test can show the others hold
+	// alone. Only a test binary's child obeys it; ask's refuses.
+	Without []Layer `json:"without,omitempty"`
+}
+
+// Layer is one of the sandbox's independent walls.
+type Layer string
+
+const (
+	LayerNamespaces Layer = "namespaces"
+	LayerLandlock   Layer = "landlock"
+	LayerSeccomp    Layer = "seccomp"
+)
+
+// DefaultScratchSize is the scratch directory's size: room for a build
+// cache, not for filling the machine's memory.
+const DefaultScratchSize = 2 << 30
+
+func (p Policy) scratchSize() int64 {
+	if p.ScratchSize > 0 {
+		return p.ScratchSize
+	}
+	return DefaultScratchSize
+}
+
+// DefaultMaxProcesses is the processes and threads a command may have at
+// once: a parallel build's, not a fork bomb's.
+const DefaultMaxProcesses = 1024
+
+func (p Policy) without(l Layer) bool {
+	for _, w := range p.Without {
+		if w == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (p Policy) maxProcesses() int {
+	if p.MaxProcesses > 0 {
+		return p.MaxProcesses
+	}
+	return DefaultMaxProcesses
 }
 
 // CredentialStores are the files and directories under home (and the
@@ -67,13 +128,15 @@ func CredentialStores(home, configHome, askConfig string) []string {
 			".ssh", ".aws", ".gnupg", ".netrc", ".docker", ".kube", ".azure",
 			".git-credentials", ".password-store", ".npmrc", ".pypirc",
 			".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings",
-			".config/gcloud", ".config/gh", ".config/ask",
+			".pgpass", ".vault-token", ".terraform.d", ".terraformrc", ".my.cnf",
+			".config/gcloud", ".config/gh", ".config/ask", ".config/git/credentials",
+			".config/containers",
 		} {
 			out = append(out, filepath.Join(home, p))
 		}
 	}
 	if filepath.IsAbs(configHome) {
-		for _, p := range []string{"gcloud", "gh", "ask"} {
+		for _, p := range []string{"gcloud", "gh", "ask", "git/credentials", "containers"} {
 			out = append(out, filepath.Join(configHome, p))
 		}
 	}
@@ -89,6 +152,30 @@ type Sandbox struct {
 	Policy Policy
 	// Support is what this kernel can do (Check), told once per run.
 	Support Support
+
+	mu         sync.Mutex
+	scratch    *os.File // the run's scratch file system, a detached mount
+	scratchErr error
+}
+
+// Close releases the run's scratch file system, and with it what the
+// commands left there. A nil Sandbox has nothing to release.
+func (s *Sandbox) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scratch != nil {
+		s.scratch.Close()
+		s.scratch = nil
+	}
+}
+
+// scratchLimited says whether commands get the run's bounded scratch file
+// system.
+func (s *Sandbox) scratchLimited() bool {
+	return !s.Policy.without(LayerNamespaces) && s.Support.Namespaces != "" && s.Support.Scratch == ""
 }
 
 // Active reports whether s confines the commands it is given.
@@ -109,6 +196,10 @@ type RefusedError struct{ Reason string }
 func (e *RefusedError) Error() string {
 	return "refused by the sandbox: " + e.Reason + "; commands never run unconfined"
 }
+
+// agentVars name the sockets of agents that hold keys: a confined command
+// could not reach them, and is not told where they are.
+var agentVars = []string{"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS"}
 
 // Env variables that point into the scratch directory.
 var scratchVars = []struct{ name, dir string }{
@@ -151,7 +242,13 @@ func (s *Sandbox) Confine(cmd *exec.Cmd) (*Job, error) {
 	if env, err = s.scratchEnv(env); err != nil {
 		return refuse(err.Error())
 	}
-	return start(cmd, self, s.Policy, s.Support, env)
+	var scratch *os.File
+	if s.scratchLimited() {
+		if scratch, err = s.scratchFS(); err != nil {
+			return refuse(fmt.Sprintf("cannot make the scratch space: %v", err))
+		}
+	}
+	return start(cmd, self, s.Policy, s.Support, env, scratch)
 }
 
 // scratchEnv points the temporary and cache directories into the scratch
@@ -160,7 +257,7 @@ func (s *Sandbox) scratchEnv(env []string) ([]string, error) {
 	out := make([]string, 0, len(env)+len(scratchVars))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isScratchVar(name) {
+		if !isScratchVar(name) && !slices.Contains(agentVars, name) {
 			out = append(out, kv)
 		}
 	}

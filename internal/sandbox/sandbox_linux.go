@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
+	"testing"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -16,7 +19,7 @@ import (
 // The hidden entry points, as argv[1] of ask's own binary.
 const (
 	childArg = "__ask_sandbox_child" // POLICY-JSON REPORT-FD PATH ARGV...
-	probeArg = "__ask_sandbox_probe" // exits 0: the namespaces could be made
+	probeArg = "__ask_sandbox_probe" // exits 0: the namespaces could be made and used
 )
 
 // childFailed is the exit code of a child that could not confine itself;
@@ -32,26 +35,76 @@ func Main() {
 		return
 	}
 	switch os.Args[1] {
+	case scratchArg:
+		if err := scratchMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case probeArg:
+		if err := probeInside(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		os.Exit(0)
 	case childArg:
 		os.Exit(child(os.Args[2:]))
 	}
 }
 
-// start rewrites cmd to start self as the child, in new user and network
-// namespaces unless the network is allowed.
-func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string) (*Job, error) {
-	spec, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
+// nsFlags are the namespaces a confined command gets: how is Support's
+// Namespaces ("user", or "root" for root without user namespaces).
+func nsFlags(how string, network bool) uintptr {
+	f := uintptr(syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS)
+	if how == "user" {
+		f |= syscall.CLONE_NEWUSER
 	}
+	if !network {
+		f |= syscall.CLONE_NEWNET
+	}
+	return f
+}
+
+// nsAttr starts a process in the namespaces, in a session of its own (so
+// without a controlling terminal), killed if ask dies first.
+func nsAttr(attr *syscall.SysProcAttr, how string, network bool) {
+	attr.Cloneflags |= nsFlags(how, network)
+	if how == "user" {
+		// The same ids inside: files keep their owners, and nothing gains a
+		// privilege it did not have.
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		// Executing ask again would cost a user other than root the
+		// capabilities the new namespace gave it: keep those the child
+		// needs to set up, which it drops before the command runs.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_SYS_RESOURCE}
+	}
+	// A session leader leads its own group too: killing the group by the
+	// child's pid still works, and the PID namespace takes the rest.
+	attr.Setsid, attr.Setpgid, attr.Pgid, attr.Setctty, attr.Foreground = true, false, 0, false, false
+	attr.Pdeathsig = syscall.SIGKILL
+}
+
+// start rewrites cmd to start self as the child, in the sandbox's
+// namespaces.
+func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratch *os.File) (*Job, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %v", err)
 	}
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cs := childSpec{Policy: p}
+	if scratch != nil {
+		cs.ScratchFD = 3 + len(cmd.ExtraFiles)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, scratch)
+	}
+	spec, err := json.Marshal(cs)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
 	cmd.Args = append([]string{self, childArg, string(spec), strconv.Itoa(fd), cmd.Path}, cmd.Args...)
 	cmd.Path = self
 	cmd.Env = env
@@ -60,33 +113,34 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string) (*Job,
 		copied := *cmd.SysProcAttr
 		attr = &copied
 	}
-	if !p.AllowNetwork {
-		attr.Cloneflags |= netFlags(s.Namespaces)
-		if s.Namespaces == "user+net" {
-			// The same ids inside: files keep their owners, and nothing
-			// gains a privilege it did not have.
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		}
+	if !p.without(LayerNamespaces) {
+		// --allow-host will keep the network namespace (network false
+		// here) and bridge ask's proxy in: the proxy's socket goes in as
+		// one more of cmd.ExtraFiles, named in childSpec like the scratch
+		// file system, and a process of the child's serves it on the
+		// namespace's loopback. The command itself still makes no UNIX
+		// socket (seccomp).
+		nsAttr(attr, s.Namespaces, p.AllowNetwork)
 	}
 	cmd.SysProcAttr = attr
 	return &Job{r: r, w: w}, nil
 }
 
-func netFlags(namespaces string) uintptr {
-	switch namespaces {
-	case "user+net":
-		return syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-	case "net":
-		return syscall.CLONE_NEWNET
-	}
-	return 0
+// childSpec is what the child is told: the policy, and the descriptor of
+// the run's scratch file system (0: none).
+type childSpec struct {
+	Policy
+	ScratchFD int `json:"scratch_fd,omitempty"`
 }
 
 func check() Support {
 	var s Support
 	s.LandlockABI, s.FileSystem = landlockABI()
-	s.Namespaces, s.Network = probeNamespaces()
+	s.Namespaces, s.NamespacesProblem, s.Network = probeNamespaces()
+	if s.Namespaces != "" {
+		s.Scratch = probeScratch(s.Namespaces)
+	}
+	s.Seccomp = seccompProblem()
 	return s
 }
 
@@ -115,40 +169,79 @@ func landlockABI() (int, string) {
 	return v, ""
 }
 
-// probeNamespaces starts ask's own binary, which exits at once, in new user
-// and network namespaces; as root, a network namespace alone will also do.
-func probeNamespaces() (namespaces, problem string) {
+// probeNamespaces starts ask's own binary in the sandbox's namespaces,
+// where it sets up what a child would (a private mount tree, /proc) and
+// exits; then once more with a network namespace. As root, namespaces
+// without a user namespace will also do: capabilities are dropped either
+// way.
+func probeNamespaces() (how, problem, network string) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", fmt.Sprintf("cannot find ask's own program: %v", err)
+		why := fmt.Sprintf("cannot find ask's own program: %v", err)
+		return "", why, why
 	}
-	try := func(ns string) error {
+	try := func(how string, network bool) error {
 		cmd := exec.Command(self, probeArg)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: netFlags(ns)}
-		if ns == "user+net" {
-			cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		nsAttr(cmd.SysProcAttr, how, network)
+		out, err := cmd.CombinedOutput()
+		if msg := strings.TrimSpace(string(out)); err != nil && msg != "" {
+			return errors.New(msg)
 		}
-		return cmd.Run()
+		return err
 	}
-	userErr := try("user+net")
-	if userErr == nil {
-		return "user+net", ""
+	userErr := try("user", true)
+	switch {
+	case userErr == nil:
+		how = "user"
+	case os.Geteuid() == 0 && try("root", true) == nil:
+		how = "root"
+	default:
+		why := userErr.Error()
+		if errors.Is(userErr, syscall.EPERM) || errors.Is(userErr, syscall.EACCES) || errors.Is(userErr, syscall.ENOSPC) {
+			why = "user namespaces are not allowed here (see the sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns, or the container's seccomp profile)"
+		}
+		why = "cannot make new user, mount, PID and IPC namespaces: " + why
+		return "", why, why
 	}
-	if os.Geteuid() == 0 && try("net") == nil {
-		return "net", ""
+	if err := try(how, false); err != nil {
+		network = "cannot make a new network namespace: " + err.Error()
 	}
-	why := userErr.Error()
-	if errors.Is(userErr, syscall.EPERM) || errors.Is(userErr, syscall.EACCES) || errors.Is(userErr, syscall.ENOSPC) {
-		why = "user namespaces are not allowed here (see the sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns, or the container's seccomp profile)"
+	return how, "", network
+}
+
+// probeInside checks, in the new namespaces, what the child will need;
+// with "scratch", that it can mount the scratch file system (descriptor 3).
+func probeInside(args []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("cannot make the mount tree private: %w", err)
 	}
-	return "", "cannot make a new user and network namespace: " + why
+	if len(args) > 0 && args[0] == "scratch" {
+		dir, err := os.MkdirTemp("", "ask-probe-")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(dir)
+		err = mountScratch(3, dir)
+		unix.Unmount(dir, unix.MNT_DETACH)
+		return err
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("cannot mount /proc for the new PID namespace: %w", err)
+	}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fmt.Errorf("cannot make the system read-only (mount_setattr needs Linux 5.12): %w", err)
+	}
+	return nil
 }
 
 // child confines this process as the policy says and executes the
 // command. args are POLICY-JSON REPORT-FD PATH ARGV... A failure before
 // the command runs is written to the report pipe, which the exec closes.
 func child(args []string) int {
+	// Capabilities belong to a thread: the one that drops them executes
+	// the command.
+	runtime.LockOSThread()
 	if len(args) < 4 {
 		fmt.Fprintln(os.Stderr, "ask: the sandbox's child was started without its command")
 		return childFailed
@@ -164,18 +257,38 @@ func child(args []string) int {
 		fmt.Fprintf(report, "%v", err)
 		return childFailed
 	}
-	var p Policy
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+	var cs childSpec
+	if err := json.Unmarshal([]byte(args[0]), &cs); err != nil {
 		return fail(fmt.Errorf("the policy given to the sandbox's child is not valid: %v", err))
 	}
-	if !p.AllowNetwork {
-		// In a network namespace of its own, loopback is down: bring it up
-		// so that tests can listen on 127.0.0.1. Nothing outside is reachable
-		// either way, so a failure here only keeps more out.
-		loopbackUp()
+	p := cs.Policy
+	if len(p.Without) > 0 && !testing.Testing() {
+		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
-	if err := restrict(p); err != nil {
+	if !p.without(LayerNamespaces) {
+		if err := isolate(p, cs.ScratchFD); err != nil {
+			return fail(fmt.Errorf("the namespaces layer failed: %w", err))
+		}
+	}
+	if err := limit(p); err != nil {
 		return fail(err)
+	}
+	if !p.without(LayerLandlock) {
+		if err := restrict(p); err != nil {
+			return fail(err)
+		}
+	}
+	if !p.without(LayerSeccomp) {
+		if err := loadSeccomp(); err != nil {
+			return fail(fmt.Errorf("cannot load the seccomp filter: %w", err))
+		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return fail(fmt.Errorf("cannot drop capabilities: %w", err))
+	}
+	// Whatever ask inherited and did not mean to pass on stays out.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(fmt.Errorf("cannot close the descriptors above 2: %w", err))
 	}
 	path, argv := args[2], args[3:]
 	err = syscall.Exec(path, argv, os.Environ())
@@ -204,4 +317,48 @@ func loopbackUp() {
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	unix.IoctlIfreq(sock, unix.SIOCSIFFLAGS, ifr)
+}
+
+// limit caps the number of processes (threads count) the command may
+// have. RLIMIT_NPROC is counted per user namespace, but spares root; the
+// PID namespace's own pid_max (Linux 6.14, set by isolate) holds for root
+// too.
+func limit(p Policy) error {
+	n := p.maxProcesses()
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: uint64(n), Max: uint64(n)}); err != nil {
+		return fmt.Errorf("cannot limit the number of processes: %w", err)
+	}
+	return nil
+}
+
+// dropCapabilities leaves this thread, and what it executes, no
+// capability: not in the new user namespace, and not as root without one.
+func dropCapabilities() error {
+	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	for c := 0; c <= 63; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if errors.Is(err, unix.EINVAL) {
+			break // past the last capability this kernel knows
+		}
+		// EPERM: no CAP_SETPCAP, so no capability to drop either (checked
+		// below); no_new_privs keeps set-user-ID programs from adding any.
+	}
+	// Root, or uid 0 in the user namespace, gains nothing by executing.
+	// linux/securebits.h: NOROOT, NO_SETUID_FIXUP, KEEP_CAPS (locked) and
+	// NO_CAP_AMBIENT_RAISE, each with its lock.
+	const bits = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<5 | 1<<6 | 1<<7
+	unix.Prctl(unix.PR_SET_SECUREBITS, bits, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return err
+	}
+	var got [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &got[0]); err != nil {
+		return err
+	}
+	if got != none {
+		return errors.New("some capabilities remain")
+	}
+	return nil
 }

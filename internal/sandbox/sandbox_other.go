@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -11,10 +12,12 @@ import (
 func Main() {}
 
 func check() Support {
-	const why = "the sandbox needs Linux (Landlock and namespaces)"
-	return Support{FileSystem: why, Network: why}
+	const why = "the sandbox needs Linux (namespaces, Landlock and seccomp)"
+	return Support{FileSystem: why, Network: why, NamespacesProblem: why, Seccomp: why}
 }
 
-func start(*exec.Cmd, string, Policy, Support, []string) (*Job, error) {
+func (s *Sandbox) scratchFS() (*os.File, error) { return nil, errors.New("the sandbox needs Linux") }
+
+func start(*exec.Cmd, string, Policy, Support, []string, *os.File) (*Job, error) {
 	return nil, errors.New("the sandbox needs Linux")
 }

@@ -230,7 +230,7 @@ func TestRefusedWhereTheKernelCannotConfine(t *testing.T) {
 		{Support{FileSystem: "Landlock is disabled in this kernel (add landlock to the lsm= boot parameter)", Namespaces: "user+net", LandlockABI: 0},
 			false, "refused by the sandbox: cannot confine the file system here: Landlock is disabled in this kernel (add landlock to the lsm= boot parameter); commands never run unconfined"},
 		{Support{LandlockABI: 7, Network: "cannot make a new user and network namespace: user namespaces are not allowed here"},
-			false, "refused by the sandbox: cannot cut off the network here: cannot make a new user and network namespace: user namespaces are not allowed here (--allow-network keeps the network and needs no namespace); commands never run unconfined"},
+			false, "refused by the sandbox: cannot cut off the network here: cannot make a new user and network namespace: user namespaces are not allowed here (--allow-network keeps the network and needs no network namespace); commands never run unconfined"},
 		{Support{}, true, "refused by the sandbox: cannot confine the file system here: Landlock ABI 0, need 3; commands never run unconfined"},
 	} {
 		sb := &Sandbox{Policy: w.policy(Workdir, c.network), Support: c.support}
@@ -246,10 +246,22 @@ func TestRefusedWhereTheKernelCannotConfine(t *testing.T) {
 			t.Fatal("the refused command ran")
 		}
 	}
-	// Network allowed: a kernel without namespaces still confines files.
-	sb := &Sandbox{Policy: w.policy(Workdir, true), Support: Support{LandlockABI: 7, Network: "no namespaces"}}
-	if sb.Problem() != "" {
-		t.Errorf("with --allow-network, no namespace is needed: %s", sb.Problem())
+	// Network allowed: no network namespace is needed, but the other
+	// layers are, each refused by name when missing.
+	for _, c := range []struct {
+		support Support
+		want    string
+	}{
+		{Support{LandlockABI: 7, Namespaces: "user", Network: "no network namespace"}, ""},
+		{Support{LandlockABI: 7, NamespacesProblem: "user namespaces are not allowed here", Network: "no"},
+			"cannot isolate commands here (the namespaces layer): user namespaces are not allowed here"},
+		{Support{LandlockABI: 7, Namespaces: "user", Seccomp: "this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)"},
+			"cannot filter system calls here (the seccomp layer): this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)"},
+	} {
+		sb := &Sandbox{Policy: w.policy(Workdir, true), Support: c.support}
+		if got := sb.Problem(); got != c.want {
+			t.Errorf("with --allow-network and %+v: problem %q, want %q", c.support, got, c.want)
+		}
 	}
 }
 

@@ -10,33 +10,50 @@ import (
 // so a "read-only" file could still be emptied.
 const MinLandlockABI = 3
 
-// Support is what this kernel can confine.
+// Support is what this kernel can confine, layer by layer. A Support that
+// was never checked confines nothing.
 type Support struct {
 	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 	LandlockABI int
-	// FileSystem is why the file system cannot be confined, "" when it can.
+	// FileSystem is why Landlock cannot confine the file system, "" when it
+	// can.
 	FileSystem string
-	// Network is why the network cannot be cut off, "" when it can.
-	Network string
-	// Namespaces say how the network is cut off: "user+net" (any user),
-	// "net" (root without user namespaces).
+	// Namespaces says how the sandbox's namespaces are made: "user" (new
+	// user, mount, PID, IPC and UTS namespaces, any user) or "root" (the same
+	// without a user namespace, as root); "" when they cannot be.
 	Namespaces string
+	// NamespacesProblem is why they cannot be made.
+	NamespacesProblem string
+	// Network is why no network namespace can be made, "" when one can.
+	Network string
+	// Seccomp is why the seccomp filter cannot be loaded, "" when it can.
+	Seccomp string
+	// Scratch is why the scratch directory cannot be a file system of a
+	// bounded size, "" when it can. Commands still run without the bound.
+	Scratch string
 }
 
-// problem is why p cannot be enforced with s, "" when it can. A Support
-// that was never checked cannot enforce anything.
+// problem is why p cannot be enforced with s, "" when it can: one line
+// naming the missing layer.
 func (s Support) problem(p Policy) string {
 	switch {
-	case s.FileSystem != "":
+	case s.FileSystem != "" && !p.without(LayerLandlock):
 		return "cannot confine the file system here: " + s.FileSystem
-	case s.LandlockABI < MinLandlockABI:
+	case s.LandlockABI < MinLandlockABI && !p.without(LayerLandlock):
 		return fmt.Sprintf("cannot confine the file system here: Landlock ABI %d, need %d", s.LandlockABI, MinLandlockABI)
-	case p.AllowNetwork:
-		return ""
+	case p.AllowNetwork || p.without(LayerNamespaces):
 	case s.Network != "":
-		return "cannot cut off the network here: " + s.Network + " (--allow-network keeps the network and needs no namespace)"
+		return "cannot cut off the network here: " + s.Network + " (--allow-network keeps the network and needs no network namespace)"
+	}
+	switch {
+	case p.without(LayerNamespaces):
+	case s.NamespacesProblem != "":
+		return "cannot isolate commands here (the namespaces layer): " + s.NamespacesProblem
 	case s.Namespaces == "":
-		return "cannot cut off the network here: no namespace was found to work"
+		return "cannot isolate commands here (the namespaces layer): no way to make them was found"
+	}
+	if s.Seccomp != "" && !p.without(LayerSeccomp) {
+		return "cannot filter system calls here (the seccomp layer): " + s.Seccomp
 	}
 	return ""
 }
@@ -45,35 +62,68 @@ func (s Support) problem(p Policy) string {
 // change under a run.
 var checked = sync.OnceValue(check)
 
-// Check says what this kernel can confine: Landlock's ABI version, and
-// whether a new network namespace can be made (trying it once, with a child
-// that exits at once). The answer is kept for the life of the process.
+// Check says what this kernel can confine: Landlock's ABI version, whether
+// the namespaces can be made and used (trying it, with a child that exits
+// at once), and whether a seccomp filter can be loaded. The answer is kept
+// for the life of the process.
 func Check() Support { return checked() }
 
-// Report is what `ask sandbox check` says of a kernel: whether each half
-// of the sandbox works here, how, or why not.
-type Report struct {
-	FileSystem        bool   `json:"filesystem"`
-	LandlockABI       int    `json:"landlock_abi"`
-	FileSystemProblem string `json:"filesystem_problem,omitempty"`
-	Network           bool   `json:"network"`
-	Namespaces        string `json:"namespaces,omitempty"`
-	NetworkProblem    string `json:"network_problem,omitempty"`
+// LayerReport is one layer's line in `ask sandbox check`.
+type LayerReport struct {
+	Layer   string `json:"layer"`
+	OK      bool   `json:"ok"`
+	How     string `json:"how,omitempty"`
+	Problem string `json:"problem,omitempty"`
 }
 
-// Describe reports what a kernel's support means for --sandbox: the file
-// system half is what --allow-network needs, the network half the rest.
+// Report is what `ask sandbox check` says of a kernel: whether each layer
+// works here, how, or why not; Confines is whether --sandbox confines
+// commands at all, Network whether it can also cut off the network (else
+// only --allow-network runs commands).
+type Report struct {
+	Confines bool          `json:"confines"`
+	Network  bool          `json:"network"`
+	Layers   []LayerReport `json:"layers"`
+}
+
+// Describe reports what a kernel's support means for --sandbox.
 func Describe(s Support) Report {
-	fsOnly := &Sandbox{Policy: Policy{Level: ReadOnly, AllowNetwork: true}, Support: s}
+	withNet := &Sandbox{Policy: Policy{Level: ReadOnly, AllowNetwork: true}, Support: s}
 	full := &Sandbox{Policy: Policy{Level: ReadOnly}, Support: s}
-	r := Report{LandlockABI: s.LandlockABI, FileSystemProblem: fsOnly.Problem(), Namespaces: s.Namespaces}
-	r.FileSystem = r.FileSystemProblem == ""
-	r.Network = s.Network == "" && s.Namespaces != ""
-	if !r.Network {
-		r.NetworkProblem = s.Network
-		if r.NetworkProblem == "" {
-			r.NetworkProblem = full.Problem()
-		}
+	r := Report{Confines: withNet.Problem() == "", Network: full.Problem() == ""}
+	ns := LayerReport{Layer: "namespaces", OK: s.Namespaces != "" && s.NamespacesProblem == "", Problem: s.NamespacesProblem}
+	switch {
+	case s.Namespaces == "user":
+		ns.How = "new user, mount, PID, IPC and UTS namespaces, a session of its own, capabilities dropped"
+	case s.Namespaces == "root":
+		ns.How = "new mount, PID, IPC and UTS namespaces (as root, without a user namespace), a session of its own, capabilities dropped"
+	case ns.Problem == "":
+		ns.Problem = "no way to make them was found"
 	}
+	network := LayerReport{Layer: "network", OK: ns.OK && s.Network == "", Problem: s.Network}
+	if network.OK {
+		network.How = "a new network namespace with only its own loopback"
+	} else if network.Problem == "" {
+		network.Problem = "it needs the namespaces layer"
+	}
+	ll := LayerReport{Layer: "landlock", OK: s.FileSystem == "" && s.LandlockABI >= MinLandlockABI, Problem: s.FileSystem}
+	if ll.OK {
+		ll.How = fmt.Sprintf("Landlock ABI %d", s.LandlockABI)
+	} else if ll.Problem == "" {
+		ll.Problem = fmt.Sprintf("Landlock ABI %d, need %d", s.LandlockABI, MinLandlockABI)
+	}
+	sc := LayerReport{Layer: "seccomp", OK: s.Seccomp == "", Problem: s.Seccomp}
+	if sc.OK {
+		sc.How = "owners, world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts, namespaces, io_uring"
+	}
+	limits := LayerReport{Layer: "limits", OK: ns.OK && s.Scratch == "",
+		How: fmt.Sprintf("%d processes and threads per command, %d MiB of scratch space per run", DefaultMaxProcesses, DefaultScratchSize>>20)}
+	switch {
+	case !ns.OK:
+		limits.How, limits.Problem = "", "they need the namespaces layer"
+	case s.Scratch != "":
+		limits.How, limits.Problem = "", fmt.Sprintf("%d processes and threads per command, but the scratch space is not bounded: %s", DefaultMaxProcesses, s.Scratch)
+	}
+	r.Layers = []LayerReport{ns, network, ll, sc, limits}
 	return r
 }

@@ -179,19 +179,15 @@ func tildePath(p, home string) string {
 	return p
 }
 
-// Sandbox shows what the sandbox can confine here, and how or why not.
+// Sandbox shows what each layer of the sandbox does here, or why not.
 func Sandbox(w io.Writer, r sandbox.Report) error {
-	fs := fmt.Sprintf("Landlock ABI %d", r.LandlockABI)
-	if !r.FileSystem {
-		fs = r.FileSystemProblem
+	rows := make([][]string, 0, len(r.Layers))
+	for _, l := range r.Layers {
+		how := l.How
+		if !l.OK {
+			how = l.Problem
+		}
+		rows = append(rows, []string{l.Layer, YesNo(l.OK), how})
 	}
-	net := "new user and network namespaces"
-	if r.Namespaces == "net" {
-		net = "a new network namespace (as root, without user namespaces)"
-	}
-	if !r.Network {
-		net = r.NetworkProblem
-	}
-	return Print(w, []string{"CONFINES", "HERE", "HOW, OR WHY NOT"},
-		[]string{"file system", YesNo(r.FileSystem), fs}, []string{"network", YesNo(r.Network), net})
+	return Print(w, []string{"LAYER", "HERE", "HOW, OR WHY NOT"}, rows...)
 }

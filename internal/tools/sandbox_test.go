@@ -174,7 +174,7 @@ func TestSandboxRefusesWhereTheKernelCannot(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("%s: err = %v (result %q), want a refusal", via, err, out)
 		}
-		const want = "refused by the sandbox: cannot cut off the network here: cannot make a new user and network namespace: user namespaces are not allowed here (--allow-network keeps the network and needs no namespace); commands never run unconfined"
+		const want = "refused by the sandbox: cannot cut off the network here: cannot make a new user and network namespace: user namespaces are not allowed here (--allow-network keeps the network and needs no network namespace); commands never run unconfined"
 		if got := err.Error(); !strings.HasSuffix(got, want) || strings.Contains(got, "\n") {
 			t.Errorf("%s: refusal = %q, want one line ending in %q", via, got, want)
 		}
