@@ -37,9 +37,9 @@ func logCommand(stdio *IO) *cli.Command {
 			},
 			{
 				Name:      "show",
-				Usage:     "show run ID (or the start of its id): its prompt and answer; --json prints its transcript's events",
-				ArgsUsage: "ID",
-				Flags:     jsonFlag("print the transcript's events as a JSON array"),
+				Usage:     "show run ID (or the start of its id, or last: the newest run here): its prompt, steps and answer",
+				ArgsUsage: "ID|last",
+				Flags:     jsonFlag("print the transcript's events, one JSON object a line"),
 				Action:    func(c *cli.Context) error { return logShow(c, stdio) },
 			},
 			{
@@ -100,13 +100,13 @@ func logList(c *cli.Context, stdio *IO, text string) error {
 // logShow prints one kept run.
 func logShow(c *cli.Context, stdio *IO) error {
 	if c.NArg() != 1 {
-		return usageErr("ask log show: give one run's ID (ask log lists them)")
+		return usageErr("ask log show: give one run's ID, or last (ask log lists them)")
 	}
 	store, err := openHistory(stdio)
 	if err != nil {
 		return err
 	}
-	e, err := store.Find(c.Args().First())
+	e, err := store.Resolve(c.Args().First(), stdio.Wd)
 	if err != nil {
 		return usageErr("ask log show: %v", err)
 	}
@@ -119,20 +119,38 @@ func logShow(c *cli.Context, stdio *IO) error {
 		return withCode(exitFailure, fmt.Errorf("%s: %w", e.Path, err))
 	}
 	if c.Bool("json") {
-		return writeJSON(stdio.Out, events, stdio.OutTTY)
+		// JSON lines, as --events and the transcript: jq filters each.
+		for _, ev := range events {
+			if err := writeJSON(stdio.Out, ev, false); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	w := stdio.Out
 	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
 	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
 	fmt.Fprintf(w, "transcript: %s (ask replay it; ask --resume %s to continue)\n\n", e.Path, e.ID)
-	fmt.Fprintf(w, "prompt:\n%s\n", termtext.Safe(strings.TrimRight(e.Prompt, "\n")))
+	fmt.Fprintf(w, "prompt:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Prompt, "\n")))
+	failed := map[string]bool{}
 	for _, ev := range events {
-		if ev.Type == records.TypeToolStarted {
-			fmt.Fprintf(w, "  step %d: %s %s\n", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 100)))
+		if ev.Type == records.TypeToolFinished && ev.IsError {
+			failed[ev.ID] = true
+		}
+	}
+	for _, ev := range events {
+		call := fmt.Sprintf("  step %d: %s %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 100)))
+		switch {
+		case ev.Type == records.TypeToolStarted && failed[ev.ID]:
+			fmt.Fprintln(w, call+" (failed)")
+		case ev.Type == records.TypeToolStarted:
+			fmt.Fprintln(w, call)
+		case ev.Type == records.TypeToolDenied:
+			fmt.Fprintf(w, "%s (refused: %s)\n", call, termtext.Safe(ev.Reason))
 		}
 	}
 	if e.Answer != "" {
-		fmt.Fprintf(w, "\nanswer:\n%s\n", termtext.Safe(strings.TrimRight(e.Answer, "\n")))
+		fmt.Fprintf(w, "\nanswer:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Answer, "\n")))
 	}
 	return nil
 }

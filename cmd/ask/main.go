@@ -153,9 +153,18 @@ func interruptible(parent context.Context) (context.Context, func()) {
 
 // runCLI executes the CLI and maps its outcome to an exit code. It is the one
 // place where errors become exit codes.
-func runCLI(ctx context.Context, args []string, stdio *IO) int {
+func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
+	out := &closedWatch{w: stdio.Out}
+	stdio.Out = out
 	stdio, flush := withRedaction(stdio)
-	defer flush()
+	defer func() {
+		flush()
+		// A reader that went away (ask log | head -1) is not a fault: the
+		// exit is the shell's for SIGPIPE, and nothing is said.
+		if out.closed {
+			code = fault.ExitPipe
+		}
+	}()
 	subs := subcommands(stdio)
 	line, err := readArgs(mainSpec(subs), args[1:])
 	// The config file and the colours of stderr come first: the profile is
@@ -172,9 +181,9 @@ func runCLI(ctx context.Context, args []string, stdio *IO) int {
 	if err == nil {
 		return exitOK
 	}
-	code := exitCode(err)
+	code = exitCode(err)
 	var silent *silentError
-	if !errors.As(err, &silent) {
+	if !errors.As(err, &silent) && !out.closed {
 		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.ErrorPrefix(), errorLine(err.Error()))
 	}
 	return code

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/demo"
+	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
 )
@@ -17,7 +20,7 @@ func replayCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
 		Name:      "replay",
 		Usage:     "re-run a recorded transcript offline; with no FILE, the built-in demo",
-		ArgsUsage: "[FILE]",
+		ArgsUsage: "[FILE|ID|last]",
 		Description: "The recorded responses stand in for the network; the tools really run, in --workdir, under this\n" +
 			"invocation's policy (a terminal's approvals, --yes, --allow-tool, --deny-tool, --safe), never under the\n" +
 			"decisions the transcript records: it may have been edited.\n" +
@@ -41,6 +44,20 @@ func replayCommand(stdio *IO) *cli.Command {
 		},
 		Action: func(c *cli.Context) error { return replayAction(c, stdio) },
 	}
+}
+
+// keptTranscript is the transcript of the kept run ref names (an id, the
+// start of one, or last).
+func keptTranscript(stdio *IO, ref string) ([]byte, error) {
+	store, err := history.Open(stdio.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	e, err := store.Resolve(ref, stdio.Wd)
+	if err != nil {
+		return nil, fmt.Errorf("%s is no file, and %w", ref, err)
+	}
+	return os.ReadFile(e.Path)
 }
 
 func replayAction(c *cli.Context, stdio *IO) error {
@@ -68,6 +85,10 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		data, err = io.ReadAll(stdio.In)
 	default:
 		data, err = os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Not a file: a kept run's id, or last.
+			data, err = keptTranscript(stdio, name)
+		}
 	}
 	if err != nil {
 		return usageErr("replay: %v", err)

@@ -64,6 +64,21 @@ func interruptCode(err error) int {
 // the reader has gone (`ask --events | head -1`), it stops the run as an
 // interruption, so that the run ends at once with its transcript whole
 // rather than working on for nobody.
+// closedWatch is stdout as every command writes to it: it notes a write
+// that failed because the reader has gone.
+type closedWatch struct {
+	w      io.Writer
+	closed bool
+}
+
+func (c *closedWatch) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		c.closed = true
+	}
+	return n, err
+}
+
 type pipeWatch struct {
 	w    io.Writer
 	stop func(error)

@@ -218,7 +218,34 @@ func (s Store) Find(id string) (Entry, error) {
 	case 1:
 		return s.read(match[0], true)
 	}
-	return Entry{}, fmt.Errorf("%q is the start of %d run ids; give more of it", id, len(match))
+	const shown = 5
+	total := len(match)
+	slices.Reverse(match) // newest first, as ask log lists them
+	more := ""
+	if total > shown {
+		more = fmt.Sprintf(" and %d more", total-shown)
+		match = match[:shown]
+	}
+	return Entry{}, fmt.Errorf("%q is the start of %d run ids: %s%s; give more of it", id, total, strings.Join(match, ", "), more)
+}
+
+// LastWord names the newest run of a directory wherever an id is taken.
+const LastWord = "last"
+
+// Resolve is the run ref names: "last" for the newest run whose working
+// directory is workdir, else an id or the start of one (Find).
+func (s Store) Resolve(ref, workdir string) (Entry, error) {
+	if ref != LastWord {
+		return s.Find(ref)
+	}
+	e, ok, err := s.Last(workdir)
+	switch {
+	case err != nil:
+		return Entry{}, err
+	case !ok:
+		return Entry{}, fmt.Errorf("no kept run in %s (ask log lists the runs of every directory)", workdir)
+	}
+	return s.read(e.ID, true)
 }
 
 // read reads the entry of run id: from its first event only, or, with

@@ -97,7 +97,7 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 		if statErr == nil || store.Dir == "" || strings.Contains(in.Resume, "/") || strings.Contains(in.Resume, ".json") {
 			return path, flag, nil
 		}
-		e, err := store.Find(in.Resume)
+		e, err := store.Resolve(in.Resume, workdirOf(in))
 		if err != nil {
 			return "", "", fault.Usagef("%s: %v", flag, err)
 		}

@@ -54,6 +54,16 @@ func Safe(s string) string {
 	return b.String()
 }
 
+// SafeLines is Safe for text of several lines (a prompt, an answer): its
+// line breaks stay line breaks.
+func SafeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Safe(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Plural is n with the noun that agrees with it: "1 step", "3 steps".
 func Plural(n int, one, many string) string {
 	if n == 1 {
