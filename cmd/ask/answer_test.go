@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -216,16 +217,27 @@ type brokenPipe struct{}
 
 func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 
+// fullDisk is a stdout that cannot take more.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
 // An answer that cannot be written is a failure, not a success: a script
-// reading --json must not be told 0 with nothing to read.
+// reading --json must not be told 0 with nothing to read. A reader that went
+// away is the shell's SIGPIPE, 141, quietly (DESIGN §7); any other write
+// error is 1, said on stderr.
 func TestFailedAnswerWriteExits1(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--json", "x"}, {"x"}} {
-		srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"}, fakeprovider.Reply{Text: "42"})
 		defer srv.Close()
-		r := runAsk(t, askEnv{server: srv, stdout: brokenPipe{}}, args...)
+		r := runAsk(t, askEnv{server: srv, stdout: fullDisk{}}, args...)
 		if r.code != exitFailure || !strings.Contains(r.stderr, "write the answer") {
-			t.Errorf("ask %v to a broken stdout: exit %d, stderr %q; want 1 and the write error", args, r.code, r.stderr)
+			t.Errorf("ask %v to a full disk: exit %d, stderr %q; want 1 and the write error", args, r.code, r.stderr)
+		}
+		r = runAsk(t, askEnv{server: srv, stdout: brokenPipe{}}, args...)
+		if r.code != fault.ExitPipe || r.stderr != "" {
+			t.Errorf("ask %v to a closed pipe: exit %d, stderr %q; want 141 and nothing", args, r.code, r.stderr)
 		}
 	}
 }
