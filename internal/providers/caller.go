@@ -283,6 +283,7 @@ func (c *Caller) send(ctx context.Context, method, url string, body []byte, h Ho
 			}
 			apiErr := DecodeError(resp.StatusCode, data)
 			apiErr.Provider = c.Provider
+			apiErr.URL = RedactURL(string(c.hideKey([]byte(url))))
 			if !apiErr.Retryable() || resp.Header.Get("X-Should-Retry") == "false" {
 				return nil, apiErr
 			}

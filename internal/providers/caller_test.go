@@ -108,7 +108,7 @@ func TestRetries(t *testing.T) {
 		{"Retry-After-Ms wins", []http.HandlerFunc{status(503, map[string]string{"Retry-After-Ms": "150", "Retry-After": "9"}, ""), ok("hi")}, 2, "", 2, []time.Duration{150 * time.Millisecond}},
 		{"Retry-After as HTTP date", []http.HandlerFunc{status(429, map[string]string{"Retry-After": httpDate}, ""), ok("hi")}, 2, "", 2, []time.Duration{-1}},
 		{"529 overloaded is retried", []http.HandlerFunc{status(529, nil, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`), ok("hi")}, 2, "", 2, []time.Duration{-1}},
-		{"500 HTML exhausts retries", []http.HandlerFunc{status(500, nil, "<html><title>Internal Server Error</title></html>")}, 2, "HTTP 500: HTML page: Internal Server Error", 3, []time.Duration{-1, -1}},
+		{"500 HTML exhausts retries", []http.HandlerFunc{status(500, nil, "<html><title>Internal Server Error</title></html>")}, 2, "/x: HTML page: Internal Server Error", 3, []time.Duration{-1, -1}},
 		{"400 is never retried", []http.HandlerFunc{status(400, nil, `{"error":{"message":"bad"}}`), ok("no")}, 2, "HTTP 400", 1, nil},
 		{"x-should-retry false", []http.HandlerFunc{status(503, map[string]string{"X-Should-Retry": "false"}, ""), ok("no")}, 2, "HTTP 503", 1, nil},
 		{"a wait over a minute fails at once", []http.HandlerFunc{status(429, map[string]string{"Retry-After": "3600"}, ""), ok("no")}, 2, "HTTP 429", 1, nil},

@@ -18,6 +18,9 @@ type APIError struct {
 	Code       string
 	Reason     string // Gemini's google.rpc.ErrorInfo reason, such as API_KEY_INVALID
 	Message    string
+	// URL is the endpoint that answered, credentials removed; "" when the
+	// error came from a body a stage was given.
+	URL string
 }
 
 func (e *APIError) Error() string {
@@ -28,6 +31,9 @@ func (e *APIError) Error() string {
 	}
 	if e.StatusCode != 0 {
 		fmt.Fprintf(&b, "HTTP %d", e.StatusCode)
+		if e.URL != "" {
+			fmt.Fprintf(&b, " from %s", e.URL)
+		}
 	} else {
 		b.WriteString("error in stream")
 	}

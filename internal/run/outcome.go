@@ -120,7 +120,7 @@ func (r *Run) Why(res *loop.Result) string {
 		if err == nil {
 			err = errors.New("run ended without an answer")
 		}
-		why = err.Error()
+		why = err.Error() + r.hint(err)
 		if r.NoKeyFallback(err) {
 			why = fmt.Sprintf("no provider key is set (set one of %s), and Ollama on localhost, tried instead, did not answer at %s: %v",
 				strings.Join(KeyVariables(), ", "), r.BaseURL, err)
@@ -130,6 +130,24 @@ func (r *Run) Why(res *loop.Result) string {
 		why = strings.TrimPrefix(why+"; ", "; ") + refusals(res)
 	}
 	return why
+}
+
+// hint is what to try after a provider's error, "" when there is nothing
+// to say: where a rejected key came from, and a base URL that lacks the
+// /v1 its protocol's endpoints sit under.
+func (r *Run) hint(err error) string {
+	var apiErr *providers.APIError
+	if !errors.As(err, &apiErr) {
+		return ""
+	}
+	switch {
+	case apiErr.IsAuth() && r.Settings.Key.Source != "":
+		return fmt.Sprintf(" (the key came from %s)", r.Settings.Key.Source)
+	case apiErr.StatusCode == 404 && strings.HasSuffix(r.Provider.BaseURL, "/v1") && !strings.Contains(r.BaseURL, "/v1"):
+		return fmt.Sprintf(" (the base URL %s has no /v1, which %s's endpoints sit under: try --base-url %s/v1)",
+			providers.RedactURL(r.BaseURL), r.Provider.Name, strings.TrimSuffix(providers.RedactURL(r.BaseURL), "/"))
+	}
+	return ""
 }
 
 // NoKeyFallback reports whether err is the failure to reach Ollama on

@@ -134,6 +134,11 @@ func Resolve(in Inputs) (Settings, error) {
 		return Settings{}, err
 	}
 	s.Provider = prov
+	// The local fallback, tried because no key is set, is not retried: a
+	// missing key is what the user must hear about, at once.
+	if prov.Source == noKeySource && s.Retries.Source == "default" {
+		s.Retries = Given(0, "default: no retries against the fallback tried for want of a key")
+	}
 	row, err := cfg.provider(prov.Value)
 	if err != nil {
 		return Settings{}, err
