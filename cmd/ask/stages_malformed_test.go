@@ -100,8 +100,9 @@ func TestStagesRejectMalformedInput(t *testing.T) {
 		// tools run
 		{"calls: syntax", []string{"tools", "run"}, "[{\"id\":\"c1\",\"name\":\"read_file\",\n\"arguments\":{\"path\":\"x\"}]",
 			"stdin: invalid JSON at line 2, column 25: invalid character ']' after object key:value pair"},
-		{"calls: arguments must be a string", []string{"tools", "run"}, "[{\"id\":\"c1\",\"name\":\"read_file\",\n\"arguments\":{\"path\":\"x\"}}]",
-			"stdin: line 2, column 13: arguments is a JSON object, expected a string"},
+		// An object is taken for its JSON text, as people type calls by hand.
+		{"calls: arguments must be a string or an object", []string{"tools", "run"}, "[{\"id\":\"c1\",\"name\":\"read_file\",\n\"arguments\":[1]}]",
+			"stdin: line 2, column 13: arguments is a JSON array, expected a string"},
 		{"calls: no name", []string{"tools", "run"}, `[{"id":"c1","arguments":"{}"}]`,
 			`stdin: line 1, column 2: entry 0: "name" is missing or empty: each call needs {"id", "name", "arguments"}`},
 		{"calls: a null entry", []string{"tools", "run"}, "[{\"id\":\"c1\",\"name\":\"read_file\",\"arguments\":\"{}\"},\n  null]",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/stage"
 	"github.com/ask-cli/ask/internal/table"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -100,7 +101,14 @@ func toolsShow(c *cli.Context, stdio *IO) error {
 // approval), the allowed ones run concurrently, and the results come out
 // in call order, each call answered.
 func toolsRun(c *cli.Context, stdio *IO) error {
-	calls, err := readStage(c, stdio, &[]providers.ToolCall{}, providers.ParseToolCallsJSON)
+	in, err := readStageInput(c, stdio)
+	if err != nil {
+		return err
+	}
+	if in, err = stage.TypedCalls(in); err != nil {
+		return err
+	}
+	calls, err := stage.Parse(in, &[]providers.ToolCall{}, providers.ParseToolCallsJSON)
 	if err != nil {
 		return err
 	}

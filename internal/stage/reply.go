@@ -43,6 +43,9 @@ func ReadReply(in Input, prov catalog.Provider, proto providers.Protocol) (*prov
 		}
 		return providers.ParseResponse(proto, []byte(text))
 	}
+	if err := sameProtocol(in, prov); err != nil {
+		return nil, err
+	}
 	stream := providers.IsStreamBody(in.Data, proto.Framing())
 	var err error
 	if stream {
@@ -68,4 +71,20 @@ func ReadReply(in Input, prov catalog.Provider, proto providers.Protocol) (*prov
 	// expected instead.
 	return nil, jsonpos.At(in.Name, in.Data, len(in.Data)-len(bytes.TrimLeft(in.Data, " \t\r\n")),
 		"%v: expected the response body or stream of %s, as `ask provider send -p %s` prints it", err, prov.Name, prov.Name)
+}
+
+// sameProtocol refuses a reply of another wire protocol than prov's, naming
+// the -p that reads it: read as prov's, it would give no calls, or wrong ones.
+func sameProtocol(in Input, prov catalog.Provider) error {
+	is := providers.SniffReply(in.Data)
+	if is == "" || is == prov.Protocol {
+		return nil
+	}
+	var fits []string
+	for _, p := range catalog.All() {
+		if p.Protocol == is {
+			fits = append(fits, p.Name)
+		}
+	}
+	return fault.Usagef("%s is a reply in the %s protocol, not %s's (%s): give -p %s", in.Name, is, prov.Name, prov.Protocol, strings.Join(fits, " or -p "))
 }
