@@ -75,7 +75,9 @@ type Policy struct {
 	Safe  bool
 	Yes   bool // --yes: approve every gated call
 	Allow []Pattern
-	Deny  []Pattern
+	// Deny is every layer's deny rules together (config file, profile,
+	// flags): a deny rule is never replaced by a higher layer's.
+	Deny []Pattern
 	// Prompter is nil when there is no terminal to ask.
 	Prompter Prompter
 	// NoSandbox is why commands cannot run in the sandbox here, told in
@@ -241,6 +243,14 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	for _, d := range p.Deny {
 		if d.denies(c.Name, subject, line) {
 			return Verdict{Reason: "--deny-tool " + d.String() + " matches it"}, false
+		}
+	}
+	if line != nil && !line.static && p.Yes {
+		// A line whose commands cannot all be known ($(printf rm) -f x)
+		// may run what a deny rule names: --yes does not approve it
+		// where a deny rule names the tool.
+		if d, ok := namesTool(p.Deny, c.Name); ok {
+			return Verdict{Reason: fmt.Sprintf("--deny-tool %s may match it: the command line cannot be judged statically, and --yes does not approve such a line while a deny rule names %s", d, c.Name)}, false
 		}
 	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
@@ -417,6 +427,17 @@ func allowed(allow []Pattern, name, subject string, line *shellLine) bool {
 		}
 	}
 	return true
+}
+
+// namesTool returns the first deny pattern whose tool name glob matches
+// the tool.
+func namesTool(deny []Pattern, name string) (Pattern, bool) {
+	for _, d := range deny {
+		if glob(d.name, name) {
+			return d, true
+		}
+	}
+	return Pattern{}, false
 }
 
 // deniedOutright reports whether a deny pattern covers every call of the

@@ -1,0 +1,132 @@
+package policy
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// TestRulesAttacks replays issue 29's attacks on the rules (C2, H2, L2)
+// through the policy: the rules as the flags give them, with and without
+// --yes, where nobody can be asked.
+func TestRulesAttacks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		allow, deny []string
+		yes         bool
+		line        string
+		want        string // run, gate or deny; see verdictOf
+	}{
+		// C2: the comment that ends in a backslash hides the next line
+		// from the parser, not from sh.
+		{"C2 allow", []string{"shell:git status*"}, nil, false, "git status # x \\\ntouch P", "gate"},
+		{"C2 allow, tab", []string{"shell:git status*"}, nil, false, "git status #\t\\\ntouch P", "gate"},
+		{"C2 allow, in sh -c", []string{"shell:git status*", "shell:sh -c *"}, nil, false, "sh -c 'git status # \\\ntouch P'", "gate"},
+		{"C2 deny --yes", nil, []string{"shell:rm*"}, true, "git status # x \\\nrm -f victim", "deny"},
+		{"C2 bash here-document", []string{"shell:cat*", "shell:true"}, nil, false, "cat <<E\nE\\\n\ntouch P\nE", "gate"},
+		{"alias", []string{"shell:alias*", "shell:t *"}, []string{"shell:rm*"}, false, "alias t=rm\nt victim", "deny"},
+		{"alias --yes", []string{"shell:alias*", "shell:t *"}, []string{"shell:touch*"}, true, "alias t=tou\\ch\nt P", "deny"},
+		{"trap", []string{"shell:trap*"}, []string{"shell:rm*"}, true, "trap 'rm -f victim' EXIT", "deny"},
+		{"PS4", []string{"shell:set*", "shell:true"}, nil, false, "PS4='$(touch P)'; set -x; true", "gate"},
+		{"brace expansion", []string{"shell:git status*"}, nil, false, "git status {--short,x}", "gate"},
+		{"&> to dash", []string{"shell:git status*"}, nil, false, "git status &>/dev/null", "gate"},
+		// L2: a line that cannot be read is denied under --yes when a
+		// deny rule names the tool.
+		{"L2 printf", nil, []string{"shell:rm*"}, true, "$(printf rm) -f victim", "deny"},
+		{"L2 variable", nil, []string{"shell:rm*"}, true, "X=rm; $X -f victim", "deny"},
+		{"L2 no deny rule", nil, nil, true, "$(printf rm) -f victim", "run"},
+		{"L2 another tool's deny rule", nil, []string{"deploy"}, true, "$(printf rm) -f victim", "run"},
+		{"L2 static line", nil, []string{"shell:rm*"}, true, "touch P", "run"},
+		// H2: a redirection into a file is part of the command.
+		{"H2 cat heredoc", []string{"shell:cat"}, nil, false, "cat > ~/.bashrc <<EOF\nevil\nEOF", "gate"},
+		{"H2 git status", []string{"shell:git status"}, nil, false, "git status > ../outside/x", "gate"},
+		{"H2 append", []string{"shell:git status"}, nil, false, "git status >>~/.profile", "gate"},
+		{"H2 clobber", []string{"shell:git status"}, nil, false, "git status >| x", "gate"},
+		{"H2 read-write", []string{"shell:cat"}, nil, false, "cat <> x", "gate"},
+		{"H2 descriptor", []string{"shell:git status"}, nil, false, "git status 3> x", "gate"},
+		{"H2 >& file", []string{"shell:git status"}, nil, false, "git status >& x", "gate"},
+		{"H2 exec", []string{"shell:exec"}, nil, false, "exec > ~/.bashrc; exec", "gate"},
+		{"H2 block", []string{"shell:cat"}, nil, false, "{ cat; } > ~/.bashrc", "gate"},
+		{"H2 subshell", []string{"shell:cat"}, nil, false, "(cat) > ~/.bashrc", "gate"},
+		{"H2 wrapper", []string{"shell:cat", "shell:env cat"}, nil, false, "env cat > ~/.bashrc", "gate"},
+		{"H2 sh -c", []string{"shell:cat", "shell:sh -c cat"}, nil, false, "sh -c 'cat > ~/.bashrc'", "gate"},
+		{"H2 in a substitution", []string{"shell:cat", "shell:echo *"}, nil, false, "echo $(cat > ~/.bashrc)", "gate"},
+		{"H2 glob target", []string{"shell:git status > *"}, nil, false, "git status > ~/.bash*", "gate"},
+		{"H2 deny names it", nil, []string{"shell:* > ~/*"}, true, "cat > ~/.bashrc", "deny"},
+		// What writes no file stays as it was.
+		{"dev null", []string{"shell:git status"}, nil, false, "git status > /dev/null 2>&1", "run"},
+		{"dup", []string{"shell:git status"}, nil, false, "git status 2>&1 >&2", "run"},
+		{"close", []string{"shell:git status"}, nil, false, "git status 2>&-", "run"},
+		{"input", []string{"shell:cat"}, nil, false, "cat < notes.txt", "run"},
+		{"heredoc", []string{"shell:cat"}, nil, false, "cat <<EOF\nx\nEOF", "run"},
+		// A rule names a redirection as the command reads: its words,
+		// then each redirection as operator, space, target.
+		{"named", []string{"shell:cat > notes.txt"}, nil, false, "cat >notes.txt <<EOF\nx\nEOF", "run"},
+		{"named, spaced", []string{"shell:cat  >  notes.txt"}, nil, false, "cat   >   notes.txt", "run"},
+		{"named, other file", []string{"shell:cat > notes.txt"}, nil, false, "cat > notes.txt.sh", "gate"},
+		{"named, append", []string{"shell:cat >> log"}, nil, false, "cat >>log", "run"},
+		{"named, descriptor", []string{"shell:go test*"}, nil, false, "go test ./... 2> err.txt", "run"},
+		{"named, dev null kept out", []string{"shell:cat > notes.txt"}, nil, false, "cat 2>/dev/null > notes.txt", "run"},
+		{"named glob", []string{"shell:go test ./... > *.txt"}, nil, false, "go test ./... > out.txt", "run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			allow, err := ParsePatterns(tt.allow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deny, err := ParsePatterns(tt.deny)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := New(ModeAgent, false, tt.yes, allow, deny, nil, all)
+			if got := verdictOf(t, p, tt.line); got != tt.want {
+				t.Errorf("%q: %s, want %s", tt.line, got, tt.want)
+			}
+		})
+	}
+}
+
+// An "always" for a command approves that command, not a line that hides
+// another one after a comment, nor the command writing a file.
+func TestAlwaysDoesNotCoverWhatTheParserMisreads(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		first, then string
+		wantAlways  string // what the first question offers
+	}{
+		{"git status", "git status # x \\\ntouch P", "git status"},
+		{"cat", "cat > ~/.bashrc <<EOF\nx\nEOF", "cat"},
+		{"cat > notes.txt", "cat > ~/.bashrc", "cat > notes.txt"},
+		{"git status 2>&1", "git status 2> ~/.bashrc", "git status"},
+	}
+	for _, tt := range tests {
+		person := &asking{answer: Always}
+		p := New(ModeAgent, false, false, nil, nil, person, all)
+		p.Check(context.Background(), []providers.ToolCall{shellCall(tt.first)})
+		if len(person.pending) != 1 || person.pending[0].Always != tt.wantAlways {
+			t.Fatalf("%q: asked %+v, want one question offering always %q", tt.first, person.pending, tt.wantAlways)
+		}
+		person.answer = No
+		v := p.Check(context.Background(), []providers.ToolCall{shellCall(tt.then)})
+		if v[0].Allowed || len(person.pending) != 2 {
+			t.Errorf("after always %q, %q: %+v, asked %d times; want asked again", tt.wantAlways, tt.then, v[0], len(person.pending))
+		}
+	}
+}
+
+// The reason of an L2 denial says why, so the model can write the line
+// plainly.
+func TestUnjudgedDenialSaysWhy(t *testing.T) {
+	t.Parallel()
+	deny, _ := ParsePatterns([]string{"shell:rm*"})
+	p := New(ModeAgent, false, true, nil, deny, nil, all)
+	v := p.Check(context.Background(), []providers.ToolCall{shellCall("$(printf rm) -f victim")})[0]
+	if v.Allowed || !strings.Contains(v.Reason, "cannot be judged") || !strings.Contains(v.Reason, "shell:rm*") {
+		t.Errorf("%+v", v)
+	}
+}
