@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,5 +129,34 @@ func TestUnjudgedDenialSaysWhy(t *testing.T) {
 	v := p.Check(context.Background(), []providers.ToolCall{shellCall("$(printf rm) -f victim")})[0]
 	if v.Allowed || !strings.Contains(v.Reason, "cannot be judged") || !strings.Contains(v.Reason, "shell:rm*") {
 		t.Errorf("%+v", v)
+	}
+}
+
+// A question carries every argument of the call (issue 29, M8): the main
+// one as the summary, the others by name; none when the summary is the
+// whole of them.
+func TestPendingCarriesEveryArgument(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		arguments string
+		summary   string
+		args      []Arg
+	}{
+		{`{"path":".git/config","content":"[core]\n\tfsmonitor = x"}`, ".git/config", []Arg{{"content", "[core]\n\tfsmonitor = x"}}},
+		{`{"command":"ls","timeout":5,"env":{"A":"1"}}`, "ls", []Arg{{"env", `{"A":"1"}`}, {"timeout", "5"}}},
+		{`{"target":"prod","force":true}`, `{"force":true,"target":"prod"}`, nil},
+		{`not json`, "not json", nil},
+	}
+	for _, tt := range tests {
+		person := &asking{answer: No}
+		p := New(ModeAgent, false, false, nil, nil, person, all)
+		p.Check(context.Background(), []providers.ToolCall{{ID: "1", Name: "deploy", Arguments: tt.arguments}})
+		if len(person.pending) != 1 {
+			t.Fatalf("%s: %d questions", tt.arguments, len(person.pending))
+		}
+		got := person.pending[0]
+		if got.Summary != tt.summary || !slices.Equal(got.Args, tt.args) {
+			t.Errorf("%s: summary %q, args %q; want %q, %q", tt.arguments, got.Summary, got.Args, tt.summary, tt.args)
+		}
 	}
 }

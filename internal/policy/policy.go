@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -40,7 +41,11 @@ type Prompter interface {
 type Pending struct {
 	Name    string
 	Summary string // the call's main argument, such as a shell command
-	Risk    tools.Risk
+	// Args are the call's other arguments, by name, so that what is
+	// approved is seen whole (a write's content, an edit's texts, a
+	// command's time limit). Nil when Summary already shows them all.
+	Args []Arg
+	Risk tools.Risk
 	// Always is what the answer Always approves for the rest of the run,
 	// to be shown with it ("[a]lways go test"): for the shell tool, the
 	// program and subcommand of each command in the line, comma-separated
@@ -50,6 +55,10 @@ type Pending struct {
 	// yes to this call alone.
 	Always string
 }
+
+// Arg is one argument of a call: its name, and its value as text (a
+// string as it is, anything else as compact JSON). A prompter escapes it.
+type Arg struct{ Name, Value string }
 
 // Answer is a person's answer to one approval question.
 type Answer int
@@ -180,7 +189,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	}
 	pending := make([]Pending, len(ask))
 	for k, i := range ask {
-		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
+		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Args: otherArgs(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
 		keys := alwaysKeys(calls[i])
 		pending[k].Always = strings.Join(keys, ", ")
 		if calls[i].Name != ShellTool {
@@ -278,6 +287,9 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	return Verdict{}, true
 }
 
+// summaryKeys are the arguments that can be a call's main one, in order.
+var summaryKeys = []string{"command", "path", "pattern", "url", "query"}
+
 // Summary is the part of a call's arguments a person (and an argument
 // pattern) looks at: a shell command, a path, a pattern; otherwise the
 // arguments' compact JSON.
@@ -286,13 +298,48 @@ func Summary(arguments string) string {
 	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
 		return arguments
 	}
-	for _, k := range []string{"command", "path", "pattern", "url", "query"} {
-		if s, ok := args[k].(string); ok {
-			return s
-		}
+	if k := summaryKey(args); k != "" {
+		return args[k].(string)
 	}
 	b, _ := json.Marshal(args)
 	return string(b)
+}
+
+func summaryKey(args map[string]any) string {
+	for _, k := range summaryKeys {
+		if _, ok := args[k].(string); ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// otherArgs are the arguments Summary does not show, sorted by name; nil
+// when it shows them all (no main argument: the whole JSON).
+func otherArgs(arguments string) []Arg {
+	var values map[string]any
+	if json.Unmarshal([]byte(arguments), &values) != nil {
+		return nil
+	}
+	main := summaryKey(values)
+	if main == "" {
+		return nil
+	}
+	var out []Arg
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if name == main {
+			continue
+		}
+		a := Arg{Name: name}
+		if s, ok := values[name].(string); ok {
+			a.Value = s
+		} else {
+			b, _ := json.Marshal(values[name])
+			a.Value = string(b)
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func errText(err error) string {
