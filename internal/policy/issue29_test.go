@@ -2,11 +2,16 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // TestRulesAttacks replays issue 29's attacks on the rules (C2, H2, L2)
@@ -158,5 +163,106 @@ func TestPendingCarriesEveryArgument(t *testing.T) {
 		if got.Summary != tt.summary || !slices.Equal(got.Args, tt.args) {
 			t.Errorf("%s: summary %q, args %q; want %q, %q", tt.arguments, got.Summary, got.Args, tt.summary, tt.args)
 		}
+	}
+}
+
+// TestFileToolsDoNotBuildGitDir attacks with the real file tools (issue
+// 29, L6): write_file builds a git directory outside .git (objects, refs,
+// a config whose alias runs a command, HEAD), allowed by --yes and an
+// allow rule where nobody can be asked, then git is run there. The write
+// that makes the directory a repository needs a person's yes, as a write
+// into .git does; so git finds no repository and runs nothing.
+func TestFileToolsDoNotBuildGitDir(t *testing.T) {
+	t.Parallel()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	config := "[alias]\n\tst = !touch PWN\n[core]\n\tfsmonitor = \"touch PWN; false\"\n"
+	orders := map[string][]string{
+		"HEAD last":  {"evil/objects/.keep", "evil/refs/heads/.keep", "evil/config", "evil/HEAD"},
+		"HEAD first": {"evil/HEAD", "evil/objects/.keep", "evil/refs/heads/.keep", "evil/config"},
+	}
+	for name, paths := range orders {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			root, err := tools.NewRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			builtins := tools.Builtins(root)
+			allow, _ := ParsePatterns([]string{"write_file"})
+			p := New(ModeAgent, false, true, allow, nil, nil, builtins)
+			var write tools.Tool
+			for _, tool := range builtins {
+				if tool.Info().Name == "write_file" {
+					write = tool
+				}
+			}
+			denied := 0
+			for _, path := range paths { // one step each, so each sees the last one's file
+				content := ""
+				switch filepath.Base(path) {
+				case "HEAD":
+					content = "ref: refs/heads/main\n"
+				case "config":
+					content = config
+				}
+				args, _ := json.Marshal(map[string]string{"path": path, "content": content})
+				v := p.Check(context.Background(), []providers.ToolCall{{ID: "1", Name: "write_file", Arguments: string(args)}})[0]
+				if !v.Allowed {
+					if !strings.Contains(v.Reason, "only a yes on a terminal") {
+						t.Errorf("%s: denied for another reason: %s", path, v.Reason)
+					}
+					denied++
+					continue
+				}
+				if _, err := write.Run(context.Background(), args); err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+			}
+			if denied == 0 {
+				t.Error("every write of the git directory was allowed without a person")
+			}
+			git := exec.Command(gitBin, "st")
+			git.Dir = filepath.Join(dir, "evil")
+			git.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+dir)
+			out, _ := git.CombinedOutput()
+			if _, err := os.Stat(filepath.Join(dir, "evil", "PWN")); err == nil {
+				t.Errorf("git in the directory the model built ran its config's alias: %s", out)
+			}
+		})
+	}
+}
+
+// The calls of one step run together: beside a write that makes a git
+// directory, the step's other writes are put to the person too.
+func TestStepWithAControlWriteIsAskedWhole(t *testing.T) {
+	t.Parallel()
+	root, err := tools.NewRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow, _ := ParsePatterns([]string{"write_file"})
+	person := &asking{answer: Yes}
+	p := New(ModeAgent, false, true, allow, nil, person, tools.Builtins(root))
+	call := func(id, path string) providers.ToolCall {
+		args, _ := json.Marshal(map[string]string{"path": path, "content": "x"})
+		return providers.ToolCall{ID: id, Name: "write_file", Arguments: string(args)}
+	}
+	v := p.Check(context.Background(), []providers.ToolCall{call("1", "evil/config"), call("2", "evil/HEAD"), call("3", "notes.txt")})
+	if len(person.pending) != 3 {
+		t.Errorf("asked about %d calls, want all 3 writes of the step: %+v", len(person.pending), person.pending)
+	}
+	for i, x := range v {
+		if !x.Allowed {
+			t.Errorf("call %d: %+v after a yes", i, x)
+		}
+	}
+	person.pending = nil
+	p.Check(context.Background(), []providers.ToolCall{call("4", "notes.txt")})
+	if len(person.pending) != 0 {
+		t.Errorf("an ordinary write alone under --yes was asked: %+v", person.pending)
 	}
 }

@@ -168,11 +168,29 @@ func (p *Policy) Declared(all []tools.Tool) []tools.Tool {
 func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdict {
 	verdicts := make([]Verdict, len(calls))
 	var ask []int
+	control := false
 	for i, c := range calls {
 		v, needsApproval := p.decide(c)
 		verdicts[i] = v
 		if needsApproval {
 			ask = append(ask, i)
+		}
+		control = control || p.writesControl(c) != ""
+	}
+	if control {
+		// The calls of a step run together, each judged against the tree
+		// before any of them: beside a write that version control runs
+		// (a HEAD that makes a git directory), another write of the step
+		// (its config) is part of it, and a person sees it too.
+		ask = ask[:0]
+		for i, c := range calls {
+			_, writer := p.tools[c.Name].(controlWriter)
+			if verdicts[i].Allowed && writer && p.infos[c.Name].Risk == tools.Write {
+				verdicts[i] = Verdict{}
+			}
+			if !verdicts[i].Allowed && verdicts[i].Reason == "" {
+				ask = append(ask, i)
+			}
 		}
 	}
 	if len(ask) == 0 {
