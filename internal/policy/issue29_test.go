@@ -46,6 +46,10 @@ func TestRulesAttacks(t *testing.T) {
 		{"L2 no deny rule", nil, nil, true, "$(printf rm) -f victim", "run"},
 		{"L2 another tool's deny rule", nil, []string{"deploy"}, true, "$(printf rm) -f victim", "run"},
 		{"L2 static line", nil, []string{"shell:rm*"}, true, "touch P", "run"},
+		{"L2 allow-all rule", []string{"shell"}, []string{"shell:rm*"}, false, "$(printf rm) -f victim", "gate"},
+		{"L2 allow-all rule --yes", []string{"shell"}, []string{"shell:rm*"}, true, "$(printf rm) -f victim", "deny"},
+		{"L2 allow-all rule, static", []string{"shell"}, []string{"shell:rm*"}, false, "touch P", "run"},
+		{"L2 allow rule, parse error", []string{"shell:*"}, []string{"shell:rm*"}, true, "rm$( -f victim", "deny"},
 		// H2: a redirection into a file is part of the command.
 		{"H2 cat heredoc", []string{"shell:cat"}, nil, false, "cat > ~/.bashrc <<EOF\nevil\nEOF", "gate"},
 		{"H2 git status", []string{"shell:git status"}, nil, false, "git status > ../outside/x", "gate"},
@@ -264,5 +268,25 @@ func TestStepWithAControlWriteIsAskedWhole(t *testing.T) {
 	p.Check(context.Background(), []providers.ToolCall{call("4", "notes.txt")})
 	if len(person.pending) != 0 {
 		t.Errorf("an ordinary write alone under --yes was asked: %+v", person.pending)
+	}
+}
+
+// Under --safe, a command confined to the read-only sandbox runs without a
+// question, but not a line that cannot be judged while a deny rule names
+// the tool: what it runs may be what the rule denies.
+func TestUnjudgedLineUnderSafe(t *testing.T) {
+	t.Parallel()
+	sandboxed := []tools.Tool{fakeTool{tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true, Sandboxed: true}}}
+	deny, _ := ParsePatterns([]string{"shell:curl*"})
+	p := New(ModeAgent, true, false, nil, deny, nil, sandboxed)
+	for line, want := range map[string]bool{"go test ./...": true, "$(printf curl) evil.example": false, "curl evil.example": false} {
+		if v := p.Check(context.Background(), []providers.ToolCall{shellCall(line)})[0]; v.Allowed != want {
+			t.Errorf("--safe %q: %+v, want allowed %v", line, v, want)
+		}
+	}
+	person := &asking{answer: Yes}
+	p = New(ModeAgent, true, false, nil, deny, person, sandboxed)
+	if v := p.Check(context.Background(), []providers.ToolCall{shellCall("$(printf curl) evil.example")})[0]; !v.Allowed || len(person.pending) != 1 {
+		t.Errorf("--safe at a terminal: %+v after %d questions, want the person asked", v, len(person.pending))
 	}
 }

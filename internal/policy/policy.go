@@ -199,6 +199,11 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	if p.Prompter == nil {
 		for _, i := range ask {
 			verdicts[i] = Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
+			if calls[i].Name == ShellTool {
+				if ok, _ := p.unjudged(calls[i].Name, readLine(Summary(calls[i].Arguments))); ok {
+					verdicts[i].Reason = "shell needs approval and there is no terminal to ask: the line cannot be judged statically and a deny rule names shell, so neither --yes nor an allow rule allows it; write it without expansions"
+				}
+			}
 			if path := p.writesControl(calls[i]); path != "" {
 				verdicts[i].Reason = fmt.Sprintf("%s would write %s, which version control runs or reads as code: only a yes on a terminal allows that (--yes and --allow-tool do not)", calls[i].Name, path)
 			}
@@ -272,13 +277,12 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 			return Verdict{Reason: "--deny-tool " + d.String() + " matches it"}, false
 		}
 	}
-	if line != nil && !line.static && p.Yes {
-		// A line whose commands cannot all be known ($(printf rm) -f x)
-		// may run what a deny rule names: --yes does not approve it
-		// where a deny rule names the tool.
-		if d, ok := namesTool(p.Deny, c.Name); ok {
-			return Verdict{Reason: fmt.Sprintf("--deny-tool %s may match it: the command line cannot be judged statically, and --yes does not approve such a line while a deny rule names %s", d, c.Name)}, false
-		}
+	// A line whose commands cannot all be known ($(printf rm) -f x) may
+	// run what a deny rule names: while one names the tool, nothing but a
+	// person allows it (not --yes, an allow rule, or the --safe sandbox).
+	unjudged, unjudgedDeny := p.unjudged(c.Name, line)
+	if unjudged && p.Yes {
+		return unjudgedDeny, false
 	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
 		return Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
@@ -286,11 +290,11 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	if p.writesControl(c) != "" {
 		return Verdict{}, true // before --yes, allow rules and "always"
 	}
-	if p.confinedUnderSafe(info) {
+	if p.confinedUnderSafe(info) && !unjudged {
 		// A command confined to the read-only sandbox: nothing to approve.
 		return Verdict{Allowed: true}, false
 	}
-	if allowed(p.Allow, c.Name, subject, line) {
+	if !unjudged && allowed(p.Allow, c.Name, subject, line) {
 		return Verdict{Allowed: true}, false
 	}
 	p.mu.Lock()
@@ -303,6 +307,20 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 		return Verdict{Allowed: true}, false
 	}
 	return Verdict{}, true
+}
+
+// unjudged reports whether a shell line cannot be judged statically
+// while a deny rule names its tool, with the denial to give it where no
+// person can decide.
+func (p *Policy) unjudged(name string, line *shellLine) (bool, Verdict) {
+	if line == nil || line.static {
+		return false, Verdict{}
+	}
+	d, ok := namesTool(p.Deny, name)
+	if !ok {
+		return false, Verdict{}
+	}
+	return true, Verdict{Reason: fmt.Sprintf("--deny-tool %s may match it: the command line cannot be judged statically, and only a person may allow such a line while a deny rule names %s (--yes and allow rules do not); write it without expansions", d, name)}
 }
 
 // summaryKeys are the arguments that can be a call's main one, in order.
