@@ -196,6 +196,18 @@ func TestParserReadsAsShDoes(t *testing.T) {
 		{"true !(a) ; touch P", false},
 		{"coproc touch P", false},
 		{"time -p true", false},
+		{"true $(cat <<E\nx\nE\n)\ntouch P", false},
+		{"echo $(echo x # )\n); touch P", false},
+		{"true <<E\nx\nE\t\ntouch P\nE", false},
+		{"true <<-E\n  x\n  E\ntouch P\nE", false},
+		{"true <<''\n\ntouch P", false},
+		{"true <<\"E\"x\nx\nEx\ntouch P", false},
+		{"true <<E &&\nx\nE\ntouch P", false},
+		{"echo a \\\n#b\ntouch P", false},
+		{"echo a\\ #b ; touch P", false},
+		{"x=$(touch P) true", false},
+		{"true && ! touch P", false},
+		{"for x do touch P; done", false},
 	}
 	shs := shells(t)
 	for _, tt := range tests {
