@@ -181,7 +181,8 @@ func (w *walker) script(src string, depth int, guess bool) error {
 		switch n := n.(type) {
 		case *syntax.Comment:
 			// The parser continues a comment past a backslash-newline;
-			// sh does not (see readApart).
+			// sh does not (see readApart). A backslash anywhere in a
+			// comment is reason enough not to judge it.
 			if strings.ContainsAny(n.Text, "\\\n\r") {
 				w.static = false
 			}
@@ -202,10 +203,6 @@ func (w *walker) script(src string, depth int, guess bool) error {
 					// "{ …; } > file": no one command names the file.
 					w.static = false
 				}
-			}
-		case *syntax.CmdSubst:
-			if n.Backquotes && strings.Contains(src, "\\\n") {
-				w.static = false // see readApart
 			}
 		case *syntax.CallExpr:
 			w.call(n, depth, guess)
