@@ -39,6 +39,8 @@ func TestRulesAttacks(t *testing.T) {
 		{"PS4", []string{"shell:set*", "shell:true"}, nil, false, "PS4='$(touch P)'; set -x; true", "gate"},
 		{"brace expansion", []string{"shell:git status*"}, nil, false, "git status {--short,x}", "gate"},
 		{"&> to dash", []string{"shell:git status*"}, nil, false, "git status &>/dev/null", "gate"},
+		{"time's options", nil, []string{"shell:rm*"}, false, "time -o x rm -f victim", "deny"},
+		{"&> to dash, deny --yes", nil, []string{"shell:rm*"}, true, "git status &>/dev/null rm -f victim", "deny"},
 		// L2: a line that cannot be read is denied under --yes when a
 		// deny rule names the tool.
 		{"L2 printf", nil, []string{"shell:rm*"}, true, "$(printf rm) -f victim", "deny"},

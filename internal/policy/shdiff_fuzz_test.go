@@ -20,6 +20,7 @@ func FuzzParserAgainstSh(f *testing.F) {
 		"true # x \\\ntouch P", "true #\\\ntouch P", "true <<E\nE\\\n\ntouch P\nE",
 		"true \\\ntouch P", "true <<E\nx\nE\ntouch P", "true `echo \\`touch P\\``",
 		"case x in x) true;; esac; touch P", "true $(case x in x) true;; esac; touch P)",
+		"time -o x touch P", "alias t=touch\nt P", "true &>x touch P", "trap 'touch P' EXIT",
 		"true &\ntouch P", "true a\u00a0;touch P", "true {x,touch} P", "true 'a\\\nb' # c\\\\\ntouch P",
 		"echo \"$(echo ')'; touch P)\"", "true <<-E\n\tx\n\tE\ntouch P", "true\r\ntouch P",
 		"if true; then touch P; fi", "for x in a b; do true; done", "{ true; } ; touch P",
@@ -54,13 +55,16 @@ func FuzzParserAgainstSh(f *testing.F) {
 }
 
 // fuzzWords are the only words a fuzzed line may hold: builtins that do
-// nothing, touch (run in an empty directory), names no program has, and
-// the keywords of bounded compound commands.
+// nothing outside the shell, touch and time (run in an empty directory),
+// wrappers of these, names no program has, and the keywords of bounded
+// compound commands.
 var fuzzWords = map[string]bool{
 	"true": true, "false": true, "echo": true, "printf": true, "touch": true, "P": true, "E": true,
 	"x": true, "y": true, "a": true, "b": true, "c": true,
 	"if": true, "then": true, "else": true, "elif": true, "fi": true, "case": true, "in": true, "esac": true,
 	"for": true, "do": true, "done": true,
+	"time": true, "o": true, "p": true, "command": true, "exec": true, "env": true, "alias": true, "trap": true,
+	"set": true, "EXIT": true, "local": true, "export": true,
 }
 
 // harmless reports whether a fuzzed line is safe to give a real shell:

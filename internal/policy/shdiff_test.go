@@ -156,8 +156,10 @@ func TestParserReadsAsShDoes(t *testing.T) {
 		{"shopt -s expand_aliases; alias t=touch\nt P", true},
 		{"trap 'touch P' EXIT", true},
 		{"PS4='$(touch P)'; set -x; true", true}, // the parser sees a string; sh runs it at each trace line
-		// &> is a redirection to bash and "&" then ">" to dash.
+		// &> is a redirection to bash and "&" then ">" to dash, where the
+		// words after the target are a command of their own.
 		{"true &>/dev/null; touch P", false},
+		{"true &>/dev/null touch P", true},
 		// Continuations, here-documents and comments that read alike.
 		{"true \\\ntouch P", false},
 		{"true;\\\ntouch P", false},
@@ -196,6 +198,9 @@ func TestParserReadsAsShDoes(t *testing.T) {
 		{"true !(a) ; touch P", false},
 		{"coproc touch P", false},
 		{"time -p true", false},
+		// time is bash's keyword and dash's program, which takes options.
+		{"time -o x touch P", true},
+		{"time -- touch P", true},
 		{"true $(cat <<E\nx\nE\n)\ntouch P", false},
 		{"echo $(echo x # )\n); touch P", false},
 		{"true <<E\nx\nE\t\ntouch P\nE", false},

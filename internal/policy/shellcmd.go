@@ -383,6 +383,14 @@ func (w *walker) command(assigns, args []word, redirs []string, depth int, guess
 		g.guess = true
 		w.cmds = append(w.cmds, g)
 	}
+	if strings.HasPrefix(prog, "-") {
+		// No program is named -o; but "time -o f rm x" is bash's time
+		// keyword running "-o f rm x", and dash's time program running
+		// rm x.
+		w.static = false
+		w.suffixes(args, redirs)
+		return
+	}
 	rest := args[1:]
 	switch prog {
 	case "eval":
