@@ -44,9 +44,14 @@ func FuzzParserAgainstSh(f *testing.F) {
 		}
 		for _, sh := range shs {
 			for _, p := range shRuns(t, sh, line) {
+				if p == "touch P" {
+					continue // the file P: with > in the line, not only touch makes it
+				}
 				// Not a name in the line: an error message that a
 				// background command's output broke into the trace.
-				if p = firstToken(p); p != "" && strings.Contains(line, p) && !slices.Contains(progs, p) {
+				// time is dash's program and bash's keyword: the parser
+				// sees what it times (its options are not static).
+				if p = firstToken(p); p != "" && p != "time" && strings.Contains(line, p) && !slices.Contains(progs, p) {
 					t.Fatalf("%s runs %s in %q, which the rules read as static and running only %q", sh, p, line, progs)
 				}
 			}
@@ -68,9 +73,10 @@ var fuzzWords = map[string]bool{
 }
 
 // harmless reports whether a fuzzed line is safe to give a real shell:
-// short; only the words above; no >, so no file written by redirection;
-// no /, ., ~ or 0, so no path, sourced file or $0; no function (name()),
-// so no fork bomb; no while or until, so every loop ends.
+// short; only the words above; no /, ., ~ or 0, so no path but in the
+// empty directory (a redirection writes there), no sourced file and no
+// $0; no function (name()), so no fork bomb; no while or until, so every
+// loop ends.
 func harmless(line string) bool {
 	if len(line) > 200 {
 		return false
@@ -78,7 +84,7 @@ func harmless(line string) bool {
 	for _, r := range line {
 		switch {
 		case r < 0x80 && (unicode.IsLetter(r) || r >= '1' && r <= '9'):
-		case strings.ContainsRune(" \t\n\r\v\f\\#;&|'\"(){}$`<=,*?!-:\u00a0\u2028\u3000\u0085", r):
+		case strings.ContainsRune(" \t\n\r\v\f\\#;&|'\"(){}$`<>=,*?!-:\u00a0\u2028\u3000\u0085", r):
 		default:
 			return false
 		}
