@@ -44,7 +44,7 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 			[]string{".git/config", "content (2 lines):", "| [core]", `| \tfsmonitor = "touch PWN"`}},
 		{"an edit shows both texts", "edit_file",
 			args(map[string]any{"path": ".git/config", "old_text": "[core]", "new_text": "[core]\n\thooksPath = /tmp/evil"}),
-			[]string{"old_text: [core]", "new_text (2 lines):", `| \thooksPath = /tmp/evil`}},
+			[]string{"old_text: [core]", "new_text (2 lines):", `| \thooksPath = /tmp/evil`, "change:\n    - [core]\n    + [core]\n    + \\thooksPath = /tmp/evil\n"}},
 		{"a tool's other arguments", "deploy",
 			args(map[string]any{"url": "https://ok.example", "target": "prod", "force": true, "extra": map[string]any{"wipe": "all"}}),
 			[]string{"https://ok.example", "target: prod", "force: true", `extra: {"wipe":"all"}`}},

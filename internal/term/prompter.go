@@ -212,10 +212,7 @@ func arguments(c policy.Pending, indent string) string {
 	var b strings.Builder
 	for _, a := range c.Args {
 		name := termtext.Safe(a.Name)
-		lines := strings.Split(a.Value, "\n")
-		if len(lines) > 1 && lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1] // the file's last newline ends its last line
-		}
+		lines := valueLines(a.Value)
 		if len(lines) == 1 && !strings.HasSuffix(a.Value, "\n") {
 			fmt.Fprintf(&b, "%s%s: %s\n", indent, name, termtext.Safe(a.Value))
 			continue
@@ -225,7 +222,39 @@ func arguments(c policy.Pending, indent string) string {
 			fmt.Fprintf(&b, "%s  | %s\n", indent, termtext.Safe(l))
 		}
 	}
+	if oldText, ok := arg(c, "old_text"); ok {
+		if newText, ok := arg(c, "new_text"); ok {
+			// An edit is also shown as the change it makes.
+			fmt.Fprintf(&b, "%schange:\n", indent)
+			for _, l := range valueLines(oldText) {
+				fmt.Fprintf(&b, "%s  - %s\n", indent, termtext.Safe(l))
+			}
+			for _, l := range valueLines(newText) {
+				fmt.Fprintf(&b, "%s  + %s\n", indent, termtext.Safe(l))
+			}
+		}
+	}
 	return b.String()
+}
+
+// valueLines splits a value into its lines; a last newline ends the last
+// line, as in a file.
+func valueLines(v string) []string {
+	lines := strings.Split(v, "\n")
+	if len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// arg is the value of a call's argument by name.
+func arg(c policy.Pending, name string) (string, bool) {
+	for _, a := range c.Args {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
 }
 
 func describe(c policy.Pending) string {
