@@ -292,3 +292,31 @@ func TestUnjudgedLineUnderSafe(t *testing.T) {
 		t.Errorf("--safe at a terminal: %+v after %d questions, want the person asked", v, len(person.pending))
 	}
 }
+
+// The POSIX reading of a line, which is dash's, is held to the bash one
+// the rules judge: a command it finds that bash's does not, or a line it
+// cannot judge, makes the line not static.
+func TestPOSIXReadingCrossCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line string
+		want bool // reads otherwise
+	}{
+		{"time -o f rm x", true},
+		{"time -- rm x", true},
+		{"time go test ./...", false},
+		{"git status && go test", false},
+		{"cat <<< x", false},            // POSIX cannot parse it: dash runs nothing
+		{"function f { rm x; }", false}, // likewise
+		{"cat > notes.txt <<EOF\nx\nEOF", false},
+	}
+	for _, tt := range tests {
+		cmds, _, err := commands(tt.line)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		if got := readsOtherwiseInPOSIX(tt.line, cmds); got != tt.want {
+			t.Errorf("%q: reads otherwise in POSIX %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

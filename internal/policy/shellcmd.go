@@ -102,7 +102,38 @@ func commands(line string) (cmds []simpleCommand, static bool, err error) {
 	if err := w.script(line, 0, false); err != nil {
 		return w.cmds, false, err
 	}
+	if w.static && readsOtherwiseInPOSIX(line, w.cmds) {
+		w.static = false
+	}
 	return w.cmds, w.static, nil
+}
+
+// readsOtherwiseInPOSIX reports whether the parser's POSIX dialect, which
+// is how dash reads a line, cannot judge it or finds a command in it that
+// its bash dialect did not (cmds). A line POSIX cannot parse (cat <<< x)
+// runs nothing in dash, and is judged as bash reads it. time is dash's
+// program and bash's keyword: both readings judge what it runs.
+func readsOtherwiseInPOSIX(line string, cmds []simpleCommand) bool {
+	p := &walker{static: true, posix: true}
+	if err := p.script(line, 0, false); err != nil {
+		return false
+	}
+	if !p.static {
+		return true
+	}
+	var bash []string
+	for _, c := range (&shellLine{cmds: cmds}).runs() {
+		bash = append(bash, c.String())
+	}
+	for _, c := range (&shellLine{cmds: p.cmds}).runs() {
+		if c.assigns < len(c.words) && c.words[c.assigns] == "time" {
+			continue
+		}
+		if !slices.Contains(bash, c.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // readApart reports text that mvdan.cc/sh and /bin/sh read differently,
@@ -148,17 +179,23 @@ func oddControl(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r ==
 type walker struct {
 	cmds   []simpleCommand
 	static bool
+	posix  bool // read as POSIX sh, not bash
 	// redirs holds the redirections into files of the statement each
 	// simple command is, found at the statement and used at the command.
 	redirs map[syntax.Command][]string
 }
 
-func parse(src string) (*syntax.File, error) {
+func parse(src string, posix bool) (*syntax.File, error) {
 	// Bash's grammar is a superset of POSIX sh for what matters here:
 	// /bin/sh is bash on some systems, and what bash alone would read
-	// differently ($'…', [[ ]]) is not judged statically. Comments are
-	// kept to be judged: see readApart.
-	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+	// differently ($'…', [[ ]]) is not judged statically; where the POSIX
+	// reading differs, neither is (see readsOtherwiseInPOSIX). Comments
+	// are kept to be judged: see readApart.
+	lang := syntax.LangBash
+	if posix {
+		lang = syntax.LangPOSIX
+	}
+	return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 }
 
 // script reads src, at depth scripts deep; guess marks what it finds as
@@ -171,7 +208,7 @@ func (w *walker) script(src string, depth int, guess bool) error {
 	if readApart(src) {
 		w.static = false
 	}
-	f, err := parse(src)
+	f, err := parse(src, w.posix)
 	if err != nil {
 		w.static = false
 		w.unparsed(src)
