@@ -83,6 +83,8 @@ func TestRulesAttacks(t *testing.T) {
 		{"named, descriptor", []string{"shell:go test*"}, nil, false, "go test ./... 2> err.txt", "run"},
 		{"named, dev null kept out", []string{"shell:cat > notes.txt"}, nil, false, "cat 2>/dev/null > notes.txt", "run"},
 		{"named glob", []string{"shell:go test ./... > *.txt"}, nil, false, "go test ./... > out.txt", "run"},
+		{"named, stdout by number", []string{"shell:cat > notes.txt"}, nil, false, "cat 1>notes.txt", "run"},
+		{"named, stderr is not stdout", []string{"shell:cat > notes.txt"}, nil, false, "cat 2>notes.txt", "gate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -298,6 +298,10 @@ func (w *walker) fileRedirects(rs []*syntax.Redirect) []string {
 		if target.pattern {
 			w.static = false // a glob or a brace: bash expands it
 		}
+		if fd == "1" && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrClob || r.Op == syntax.DplOut) ||
+			fd == "0" && r.Op == syntax.RdrInOut {
+			fd = "" // the operator's own descriptor: 1> f is > f
+		}
 		out = append(out, fd+r.Op.String()+" "+target.text)
 	}
 	return out
