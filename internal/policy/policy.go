@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -59,7 +60,11 @@ type Prompter interface {
 type Pending struct {
 	Name    string
 	Summary string // the call's main argument, such as a shell command
-	Risk    tools.Risk
+	// Args are the call's other arguments, by name, so that what is
+	// approved is seen whole (a write's content, an edit's texts, a
+	// command's time limit). Nil when Summary already shows them all.
+	Args []Arg
+	Risk tools.Risk
 	// Always is what the answer Always approves for the rest of the run,
 	// to be shown with it ("[a]lways go test"): for the shell tool, the
 	// program and subcommand of each command in the line, comma-separated
@@ -69,6 +74,10 @@ type Pending struct {
 	// yes to this call alone.
 	Always string
 }
+
+// Arg is one argument of a call: its name, and its value as text (a
+// string as it is, anything else as compact JSON). A prompter escapes it.
+type Arg struct{ Name, Value string }
 
 // Answer is a person's answer to one approval question.
 type Answer int
@@ -94,7 +103,9 @@ type Policy struct {
 	Safe  bool
 	Yes   bool // --yes: approve every gated call
 	Allow []Pattern
-	Deny  []Pattern
+	// Deny is every layer's deny rules together (config file, profile,
+	// flags): a deny rule is never replaced by a higher layer's.
+	Deny []Pattern
 	// Prompter is nil when there is no terminal to ask.
 	Prompter Prompter
 	// NoSandbox is why commands cannot run in the sandbox here, told in
@@ -176,11 +187,29 @@ func (p *Policy) Declared(all []tools.Tool) []tools.Tool {
 func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdict {
 	verdicts := make([]Verdict, len(calls))
 	var ask []int
+	control := false
 	for i, c := range calls {
 		v, needsApproval := p.decide(c)
 		verdicts[i] = v
 		if needsApproval {
 			ask = append(ask, i)
+		}
+		control = control || p.writesControl(c) != ""
+	}
+	if control {
+		// The calls of a step run together, each judged against the tree
+		// before any of them: beside a write that version control runs
+		// (a HEAD that makes a git directory), another write of the step
+		// (its config) is part of it, and a person sees it too.
+		ask = ask[:0]
+		for i, c := range calls {
+			_, writer := p.tools[c.Name].(controlWriter)
+			if verdicts[i].Allowed && writer && p.infos[c.Name].Risk == tools.Write {
+				verdicts[i] = Verdict{}
+			}
+			if !verdicts[i].Allowed && verdicts[i].Reason == "" {
+				ask = append(ask, i)
+			}
 		}
 	}
 	if len(ask) == 0 {
@@ -189,6 +218,11 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	if p.Prompter == nil {
 		for _, i := range ask {
 			verdicts[i] = Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
+			if calls[i].Name == ShellTool {
+				if ok, _ := p.unjudged(calls[i].Name, readLine(Summary(calls[i].Arguments))); ok {
+					verdicts[i].Reason = "shell needs approval and there is no terminal to ask: the line cannot be judged statically and a deny rule names shell, so neither --yes nor an allow rule allows it; write it without expansions"
+				}
+			}
 			if path := p.writesControl(calls[i]); path != "" {
 				verdicts[i].Reason = fmt.Sprintf("%s would write %s, which version control runs or reads as code: only a yes on a terminal allows that (--yes and --allow-tool do not)", calls[i].Name, path)
 			}
@@ -197,7 +231,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	}
 	pending := make([]Pending, len(ask))
 	for k, i := range ask {
-		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
+		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Args: otherArgs(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
 		keys := alwaysKeys(calls[i])
 		pending[k].Always = strings.Join(keys, ", ")
 		if calls[i].Name != ShellTool {
@@ -262,17 +296,24 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 			return Verdict{Reason: "--deny-tool " + d.String() + " matches it"}, false
 		}
 	}
+	// A line whose commands cannot all be known ($(printf rm) -f x) may
+	// run what a deny rule names: while one names the tool, nothing but a
+	// person allows it (not --yes, an allow rule, or the --safe sandbox).
+	unjudged, unjudgedDeny := p.unjudged(c.Name, line)
+	if unjudged && p.Yes {
+		return unjudgedDeny, false
+	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
 		return Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
 	}
 	if p.writesControl(c) != "" {
 		return Verdict{}, true // before --yes, allow rules and "always"
 	}
-	if p.confinedUnderSafe(info) {
+	if p.confinedUnderSafe(info) && !unjudged {
 		// A command confined to the read-only sandbox: nothing to approve.
 		return Verdict{Allowed: true}, false
 	}
-	if allowed(p.Allow, c.Name, subject, line) {
+	if !unjudged && allowed(p.Allow, c.Name, subject, line) {
 		return Verdict{Allowed: true}, false
 	}
 	p.mu.Lock()
@@ -287,6 +328,23 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	return Verdict{}, true
 }
 
+// unjudged reports whether a shell line cannot be judged statically
+// while a deny rule names its tool, with the denial to give it where no
+// person can decide.
+func (p *Policy) unjudged(name string, line *shellLine) (bool, Verdict) {
+	if line == nil || line.static {
+		return false, Verdict{}
+	}
+	d, ok := namesTool(p.Deny, name)
+	if !ok {
+		return false, Verdict{}
+	}
+	return true, Verdict{Reason: fmt.Sprintf("--deny-tool %s may match it: the command line cannot be judged statically, and only a person may allow such a line while a deny rule names %s (--yes and allow rules do not); write it without expansions", d, name)}
+}
+
+// summaryKeys are the arguments that can be a call's main one, in order.
+var summaryKeys = []string{"command", "path", "pattern", "url", "query"}
+
 // Summary is the part of a call's arguments a person (and an argument
 // pattern) looks at: a shell command, a path, a pattern; otherwise the
 // arguments' compact JSON.
@@ -295,13 +353,48 @@ func Summary(arguments string) string {
 	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
 		return arguments
 	}
-	for _, k := range []string{"command", "path", "pattern", "url", "query"} {
-		if s, ok := args[k].(string); ok {
-			return s
-		}
+	if k := summaryKey(args); k != "" {
+		return args[k].(string)
 	}
 	b, _ := json.Marshal(args)
 	return string(b)
+}
+
+func summaryKey(args map[string]any) string {
+	for _, k := range summaryKeys {
+		if _, ok := args[k].(string); ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// otherArgs are the arguments Summary does not show, sorted by name; nil
+// when it shows them all (no main argument: the whole JSON).
+func otherArgs(arguments string) []Arg {
+	var values map[string]any
+	if json.Unmarshal([]byte(arguments), &values) != nil {
+		return nil
+	}
+	main := summaryKey(values)
+	if main == "" {
+		return nil
+	}
+	var out []Arg
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if name == main {
+			continue
+		}
+		a := Arg{Name: name}
+		if s, ok := values[name].(string); ok {
+			a.Value = s
+		} else {
+			b, _ := json.Marshal(values[name])
+			a.Value = string(b)
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func errText(err error) string {
@@ -436,6 +529,17 @@ func allowed(allow []Pattern, name, subject string, line *shellLine) bool {
 		}
 	}
 	return true
+}
+
+// namesTool returns the first deny pattern whose tool name glob matches
+// the tool.
+func namesTool(deny []Pattern, name string) (Pattern, bool) {
+	for _, d := range deny {
+		if glob(d.name, name) {
+			return d, true
+		}
+	}
+	return Pattern{}, false
 }
 
 // deniedOutright reports whether a deny pattern covers every call of the

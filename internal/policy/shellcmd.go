@@ -24,6 +24,13 @@ import (
 type simpleCommand struct {
 	words   []string
 	assigns int // how many of words are leading NAME=VALUE assignments
+	// redirs are the redirections into files, each rendered as the
+	// operator with its descriptor, a space and the target ("> out.txt",
+	// "2>> log"): part of the command, so that a rule allows a command
+	// writing a file only when it names that too. Redirections from a file,
+	// here-documents, descriptor duplications (2>&1) and /dev/null are
+	// not among them: they change no file.
+	redirs []string
 	// guess marks a reading that only deny rules see: what a wrapper such
 	// as sudo or xargs, eval's literal text, or the arguments after a
 	// command name that is itself an expansion may run. Allow rules and
@@ -31,11 +38,17 @@ type simpleCommand struct {
 	guess bool
 }
 
-func (c simpleCommand) String() string { return strings.Join(c.words, " ") }
+// String is the command as the rules match it: its words, then its
+// redirections into files.
+func (c simpleCommand) String() string {
+	return strings.Join(append(append([]string{}, c.words...), c.redirs...), " ")
+}
 
 // key is what "always" approves for this command: its assignments, its
 // program, and the word after the program when that reads as a
-// subcommand (go test, git status, make check), not an option or a path.
+// subcommand (go test, git status, make check), not an option or a path;
+// then the files it writes by redirection, so that "always cat" is not
+// "always cat > ~/.bashrc".
 func (c simpleCommand) key() string {
 	n := c.assigns + 1
 	if n < len(c.words) && subcommand().MatchString(c.words[n]) {
@@ -44,7 +57,7 @@ func (c simpleCommand) key() string {
 	if n > len(c.words) {
 		n = len(c.words)
 	}
-	return strings.Join(c.words[:n], " ")
+	return strings.Join(append(append([]string{}, c.words[:n]...), c.redirs...), " ")
 }
 
 // subcommand compiles on first use, not in every process at init.
@@ -64,7 +77,12 @@ const maxDepth = 8
 // arithmetic expansion, $'…', an extended glob, [[ ]], (( )) and let, a
 // command name that is an expansion or a glob, eval, xargs, find -exec, a
 // shell -c whose script is not a literal, a redirection without a command,
-// or a line that does not parse (err). Deny rules still see every command
+// or a line that does not parse (err). Nor is it static where the parser
+// and /bin/sh (dash, or bash) read the line apart (see readApart): a
+// comment with a backslash, a line continuation in a here-document or
+// backquotes, &>, brace expansion, and what changes how later text reads
+// or which program a name runs (alias, shopt, enable, hash, trap, the
+// prompt and startup variables). Deny rules still see every command
 // found, and the guesses.
 func commands(line string) (cmds []simpleCommand, static bool, err error) {
 	w := &walker{static: true}
@@ -84,7 +102,74 @@ func commands(line string) (cmds []simpleCommand, static bool, err error) {
 	if err := w.script(line, 0, false); err != nil {
 		return w.cmds, false, err
 	}
+	if w.static && readsOtherwiseInPOSIX(line, w.cmds) {
+		w.static = false
+	}
 	return w.cmds, w.static, nil
+}
+
+// readsOtherwiseInPOSIX reports whether the parser's POSIX dialect, which
+// is how dash reads a line, cannot judge it or finds a command in it that
+// its bash dialect did not (cmds). A line POSIX cannot parse (cat <<< x)
+// runs nothing in dash, and is judged as bash reads it. time is dash's
+// program and bash's keyword: both readings judge what it runs.
+func readsOtherwiseInPOSIX(line string, cmds []simpleCommand) bool {
+	p := &walker{static: true, posix: true}
+	if err := p.script(line, 0, false); err != nil {
+		return false
+	}
+	if !p.static {
+		return true
+	}
+	var bash []string
+	for _, c := range (&shellLine{cmds: cmds}).runs() {
+		bash = append(bash, c.String())
+	}
+	for _, c := range (&shellLine{cmds: p.cmds}).runs() {
+		if c.assigns < len(c.words) && c.words[c.assigns] == "time" {
+			continue
+		}
+		if !slices.Contains(bash, c.String()) {
+			return true
+		}
+	}
+	return false
+}
+
+// readApart reports text that mvdan.cc/sh and /bin/sh read differently,
+// found in the source itself so that it holds whatever the parser makes
+// of it:
+//   - a comment whose line ends in a backslash: the parser joins the next
+//     line to the comment, dash and bash end the comment and run that line
+//     (git status # x \⏎rm -rf ~);
+//   - a line continuation in a script with a here-document (bash joins it
+//     before it looks for the delimiter, the parser and dash do not) or
+//     with backquotes (dash and the parser disagree on what `…\⏎…` holds).
+//
+// A backslash-newline elsewhere (between words, inside one) reads alike,
+// and is judged as usual.
+func readApart(src string) bool {
+	continued := strings.Contains(src, "\\\n")
+	if !continued {
+		return false
+	}
+	if strings.Contains(src, "<<") || strings.Contains(src, "`") {
+		return true
+	}
+	for i := 0; i < len(src); i++ {
+		if src[i] != '#' || i > 0 && !strings.ContainsRune(" \t\n;&|()<>`", rune(src[i-1])) {
+			continue
+		}
+		end := strings.IndexByte(src[i:], '\n')
+		if end < 0 {
+			return false // the comment runs to the end: nothing follows it
+		}
+		if strings.HasSuffix(strings.TrimRight(src[i:i+end], " \t"), `\`) {
+			return true
+		}
+		i += end
+	}
+	return false
 }
 
 // oddControl reports the control characters a command line has no need
@@ -94,13 +179,23 @@ func oddControl(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r ==
 type walker struct {
 	cmds   []simpleCommand
 	static bool
+	posix  bool // read as POSIX sh, not bash
+	// redirs holds the redirections into files of the statement each
+	// simple command is, found at the statement and used at the command.
+	redirs map[syntax.Command][]string
 }
 
-func parse(src string) (*syntax.File, error) {
+func parse(src string, posix bool) (*syntax.File, error) {
 	// Bash's grammar is a superset of POSIX sh for what matters here:
 	// /bin/sh is bash on some systems, and what bash alone would read
-	// differently ($'…', [[ ]]) is not judged statically.
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	// differently ($'…', [[ ]]) is not judged statically; where the POSIX
+	// reading differs, neither is (see readsOtherwiseInPOSIX). Comments
+	// are kept to be judged: see readApart.
+	lang := syntax.LangBash
+	if posix {
+		lang = syntax.LangPOSIX
+	}
+	return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 }
 
 // script reads src, at depth scripts deep; guess marks what it finds as
@@ -110,7 +205,10 @@ func (w *walker) script(src string, depth int, guess bool) error {
 		w.static = false
 		return nil
 	}
-	f, err := parse(src)
+	if readApart(src) {
+		w.static = false
+	}
+	f, err := parse(src, w.posix)
 	if err != nil {
 		w.static = false
 		w.unparsed(src)
@@ -118,9 +216,30 @@ func (w *walker) script(src string, depth int, guess bool) error {
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.Comment:
+			// The parser continues a comment past a backslash-newline;
+			// sh does not (see readApart). A backslash anywhere in a
+			// comment is reason enough not to judge it.
+			if strings.ContainsAny(n.Text, "\\\n\r") {
+				w.static = false
+			}
 		case *syntax.Stmt:
-			if n.Cmd == nil && len(n.Redirs) > 0 {
-				w.static = false // "> file" alone: no command, a file changed
+			files := w.fileRedirects(n.Redirs)
+			switch n.Cmd.(type) {
+			case *syntax.CallExpr, *syntax.DeclClause:
+				if w.redirs == nil {
+					w.redirs = map[syntax.Command][]string{}
+				}
+				w.redirs[n.Cmd] = files
+			case nil:
+				if len(n.Redirs) > 0 {
+					w.static = false // "> file" alone: no command, a file changed
+				}
+			default:
+				if len(files) > 0 {
+					// "{ …; } > file": no one command names the file.
+					w.static = false
+				}
 			}
 		case *syntax.CallExpr:
 			w.call(n, depth, guess)
@@ -141,6 +260,51 @@ func (w *walker) script(src string, depth int, guess bool) error {
 		return true // commands inside words are commands too
 	})
 	return nil
+}
+
+// fileRedirects renders the redirections that write a file, and marks
+// the line not static where their reading is the shell's alone.
+func (w *walker) fileRedirects(rs []*syntax.Redirect) []string {
+	var out []string
+	for _, r := range rs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+			if strings.Trim(fd, "0123456789") != "" {
+				// {fd}>file: bash picks a descriptor; to dash {fd} is a
+				// word of the command.
+				w.static = false
+			}
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			continue // reads
+		case syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+			// To dash "cmd &> f" is "cmd &" and then "> f".
+			w.static = false
+		}
+		if r.Word == nil {
+			continue
+		}
+		target := render(r.Word)
+		if target.literal && !target.pattern {
+			switch {
+			case target.value == "/dev/null":
+				continue
+			case r.Op == syntax.DplOut && (target.value == "-" || strings.Trim(target.value, "0123456789") == ""):
+				continue // 2>&1, >&-: no file
+			}
+		}
+		if target.pattern {
+			w.static = false // a glob or a brace: bash expands it
+		}
+		if fd == "1" && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrClob || r.Op == syntax.DplOut) ||
+			fd == "0" && r.Op == syntax.RdrInOut {
+			fd = "" // the operator's own descriptor: 1> f is > f
+		}
+		out = append(out, fd+r.Op.String()+" "+target.text)
+	}
+	return out
 }
 
 // unparsed lets deny rules see a line the parser refused (bash may still
@@ -174,9 +338,9 @@ func (w *walker) call(c *syntax.CallExpr, depth int, guess bool) {
 		assigns = append(assigns, w.assign(a))
 	}
 	for _, x := range c.Args {
-		args = append(args, render(x))
+		args = append(args, w.renderArg(x))
 	}
-	w.command(assigns, args, depth, guess)
+	w.command(assigns, args, w.redirs[c], depth, guess)
 }
 
 func (w *walker) decl(d *syntax.DeclClause, depth int, guess bool) {
@@ -184,7 +348,7 @@ func (w *walker) decl(d *syntax.DeclClause, depth int, guess bool) {
 	for _, a := range d.Args {
 		args = append(args, w.assign(a))
 	}
-	w.command(nil, args, depth, guess)
+	w.command(nil, args, w.redirs[d], depth, guess)
 }
 
 // assign renders NAME=VALUE; an array or an index is not judged.
@@ -207,13 +371,22 @@ func (w *walker) assign(a *syntax.Assign) word {
 	if !v.literal && !v.substituted {
 		w.static = false
 	}
+	if startupVars[a.Name.Value] {
+		// A prompt or startup variable is code the shell runs later
+		// (PS4 under set -x, BASH_ENV in the next bash).
+		w.static = false
+		if v.literal {
+			_ = w.script(v.value, 0, true) // judged as far as it parses
+		}
+	}
 	s := a.Name.Value + op + v.value
 	return word{text: a.Name.Value + op + v.text, value: s, literal: v.literal, substituted: v.substituted}
 }
 
-// command records one simple command and what it runs in turn.
-func (w *walker) command(assigns, args []word, depth int, guess bool) {
-	cmd := simpleCommand{assigns: len(assigns), guess: guess}
+// command records one simple command and what it runs in turn; redirs
+// are its redirections into files.
+func (w *walker) command(assigns, args []word, redirs []string, depth int, guess bool) {
+	cmd := simpleCommand{assigns: len(assigns), guess: guess, redirs: redirs}
 	for _, x := range append(append([]word{}, assigns...), args...) {
 		cmd.words = append(cmd.words, x.text)
 	}
@@ -234,12 +407,12 @@ func (w *walker) command(assigns, args []word, depth int, guess bool) {
 	name := args[0]
 	if depth > maxDepth {
 		w.static = false
-		w.suffixes(args)
+		w.suffixes(args, redirs)
 		return
 	}
 	if !name.literal || name.pattern {
 		w.static = false
-		w.suffixes(args)
+		w.suffixes(args, redirs)
 		return
 	}
 	prog := path.Base(name.value)
@@ -251,6 +424,14 @@ func (w *walker) command(assigns, args []word, depth int, guess bool) {
 		g.guess = true
 		w.cmds = append(w.cmds, g)
 	}
+	if strings.HasPrefix(prog, "-") {
+		// No program is named -o; but "time -o f rm x" is bash's time
+		// keyword running "-o f rm x", and dash's time program running
+		// rm x.
+		w.static = false
+		w.suffixes(args, redirs)
+		return
+	}
 	rest := args[1:]
 	switch prog {
 	case "eval":
@@ -258,20 +439,38 @@ func (w *walker) command(assigns, args []word, depth int, guess bool) {
 		if values, ok := literals(rest); ok {
 			_ = w.script(strings.Join(values, " "), depth+1, true) // judged as far as it parses
 		}
-		w.suffixes(args)
+		w.suffixes(args, redirs)
+	case "alias", "trap":
+		// Text that runs later, in place of a name (alias, which dash
+		// expands in sh -c) or on a signal or exit (trap).
+		w.static = false
+		for i, x := range rest {
+			if !x.literal {
+				continue
+			}
+			if _, v, ok := strings.Cut(x.value, "="); ok && prog == "alias" {
+				_ = w.script(v, depth+1, true) // judged as far as it parses
+			} else if i == 0 && prog == "trap" {
+				_ = w.script(x.value, depth+1, true)
+			}
+		}
+	case "shopt", "enable", "hash":
+		// They change how later text is read (shopt -s expand_aliases,
+		// extglob) or what a name runs (enable -f, hash -p).
+		w.static = false
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash":
-		w.shell(rest, depth, guess)
+		w.shell(rest, redirs, depth, guess)
 	case "busybox":
 		if len(rest) > 0 && rest[0].literal && (rest[0].value == "sh" || rest[0].value == "ash") {
-			w.shell(rest[1:], depth, guess)
+			w.shell(rest[1:], redirs, depth, guess)
 			return
 		}
-		w.suffixes(args)
+		w.suffixes(args, redirs)
 	case "command", "builtin", "exec", "nohup", "time", "env", "nice", "timeout":
 		inner, ok := wrapped(prog, rest)
 		if !ok {
 			w.static = false
-			w.suffixes(args)
+			w.suffixes(args, redirs)
 			return
 		}
 		if len(inner) > 0 {
@@ -279,7 +478,7 @@ func (w *walker) command(assigns, args []word, depth int, guess bool) {
 			for len(inner) > 0 && inner[0].literal && isAssignment(inner[0].value) {
 				as, inner = append(as, inner[0]), inner[1:]
 			}
-			w.command(as, inner, depth+1, guess)
+			w.command(as, inner, redirs, depth+1, guess)
 		}
 	case "xargs", "find", "sudo", "doas", "su", "watch", "ssh", "chroot", "stdbuf", "setsid", "flock",
 		"unbuffer", "strace", "ltrace", "nsenter", "unshare", "ionice", "chrt", "taskset", "script", "parallel":
@@ -289,15 +488,15 @@ func (w *walker) command(assigns, args []word, depth int, guess bool) {
 			// string through a shell.
 			w.static = false
 		}
-		w.suffixes(args)
+		w.suffixes(args, redirs)
 	}
 }
 
 // suffixes lets deny rules see every tail of a command's words as a
 // command of its own: what a wrapper or an unknown command name may run.
-func (w *walker) suffixes(args []word) {
+func (w *walker) suffixes(args []word, redirs []string) {
 	for i := 1; i < len(args); i++ {
-		g := simpleCommand{guess: true}
+		g := simpleCommand{guess: true, redirs: redirs}
 		for _, x := range args[i:] {
 			g.words = append(g.words, x.text)
 		}
@@ -312,13 +511,13 @@ func (w *walker) suffixes(args []word) {
 // shell judges sh -c SCRIPT: a literal script is read in turn, anything
 // else is not static. Without -c the shell runs a file or its input, which
 // is the shell command's own business.
-func (w *walker) shell(rest []word, depth int, guess bool) {
+func (w *walker) shell(rest []word, redirs []string, depth int, guess bool) {
 	dashC := false
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		if !x.literal {
 			w.static = false
-			w.suffixes(rest)
+			w.suffixes(rest, redirs)
 			return
 		}
 		v := x.value
@@ -437,6 +636,25 @@ func isAssignment(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
 	return ok && syntax.ValidName(name)
 }
+
+// startupVars are the variables whose value a shell runs, or reads as
+// its options, later.
+var startupVars = map[string]bool{"PS1": true, "PS2": true, "PS3": true, "PS4": true, "PROMPT_COMMAND": true,
+	"ENV": true, "BASH_ENV": true, "SHELLOPTS": true, "BASHOPTS": true}
+
+// renderArg reads one word of a command. An unquoted brace expansion
+// ({a,b}, {1..3}) is one word to dash and several to bash: not static.
+func (w *walker) renderArg(x *syntax.Word) word {
+	r := render(x)
+	if r.pattern && braceExpansion().MatchString(x.Lit()) {
+		w.static = false
+	}
+	return r
+}
+
+// braceExpansion finds a brace that bash expands: a comma or a range
+// between { and }.
+var braceExpansion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`) })
 
 // render reads one word.
 func render(x *syntax.Word) word {

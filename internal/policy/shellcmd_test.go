@@ -44,10 +44,20 @@ func verdictOf(t testing.TB, p *Policy, line string) string {
 	return ""
 }
 
+// unjudged are the lines of TestShellRules that cannot be judged
+// statically and that no deny rule matches as written: --yes does not
+// approve them while a deny rule names the shell tool (issue 29, L2).
+var unjudged = map[string]bool{
+	"git status 'unterminated": true, "$(echo rm) victim": true, "for f in a b; do git status $f; done": true,
+	"> victim": true, "$CMD": true, "echo $HOME": true, "* victim": true, "echo $'\\x72m'": true,
+	"[[ -f x ]] && git status": true, "eval 'git status'": true, `bash -c "$CMD"`: true, "ls | xargs cat": true,
+}
+
 // TestShellRules judges command lines by the commands in them: with the
 // allow and deny rules above, without a terminal and without --yes, and
-// then with --yes, where a line that needs approval runs and a denied one
-// stays denied. The rules come from flags and from a config file, both
+// then with --yes, where a line that needs approval runs, a denied one
+// stays denied, and one that cannot be judged is denied, a deny rule
+// naming the shell tool. The rules come from flags and from a config file, both
 // read by ParsePatterns as internal/run reads them.
 func TestShellRules(t *testing.T) {
 	t.Parallel()
@@ -180,7 +190,7 @@ func TestShellRules(t *testing.T) {
 				t.Errorf("%s: %q: %s, want %s", source, tt.line, got, tt.want)
 			}
 			want := "run"
-			if tt.want == "deny" {
+			if tt.want == "deny" || unjudged[tt.line] {
 				want = "deny"
 			}
 			if got := verdictOf(t, yes, tt.line); got != want {

@@ -105,6 +105,7 @@ func (t *Prompter) Approve(ctx context.Context, calls []policy.Pending) ([]polic
 	t.init()
 	t.reading.Do(func() { go t.read() })
 	if len(calls) == 1 {
+		fmt.Fprint(t.Out, arguments(calls[0], "  "))
 		a, err := t.ask(ctx, question(calls[0]), offers{always: calls[0].Always != ""})
 		return []policy.Answer{a}, err
 	}
@@ -117,6 +118,7 @@ func (t *Prompter) Approve(ctx context.Context, calls []policy.Pending) ([]polic
 			anyAlways = true
 		}
 		fmt.Fprintln(t.Out, line)
+		fmt.Fprint(t.Out, arguments(c, "     "))
 	}
 	all := "ask: allow them all? [y]es [n]o [a]lways [o]ne by one: "
 	if !anyAlways {
@@ -131,6 +133,7 @@ func (t *Prompter) Approve(ctx context.Context, calls []policy.Pending) ([]polic
 		return answers, err
 	}
 	for i, c := range calls {
+		fmt.Fprint(t.Out, arguments(c, "  "))
 		if answers[i], err = t.ask(ctx, question(c), offers{always: c.Always != ""}); err != nil {
 			return answers, err
 		}
@@ -199,6 +202,59 @@ func (t *Prompter) ask(ctx context.Context, question string, offer offers) (poli
 			}
 		}
 	}
+}
+
+// arguments shows a call's other arguments, one to a line, each line
+// under indent: a one-line value after its name, a longer one below it,
+// line by line, so that a write's content reads as the file will.
+// Everything is escaped and nothing is cut: what is approved is seen.
+func arguments(c policy.Pending, indent string) string {
+	var b strings.Builder
+	for _, a := range c.Args {
+		name := termtext.Safe(a.Name)
+		lines := valueLines(a.Value)
+		if len(lines) == 1 && !strings.HasSuffix(a.Value, "\n") {
+			fmt.Fprintf(&b, "%s%s: %s\n", indent, name, termtext.Safe(a.Value))
+			continue
+		}
+		fmt.Fprintf(&b, "%s%s (%s):\n", indent, name, termtext.Plural(len(lines), "line", "lines"))
+		for _, l := range lines {
+			fmt.Fprintf(&b, "%s  | %s\n", indent, termtext.Safe(l))
+		}
+	}
+	if oldText, ok := arg(c, "old_text"); ok {
+		if newText, ok := arg(c, "new_text"); ok {
+			// An edit is also shown as the change it makes.
+			fmt.Fprintf(&b, "%schange:\n", indent)
+			for _, l := range valueLines(oldText) {
+				fmt.Fprintf(&b, "%s  - %s\n", indent, termtext.Safe(l))
+			}
+			for _, l := range valueLines(newText) {
+				fmt.Fprintf(&b, "%s  + %s\n", indent, termtext.Safe(l))
+			}
+		}
+	}
+	return b.String()
+}
+
+// valueLines splits a value into its lines; a last newline ends the last
+// line, as in a file.
+func valueLines(v string) []string {
+	lines := strings.Split(v, "\n")
+	if len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// arg is the value of a call's argument by name.
+func arg(c policy.Pending, name string) (string, bool) {
+	for _, a := range c.Args {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
 }
 
 func describe(c policy.Pending) string {

@@ -254,5 +254,29 @@ func writesControl(root *Root, arguments string) (string, bool) {
 			return rel, true
 		}
 	}
+	if buildsGitDir(root, real) {
+		return rel, true
+	}
 	return "", false
+}
+
+// buildsGitDir reports whether a write to real makes or changes a git
+// directory outside .git: git takes any directory with a HEAD (and objects
+// and refs) for one, and runs what its config says (core.fsmonitor) when
+// asked about it, so `git status` there runs a model's config. A file named
+// HEAD is the piece no project needs; a write anywhere under a directory
+// that has one is a write into that git directory.
+func buildsGitDir(root *Root, real string) bool {
+	if strings.EqualFold(filepath.Base(real), "HEAD") { // one file on a case-insensitive disk
+		return true
+	}
+	for dir := filepath.Dir(real); root.contains(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err == nil {
+			return true
+		}
+		if dir == root.dir {
+			break
+		}
+	}
+	return false
 }
