@@ -52,6 +52,8 @@ type IO struct {
 	Out, Err      io.Writer
 	InTTY, OutTTY bool
 	ErrTTY        bool
+	// ErrWidth is the width of stderr's terminal, 0 when unknown.
+	ErrWidth func() int
 	Getenv        func(string) string
 	Environ       func() []string
 	HTTP          *http.Client
@@ -107,6 +109,7 @@ func systemIO() *IO {
 		InTTY:   isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
 		OutTTY:  force || isatty.IsTerminal(os.Stdout.Fd()),
 		ErrTTY:  force || isatty.IsTerminal(os.Stderr.Fd()),
+		ErrWidth: stderrWidth,
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 		HTTP:    &http.Client{Transport: newTransport(defaultNet)},

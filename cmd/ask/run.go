@@ -21,6 +21,7 @@ import (
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/term"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 func init() {
@@ -332,8 +333,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	stdout := pipeWatch{w: stdio.Out, stop: stop} // what the run writes as it goes
+	calls := term.NewCalls()
 	out := run.Output{
-		Observe:    func(ev records.Event) { note(stdio, status, p, ev) },
+		Observe:    func(ev records.Event) { note(stdio, status, p, calls, ev) },
 		OnProgress: status.Progress,
 	}
 	if p.transcript != "" {
@@ -359,13 +361,16 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	}
 	// An answer to a --schema is printed once validated.
 	var answer *term.Answer
-	if stdio.OutTTY && !p.jsonOut && !p.events && !r.HasSchema() {
+	// On a terminal every step's text streams as it comes; into a pipe only
+	// where no step can turn out to be narration before tool calls: a run
+	// that offers no tools. Elsewhere a pipe gets the answer alone.
+	if (stdio.OutTTY || len(r.Declared) == 0) && !p.jsonOut && !p.events && !r.HasSchema() {
 		answer = term.NewAnswer(stdout, status)
 		out.Observe = func(ev records.Event) {
 			if ev.Type == records.TypeRequest {
 				answer.Step(ev.Step)
 			}
-			note(stdio, status, p, ev)
+			note(stdio, status, p, calls, ev)
 		}
 		out.OnText = answer.Text
 	}
@@ -400,7 +405,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.
 	if stdio.ErrTTY && !p.quiet && res.Steps > 0 {
-		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.Dim(term.RunSummary(res.Steps, res.Usage)))
+		fmt.Fprintf(stdio.Err, "ask: %s\n", stdio.paint.Dim(r.Provider.Name+" "+termtext.Safe(r.ModelName)+" · "+term.RunSummary(res.Steps, res.Usage)))
 	}
 	if code == exitOK {
 		switch {
@@ -425,14 +430,28 @@ func nonNil[T any](s []T) []T {
 }
 
 // note shows an event on stderr: retries always (unless --quiet), every
-// request and tool call with --verbose.
-func note(stdio *IO, status *term.StatusLine, p presentation, ev records.Event) {
+// request and tool call with --verbose; on a terminal each finished call
+// leaves a line, so the work stays on the screen once the status line
+// moves on.
+func note(stdio *IO, status *term.StatusLine, p presentation, calls *term.Calls, ev records.Event) {
 	if p.quiet {
 		return
 	}
 	if line := term.NoteLine(ev, p.verbose); line != "" {
 		status.Clear()
 		fmt.Fprintf(stdio.Err, "ask: %s\n", line)
+	}
+	if !stdio.ErrTTY {
+		return
+	}
+	if line, failed := calls.Line(ev, errWidth(stdio)); line != "" {
+		status.Clear()
+		if failed {
+			line = stdio.paint.Failed(line)
+		} else {
+			line = stdio.paint.Dim(line)
+		}
+		fmt.Fprintln(stdio.Err, line)
 	}
 }
 

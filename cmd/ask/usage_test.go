@@ -19,7 +19,8 @@ func TestRunSummaryOnlyOnATerminal(t *testing.T) {
 			{Text: "done"},
 		}
 	}
-	const summary = "ask: 2 steps · 200 tokens in, 40 out"
+	// The end-of-run line names the provider and the model, then what the run took.
+	const summary = "ask: openai gpt-4o-mini · 2 steps · 200 tokens in, 40 out"
 	tests := []struct {
 		name      string
 		tty       bool
@@ -44,6 +45,10 @@ func TestRunSummaryOnlyOnATerminal(t *testing.T) {
 			}
 			if got := strings.Contains(r.stderr, summary); got != tt.want {
 				t.Errorf("summary shown %v, want %v; stderr:\n%s", got, tt.want, r.stderr)
+			}
+			// On a terminal each finished call leaves its line; -q hides it.
+			if got, want := strings.Contains(r.stderr, "· list_directory . ("), tt.want; got != want {
+				t.Errorf("the call's line shown %v, want %v; stderr:\n%s", got, want, r.stderr)
 			}
 			if strings.Contains(r.stdout, "tokens in") {
 				t.Errorf("the summary reached stdout: %q", r.stdout)

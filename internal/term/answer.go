@@ -38,7 +38,7 @@ func (a *Answer) Text(text string) {
 	a.status.Clear()
 	if a.streamed && a.step != a.textStep {
 		sep := "\n\n"
-		if a.endsInNewline {
+		if a.endsInNewline || a.status.EndedLine() {
 			sep = "\n"
 		}
 		io.WriteString(a.w, sep)

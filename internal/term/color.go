@@ -28,6 +28,9 @@ func (p Palette) paint(code, s string) string {
 // Dim paints s dimmed, as the status line and the run's summary are.
 func (p Palette) Dim(s string) string { return p.paint(sgrDim, s) }
 
+// Failed paints a line about something that failed, such as a call.
+func (p Palette) Failed(s string) string { return p.paint("31", s) }
+
 // ErrorPrefix starts the line of an error that ends the run.
 func (p Palette) ErrorPrefix() string { return p.paint(sgrBoldRed, "ask:") }
 

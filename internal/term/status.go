@@ -37,8 +37,9 @@ type StatusLine struct {
 	shown   bool
 	ticking bool
 	// midLine: answer text on the same terminal ended without a newline,
-	// so the status must go below it instead of over it.
-	midLine bool
+	// so the status must go below it instead of over it. ended says the
+	// status did end such a line, so the answer need not.
+	midLine, ended bool
 	// holds counts open approval questions; while there is one, the line
 	// is not drawn, and heldShown says whether to draw it after.
 	holds     int
@@ -71,7 +72,7 @@ func (s *StatusLine) Progress(p loop.Progress) {
 func (s *StatusLine) show() {
 	if s.midLine {
 		io.WriteString(s.w, "\n")
-		s.midLine = false
+		s.midLine, s.ended = false, true
 	}
 	s.draw()
 	if !s.ticking {
@@ -131,8 +132,19 @@ func (s *StatusLine) Wrote(text string) {
 		return
 	}
 	s.mu.Lock()
-	s.midLine = !strings.HasSuffix(text, "\n")
+	s.midLine, s.ended = !strings.HasSuffix(text, "\n"), false
 	s.mu.Unlock()
+}
+
+// EndedLine reports whether the status went below answer text that ended
+// without a newline, ending its line, since that text was written.
+func (s *StatusLine) EndedLine() bool {
+	if !s.on {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
 }
 
 // Clear erases the line until the next progress.
