@@ -43,6 +43,11 @@ func commandWords(line commandLine, prog string) ([]string, error) {
 	case len(words) == 1 && words[0] == "version":
 		return []string{prog, "--version"}, nil
 	}
+	// "help" or "version" going on in other words is a prompt: ask help me
+	// fix the build, ask version control tips.
+	if words[0] == "help" || words[0] == "version" {
+		return line.argv(prog), nil
+	}
 	name, ok := nearCommand(main, words[0])
 	if !ok {
 		return line.argv(prog), nil

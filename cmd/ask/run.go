@@ -175,7 +175,7 @@ func runEnv(c *cli.Context, stdio *IO, status *term.StatusLine) run.Env {
 	quiet := c.Bool("quiet")
 	env := run.Env{
 		Getenv: stdio.Getenv, Environ: stdio.Environ, HTTP: stdio.HTTP, Now: stdio.Now, Wd: stdio.Wd,
-		Version: version, IdleTimeout: stdio.Net.StreamIdle, Verbose: c.Bool("verbose") && !quiet,
+		Version: versionString(), IdleTimeout: stdio.Net.StreamIdle, Verbose: c.Bool("verbose") && !quiet,
 		SandboxCheck: stdio.sandboxCheck,
 	}
 	if !quiet {
@@ -203,7 +203,9 @@ func readPrompt(c *cli.Context, stdio *IO) (string, error) {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	var input string
 	verbose := c.Bool("verbose") && !c.Bool("quiet")
-	readIt := !stdio.InTTY && stdio.In != nil && !c.Bool("no-stdin")
+	// "-" reads stdin even from a terminal, until Ctrl-D; otherwise a
+	// terminal's stdin is the person, not context.
+	readIt := (!stdio.InTTY || fromStdin) && stdio.In != nil && !c.Bool("no-stdin")
 	if readIt && !fromStdin && sharedFile(stdio.In) {
 		readIt = false
 		if verbose {

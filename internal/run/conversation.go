@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/termtext"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -264,6 +265,11 @@ func (s *Settings) carryOn(ctx context.Context, env Env) {
 	c := s.Conversation
 	if c.Continues != "" && env.Notes != nil {
 		fmt.Fprintf(env.Notes, "ask: %s\n", termtext.Safe(c.Continues))
+	}
+	// A plan carried on stays a plan unless the user says otherwise: say
+	// so, since "go on" after a plan usually means "do it".
+	if strings.HasPrefix(s.Mode.Source, "conversation") && s.Mode.Value != policy.ModeAgent && env.Notes != nil {
+		fmt.Fprintf(env.Notes, "ask: going on in --mode %s, as the earlier run; give --mode agent for it to act\n", s.Mode.Value)
 	}
 	held := c.Held().Flags()
 	if len(held) == 0 {

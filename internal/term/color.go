@@ -3,6 +3,7 @@ package term
 import (
 	"bytes"
 	"io"
+	"strings"
 )
 
 // Palette paints stderr's decoration (the status line, the "ask:" of an
@@ -22,7 +23,14 @@ func (p Palette) paint(code, s string) string {
 	if !p.On || s == "" {
 		return s
 	}
-	return "\033[" + code + "m" + s + sgrResetCode
+	// The reset comes before a closing newline: after it, a colour left on
+	// would spill into whatever the terminal shows next.
+	body, nl := strings.CutSuffix(s, "\n")
+	end := sgrResetCode
+	if nl {
+		end += "\n"
+	}
+	return "\033[" + code + "m" + body + end
 }
 
 // Dim paints s dimmed, as the status line and the run's summary are.
