@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 	sandbox.Main() // the sandbox's children are this test binary
 	testscript.Main(m, map[string]func(){
 		"ask": func() { os.Exit(start(os.Args)) },
+		"fakemcp": func() { os.Exit(fakeMCP()) },
 	})
 }
 

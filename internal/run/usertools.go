@@ -32,6 +32,9 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		extra = list
 	}
 	s := r.Settings
+	if s.NoMCP.Value {
+		return extra, nil // --no-mcp: neither --mcp's servers nor the config file's
+	}
 	specs, err := mcpServers(commands, s.MCPHeaders.Value, s.SandboxMCP.Value)
 	if err != nil {
 		return nil, err
@@ -42,6 +45,11 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	}
 	if len(specs) == 0 {
 		return extra, nil
+	}
+	for _, sp := range specs {
+		for _, n := range sp.Notes {
+			r.note("warning: %s", n)
+		}
 	}
 	var taken []string
 	for _, t := range append(builtins[:len(builtins):len(builtins)], extra...) {

@@ -25,6 +25,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,6 +134,15 @@ type Server struct {
 	Optional bool
 	// Origin names the server in errors: `--mcp "…"`, `config mcpServers.x`.
 	Origin string
+	// Dir is a command's working directory, relative to Options.Dir; ""
+	// is Options.Dir.
+	Dir string
+	// DisabledTools are tools of the server not to offer, by their names
+	// on the server.
+	DisabledTools []string
+	// Notes are what the caller should show when the server is started
+	// (keys of its config entry that ask ignores).
+	Notes []string
 }
 
 // Remote reports whether the server is reached over HTTP.
@@ -175,6 +186,12 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 			if !specs[i].Sandbox {
 				o.Sandbox = nil
 			}
+			if d := specs[i].Dir; d != "" {
+				if !filepath.IsAbs(d) {
+					d = filepath.Join(opts.Dir, d)
+				}
+				o.Dir = d
+			}
 			s.servers[i], listed[i], errs[i] = startServer(ctx, specs[i].origin(), p.name, p.env, p.argv, o)
 		})
 	}
@@ -198,6 +215,9 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 			continue
 		}
 		for _, t := range listed[i] {
+			if slices.Contains(specs[i].DisabledTools, t.Name) {
+				continue
+			}
 			s.tools = append(s.tools, newRemoteTool(srv, names.tool(srv.name, t.Name), t, opts.NoNetwork))
 		}
 	}
