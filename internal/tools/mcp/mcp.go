@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -465,10 +466,11 @@ func (s *server) killGroup() {
 	}
 }
 
-// stderrNote is " (stderr: LAST LINE)" when the server wrote something.
+// stderrNote is " (stderr: LINE | LINE)" when the server wrote something:
+// the lines of its stderr's tail that say why it failed (see reasons).
 func (s *server) stderrNote() string {
-	if line := s.stderr.lastLine(); line != "" {
-		return fmt.Sprintf(" (stderr: %s)", line)
+	if lines := s.stderr.reasons(); len(lines) > 0 {
+		return fmt.Sprintf(" (stderr: %s)", strings.Join(lines, " | "))
 	}
 	return ""
 }
@@ -483,7 +485,8 @@ type tailWriter struct {
 	partial []byte // an unfinished line, for forwarding
 }
 
-const stderrKeep = 4 << 10
+// stderrKeep bounds the tail kept for error messages.
+const stderrKeep = 8 << 10
 
 func newTailWriter(name string, forward io.Writer) *tailWriter {
 	return &tailWriter{prefix: "mcp " + name + ": ", forward: forward}
@@ -514,18 +517,50 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lastLine returns the last non-blank line written, cut to 300 runes.
-func (w *tailWriter) lastLine() string {
+// reasons picks from the kept tail the lines that say why a server
+// failed: the last few that read like an error, without the boilerplate
+// of launchers (npm's "A complete log of this run…", its bare "npm error
+// 404" lines), or else the last line. npx's failure ends with the log's
+// path; the "404 Not Found" that matters comes lines before.
+func (w *tailWriter) reasons() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	lines := strings.Split(strings.ToValidUTF8(string(w.tail), "?"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			if r := []rune(l); len(r) > 300 {
-				l = string(r[:300]) + "…"
-			}
-			return l
+	var lines, telling []string
+	for _, l := range strings.Split(strings.ToValidUTF8(string(w.tail), "?"), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || isBoilerplate(l) {
+			continue
+		}
+		if r := []rune(l); len(r) > maxReasonRunes {
+			l = string(r[:maxReasonRunes]) + "…"
+		}
+		lines = append(lines, l)
+		if tellsWhy(l) && !slices.Contains(telling, l) {
+			telling = append(telling, l)
 		}
 	}
-	return ""
+	switch {
+	case len(telling) > maxReasons:
+		return telling[len(telling)-maxReasons:]
+	case len(telling) > 0:
+		return telling
+	case len(lines) > 0:
+		return lines[len(lines)-1:]
+	}
+	return nil
 }
+
+const (
+	maxReasons     = 3
+	maxReasonRunes = 200
+)
+
+// boilerplate are lines launchers print around every failure.
+var boilerplate = regexp.MustCompile(`(?i)^npm (error|ERR!)( \d+)?( (A complete log of this run|Note that you can also install|tarball, folder, http url).*)?$|^npm (warn|notice) `)
+
+func isBoilerplate(l string) bool { return boilerplate.MatchString(l) }
+
+// telling are words of lines that say what went wrong.
+var telling = regexp.MustCompile(`(?i)error|not found|\b[45]\d\d\b|denied|cannot|can't|could not|couldn't|failed|fatal|exception|no such|enoent|eacces|refused|invalid|missing|panic|unknown|not installed|not allowed|permission|unauthori[sz]ed|forbidden`)
+
+func tellsWhy(l string) bool { return telling.MatchString(l) }

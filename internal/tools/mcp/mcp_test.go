@@ -182,6 +182,7 @@ func TestMCPStartFailures(t *testing.T) {
 	}{
 		{"not found", "ask-no-such-mcp-server --flag", 0, []string{`MCP server "ask-no-such-mcp-server --flag"`, "cannot start ask-no-such-mcp-server", "not found"}},
 		{"exits at once", serverCommand("crash"), 0, []string{"the MCP handshake failed", "exit status 2", "stderr: fatal: config file /etc/nowhere.json not found"}},
+		{"npx 404", serverCommand("npx404"), 0, []string{"exit status 1", "stderr: npm error code E404 | npm error 404 Not Found - GET https://registry.npmjs.org/@ask-cli%2fno-such-server - Not found | npm error 404  '@ask-cli/no-such-server@*' is not in this registry.)"}},
 		{"never answers", serverCommand("silent"), time.Second, []string{"did not answer the MCP handshake within 1s"}},
 		{"not an MCP server", "echo hello", 0, []string{`MCP server "echo hello"`, "the MCP handshake failed"}},
 		{"unbalanced quote", "server 'oops", 0, []string{`MCP server "server 'oops"`, "unterminated ' quote"}},

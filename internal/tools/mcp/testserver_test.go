@@ -42,6 +42,17 @@ func serve(mode string) int {
 		fmt.Fprintln(os.Stderr, "loading config")
 		fmt.Fprintln(os.Stderr, "fatal: config file /etc/nowhere.json not found")
 		return 2
+	case "npx404": // what `npx -y` prints for a package the registry does not have
+		fmt.Fprint(os.Stderr, `npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/@ask-cli%2fno-such-server - Not found
+npm error 404
+npm error 404  '@ask-cli/no-such-server@*' is not in this registry.
+npm error 404
+npm error 404 Note that you can also install from a
+npm error 404 tarball, folder, http url, or git repo.
+npm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-27T05_10_00_000Z-debug-0.log
+`)
+		return 1
 	case "tools", "noisy":
 	default:
 		fmt.Fprintf(os.Stderr, "unknown mode %q\n", mode)
