@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
@@ -56,7 +57,8 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		taken = append(taken, t.Info().Name)
 	}
 	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
-		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox}
+		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox,
+		CacheDir: MCPCacheDir(r.env.Getenv), Starting: r.env.MCPStarting}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}
@@ -129,4 +131,17 @@ func ParseMCPHeaders(values []string) (map[string]string, error) {
 		out[name] = value
 	}
 	return out, nil
+}
+
+// MCPCacheDir is where the MCP servers' tool lists are kept between runs:
+// $XDG_CACHE_HOME/ask, else ~/.cache/ask; "" (no cache) when neither
+// says where. A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
+func MCPCacheDir(getenv func(string) string) string {
+	if dir := getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "ask")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".cache", "ask")
+	}
+	return ""
 }

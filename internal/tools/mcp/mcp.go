@@ -79,6 +79,12 @@ type Options struct {
 	// HTTP is the transport for remote servers; nil is a clone of
 	// http.DefaultTransport.
 	HTTP http.RoundTripper
+	// CacheDir, when set, keeps each server's tool list between runs
+	// (cache.go): a server whose list is known does not hold up Start.
+	CacheDir string
+	// Starting, when set, is told the names of the servers Start is
+	// waiting for, each time that changes, and nil when it waits no more.
+	Starting func(names []string)
 }
 
 func (o Options) getenv() func(string) string {
@@ -90,11 +96,45 @@ func (o Options) getenv() func(string) string {
 
 // Servers are the running servers of one run.
 type Servers struct {
-	servers []*server
-	names   []string // of every server given, in order
-	errs    []error  // why an Optional server was left out
-	tools   []tools.Tool
-	once    sync.Once
+	slots []*slot
+	names []string // of every server given, in order
+	errs  []error  // why an Optional server was left out
+	tools []tools.Tool
+	once  sync.Once
+	// late are the starts of servers whose tools came from the cache,
+	// which go on while the run does.
+	late sync.WaitGroup
+}
+
+// slot is one server, which may still be starting: a server whose tools
+// were declared from the cache starts while the run goes on, and a call
+// to one of its tools waits for it (wait).
+type slot struct {
+	name      string
+	remote    string // a remote server's URL
+	sandboxed bool
+	ready     chan struct{} // closed once srv or err is set
+	srv       *server
+	err       error
+	// late: the tools were declared from the cache. listed is then the
+	// server's own list once it is up, by name, against which calls are
+	// checked.
+	late   bool
+	listed map[string]*sdk.Tool
+	abort  context.CancelFunc // ends a late start
+}
+
+// wait returns the server once it is up, or why it is not.
+func (sl *slot) wait(ctx context.Context) (*server, error) {
+	select {
+	case <-sl.ready:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the MCP server %s was still starting (%v)", sl.name, context.Cause(ctx))
+	}
+	if sl.err != nil {
+		return nil, fmt.Errorf("the MCP server %s did not start: %v", sl.name, sl.err)
+	}
+	return sl.srv, nil
 }
 
 type server struct {
@@ -162,6 +202,16 @@ func (s Server) origin() string {
 // Start starts every server, concurrently, and lists their tools. The
 // servers live until Close or until ctx is cancelled. If a server that is
 // not Optional fails, the others are stopped and the error names it.
+//
+// With Options.CacheDir, a server whose tool list is in the cache is not
+// waited for: its tools are declared from the cache, it goes on starting
+// while the run does, and a call to one of its tools waits for it. Once it
+// is up, the cache is rewritten if its list has changed. The run keeps the
+// list it declared (the model was told it, the transcript records it):
+// a declared tool the server no longer has, or no longer marks read-only,
+// answers with an error saying so; a new tool is offered from the next
+// run. A late server that fails is reported on Options.Warn, its tools
+// answer with the failure, and its entry is dropped.
 func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
@@ -171,32 +221,73 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 	if err != nil {
 		return nil, err
 	}
+	cache := openCache(opts.CacheDir)
 
-	s := &Servers{servers: make([]*server, len(specs)), names: make([]string, len(specs)), errs: make([]error, len(specs))}
+	s := &Servers{slots: make([]*slot, len(specs)), names: make([]string, len(specs)), errs: make([]error, len(specs))}
 	errs := s.errs
 	listed := make([][]*sdk.Tool, len(specs))
+	waiting := newWaitList(opts.Starting)
 	var wg sync.WaitGroup
 	for i, p := range plans {
 		s.names[i] = p.name
-		wg.Go(func() {
-			if specs[i].Remote() {
-				s.servers[i], listed[i], errs[i] = connectRemote(ctx, specs[i], p.name, opts)
-				return
+		sp := specs[i]
+		o := opts
+		if !sp.Sandbox || sp.Remote() {
+			o.Sandbox = nil
+		}
+		if d := sp.Dir; d != "" {
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(opts.Dir, d)
 			}
-			o := opts
-			if !specs[i].Sandbox {
-				o.Sandbox = nil
+			o.Dir = d
+		}
+		sl := &slot{name: p.name, remote: sp.URL, sandboxed: o.Sandbox.Active(), ready: make(chan struct{})}
+		s.slots[i] = sl
+		key := cacheKey(sp, p, opts.Dir, sl.sandboxed)
+		start := func(ctx context.Context) (*server, []*sdk.Tool, error) {
+			if sp.Remote() {
+				return connectRemote(ctx, sp, p.name, o)
 			}
-			if d := specs[i].Dir; d != "" {
-				if !filepath.IsAbs(d) {
-					d = filepath.Join(opts.Dir, d)
+			return startServer(ctx, sp.origin(), p.name, p.env, p.argv, o)
+		}
+		if entry := cache.load(key); entry != nil {
+			listed[i], sl.late = entry.Tools, true
+			lateCtx, abort := context.WithCancel(ctx)
+			sl.abort = abort
+			s.late.Go(func() {
+				srv, got, err := start(lateCtx)
+				if err != nil {
+					cache.drop(key)
+					if opts.Warn != nil && ctx.Err() == nil && lateCtx.Err() == nil {
+						fmt.Fprintf(opts.Warn, "ask: warning: %v; its tools answer with this error\n", err)
+					}
+				} else {
+					sl.listed = map[string]*sdk.Tool{}
+					for _, t := range got {
+						sl.listed[t.Name] = t
+					}
+					storeList(cache, key, srv, got, opts.Warn)
 				}
-				o.Dir = d
+				sl.srv, sl.err = srv, err
+				close(sl.ready)
+			})
+			continue
+		}
+		waiting.add(p.name)
+		wg.Go(func() {
+			var srv *server
+			srv, listed[i], errs[i] = start(ctx)
+			sl.srv, sl.err = srv, errs[i]
+			if errs[i] == nil {
+				storeList(cache, key, srv, listed[i], opts.Warn)
 			}
-			s.servers[i], listed[i], errs[i] = startServer(ctx, specs[i].origin(), p.name, p.env, p.argv, o)
+			close(sl.ready)
+			waiting.done(p.name)
 		})
 	}
+	waiting.show()
 	wg.Wait()
+	waiting.end()
 	for i, err := range errs { // the first failure, in the given order
 		if err == nil {
 			continue
@@ -205,24 +296,77 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 			if opts.Warn != nil {
 				fmt.Fprintf(opts.Warn, "ask: warning: %v; going on without its tools\n", err)
 			}
-			s.servers[i] = nil
 			continue
 		}
 		s.Close()
 		return nil, err
 	}
-	for i, srv := range s.servers {
-		if srv == nil {
+	for i, sl := range s.slots {
+		if errs[i] != nil {
 			continue
 		}
 		for _, t := range listed[i] {
 			if slices.Contains(specs[i].DisabledTools, t.Name) {
 				continue
 			}
-			s.tools = append(s.tools, newRemoteTool(srv, names.tool(srv.name, t.Name), t, opts.NoNetwork))
+			s.tools = append(s.tools, newRemoteTool(sl, names.tool(sl.name, t.Name), t, opts.NoNetwork))
 		}
 	}
 	return s, nil
+}
+
+// storeList writes a server's list to the cache; a cache that cannot be
+// written costs the next run its head start, which is worth a warning.
+func storeList(cache *toolCache, key string, srv *server, list []*sdk.Tool, warn io.Writer) {
+	e := cacheEntry{Tools: list}
+	if srv.session != nil {
+		if init := srv.session.InitializeResult(); init != nil && init.ServerInfo != nil {
+			e.Server, e.Version = init.ServerInfo.Name, init.ServerInfo.Version
+		}
+	}
+	if _, err := cache.store(key, e); err != nil && warn != nil {
+		fmt.Fprintf(warn, "ask: warning: %v\n", err)
+	}
+}
+
+// waitList tells Options.Starting which servers Start still waits for.
+type waitList struct {
+	mu    sync.Mutex
+	names []string
+	any   bool // whether there was anything to wait for
+	tell  func([]string)
+}
+
+func newWaitList(tell func([]string)) *waitList { return &waitList{tell: tell} }
+
+func (w *waitList) add(name string) {
+	w.names = append(w.names, name)
+	w.any = true
+}
+
+// show tells the first list, if there is one.
+func (w *waitList) show() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tell != nil && len(w.names) > 0 {
+		w.tell(slices.Clone(w.names))
+	}
+}
+
+func (w *waitList) done(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.names = slices.DeleteFunc(w.names, func(n string) bool { return n == name })
+	if w.tell != nil && len(w.names) > 0 {
+		w.tell(slices.Clone(w.names))
+	}
+}
+
+// end tells that nothing is waited for any more.
+func (w *waitList) end() {
+	if w.tell != nil && w.any {
+		w.tell(nil)
+	}
 }
 
 type plan struct {
@@ -317,19 +461,36 @@ func (s *Servers) Tools() []tools.Tool { return s.tools }
 
 // Close stops every server, concurrently: stdin is closed, a server that
 // does not exit within 2 s gets SIGTERM, then SIGKILL, and its whole
-// process group is killed last. Close may be called more than once.
+// process group is killed last. A server still starting is stopped at
+// once. Close may be called more than once.
 func (s *Servers) Close() {
 	if s == nil {
 		return
 	}
 	s.once.Do(func() {
+		for _, sl := range s.slots {
+			if sl == nil || !sl.late {
+				continue
+			}
+			select {
+			case <-sl.ready:
+			default:
+				sl.abort() // nobody called its tools: no need to wait for it
+			}
+		}
+		s.late.Wait()
 		var wg sync.WaitGroup
-		for _, srv := range s.servers {
-			if srv != nil {
-				wg.Go(srv.stop)
+		for _, sl := range s.slots {
+			if sl != nil && sl.srv != nil {
+				wg.Go(sl.srv.stop)
 			}
 		}
 		wg.Wait()
+		for _, sl := range s.slots {
+			if sl != nil && sl.abort != nil {
+				sl.abort()
+			}
+		}
 	})
 }
 

@@ -61,9 +61,22 @@ npm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-2
 	if mode == "noisy" {
 		fmt.Fprintln(os.Stderr, "Test server running on stdio")
 	}
+	// A slow start: nothing is read or answered until the gate file exists.
+	if gate := os.Getenv("ASK_MCP_TEST_GATE"); gate != "" {
+		for {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	drop := os.Getenv("ASK_MCP_TEST_DROP") // a tool to leave out, as a new version might
 	// A page size of 2 makes the client follow cursors through 6 pages.
 	s := sdk.NewServer(&sdk.Implementation{Name: "ask-test-server", Version: "1"}, &sdk.ServerOptions{PageSize: 2})
 	add := func(t *sdk.Tool, h func(args map[string]any) (*sdk.CallToolResult, error)) {
+		if t.Name == drop {
+			return
+		}
 		if t.InputSchema == nil {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
