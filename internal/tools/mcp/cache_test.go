@@ -109,6 +109,18 @@ func TestMCPCachedListDoesNotWait(t *testing.T) {
 	if out := <-done; out != "echo: late" {
 		t.Errorf("call = %q, want echo: late", out)
 	}
+	second.Close()
+
+	// A run that ends before its cached server is up (an answer with no
+	// call) stops the server and keeps the entry for the next run.
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := startCached(t, dir, command)
+	third.Close()
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Errorf("the entry went with a run that ended early: %v", err)
+	}
 }
 
 // A server whose list has changed since it was cached: the run keeps the

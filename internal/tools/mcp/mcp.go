@@ -256,12 +256,15 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 			sl.abort = abort
 			s.late.Go(func() {
 				srv, got, err := start(lateCtx)
-				if err != nil {
+				switch {
+				case err != nil && (ctx.Err() != nil || lateCtx.Err() != nil):
+					// Stopped by the run's end, not failed: the entry stands.
+				case err != nil:
 					cache.drop(key)
-					if opts.Warn != nil && ctx.Err() == nil && lateCtx.Err() == nil {
+					if opts.Warn != nil {
 						fmt.Fprintf(opts.Warn, "ask: warning: %v; its tools answer with this error\n", err)
 					}
-				} else {
+				default:
 					sl.listed = map[string]*sdk.Tool{}
 					for _, t := range got {
 						sl.listed[t.Name] = t
