@@ -132,11 +132,12 @@ type MCPServer struct {
 }
 
 // foreignKeys are the keys of other clients' mcpServers entries that ask
-// reads but does not act on, with what to do instead.
+// reads but does not act on, with what to do instead (%s is the server's
+// name).
 var foreignKeys = []struct{ key, client, instead string }{
-	{"autoApprove", "Cline's", `approve with tools.allow (["SERVER__TOOL"]) or --allow-tool`},
-	{"alwaysAllow", "Roo Code's", `approve with tools.allow (["SERVER__TOOL"]) or --allow-tool`},
-	{"timeout", "another client's", "a call ends with --timeout; the start waits up to 60s"},
+	{"autoApprove", "Cline's", `approve its tools with tools.allow, such as ["%s__*"], or --allow-tool`},
+	{"alwaysAllow", "Roo Code's", `approve its tools with tools.allow, such as ["%s__*"], or --allow-tool`},
+	{"timeout", "another client's", "--timeout bounds the whole run, calls included"},
 	{"transportType", "Cline's", "ask takes the transport from command or url (and type)"},
 	{"description", "another client's", "it is not shown"},
 	{"envFile", "another client's", "name the variables in env, as ${NAME}"},
@@ -332,7 +333,7 @@ func (f *File) checkMCPServers() error {
 		s.Ignored = nil
 		for _, fk := range foreignKeys {
 			if f.has(key + "." + fk.key) {
-				s.Ignored = append(s.Ignored, fmt.Sprintf("%s: %s key, ignored by ask (%s)", f.placed(key+"."+fk.key), fk.client, fk.instead))
+				s.Ignored = append(s.Ignored, fmt.Sprintf("%s: %s key, ignored by ask (%s)", f.placed(key+"."+fk.key), fk.client, strings.ReplaceAll(fk.instead, "%s", name)))
 			}
 		}
 		f.MCPServers[name] = s

@@ -114,7 +114,7 @@ func TestMCPServersOtherClientsKeys(t *testing.T) {
 		ignored       []string
 	}{
 		{"cline_mcp_settings.json", "github", "", nil, []string{
-			"config file cline_mcp_settings.json:8:7: mcpServers.github.autoApprove: Cline's key, ignored by ask (approve with tools.allow",
+			"config file cline_mcp_settings.json:8:7: mcpServers.github.autoApprove: Cline's key, ignored by ask (approve its tools with tools.allow, such as [\"github__*\"], or --allow-tool)",
 			"config file cline_mcp_settings.json:7:7: mcpServers.github.alwaysAllow: Roo Code's key, ignored by ask",
 			"config file cline_mcp_settings.json:10:7: mcpServers.github.timeout: another client's key, ignored by ask",
 			"config file cline_mcp_settings.json:11:7: mcpServers.github.transportType: Cline's key, ignored by ask",
