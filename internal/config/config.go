@@ -114,8 +114,10 @@ type MCPServer struct {
 	Sandbox  bool              `json:"sandbox"`
 
 	// Keys other clients write, accepted so that their blocks paste as
-	// they are. Cwd and DisabledTools mean what they mean there and are
-	// honoured; the rest are read and ignored, with a warning (Ignored).
+	// they are. ServerURL, Cwd and DisabledTools mean what they mean there
+	// and are honoured; the rest are read and ignored, with a warning
+	// (Ignored).
+	ServerURL     string   `json:"serverUrl"`     // Windsurf's url
 	Cwd           string   `json:"cwd"`           // Roo Code, Claude Code
 	DisabledTools []string `json:"disabledTools"` // Roo Code
 	AutoApprove   []string `json:"autoApprove"`   // Cline
@@ -313,10 +315,19 @@ func (f *File) checkMCPServers() error {
 			return f.errorAt(key, "a server needs a name")
 		}
 		s := f.MCPServers[name]
-		local, remote := f.has(key+".command"), f.has(key+".url")
+		// Windsurf writes a remote server's URL as serverUrl.
+		urlKey := key + ".url"
+		if f.has(key + ".serverUrl") {
+			if f.has(urlKey) {
+				return f.errorAt(key+".serverUrl", "Windsurf's name for url: give one of them")
+			}
+			urlKey, s.URL = key+".serverUrl", s.ServerURL
+			f.MCPServers[name] = s
+		}
+		local, remote := f.has(key+".command"), f.has(urlKey)
 		switch {
 		case local && remote:
-			return f.errorAt(key+".url", "a server has a command (started here) or a url (reached over HTTP), not both")
+			return f.errorAt(urlKey, "a server has a command (started here) or a url (reached over HTTP), not both")
 		case !local && !remote:
 			return f.errorAt(key, "give command (and args) to start a local server, or url for a remote one")
 		case local && strings.TrimSpace(s.Command) == "":
@@ -350,7 +361,7 @@ func (f *File) checkMCPServers() error {
 		}
 		if remote {
 			if msg := checkMCPURL(s.URL); msg != "" {
-				return f.errorAt(key+".url", msg)
+				return f.errorAt(urlKey, msg)
 			}
 		}
 		for _, v := range sortedKeys(s.Env) {

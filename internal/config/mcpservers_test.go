@@ -28,6 +28,10 @@ func TestMCPServersFromOtherClients(t *testing.T) {
 			"remote-server": {URL: "https://api.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:MY_SERVICE_TOKEN}"}},
 			"legacy-sse":    {Type: "sse", URL: "http://localhost:8000/sse"},
 		}},
+		{"windsurf_mcp_config.json", map[string]MCPServer{
+			"remote": {URL: "https://mcp.example.com/mcp", ServerURL: "https://mcp.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:EXAMPLE_TOKEN}"}},
+			"local":  {Command: "npx", Args: []string{"-y", "mcp-server"}},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -59,6 +63,8 @@ func TestMCPServersErrors(t *testing.T) {
 		{"an unknown key", "bad_unknown_key.json", "", 6, 7, `unknown key "startupTimeout" in mcpServers.server-name: known keys are alwaysAllow, args, autoApprove, command, cwd,`},
 		{"VS Code's mcp.json", "vscode_mcp.json", "", 2, 3, `unknown key "inputs" at the top level: VS Code's mcp.json calls it servers: put the block under mcpServers`},
 		{"VS Code's servers", "", `{"servers": {"memory": {"command": "npx"}}}`, 1, 2, `unknown key "servers" at the top level: VS Code's mcp.json calls it servers: put the block under mcpServers`},
+		{"url and serverUrl", "", `{"mcpServers": {"x": {"url": "https://e.com", "serverUrl": "https://e.com"}}}`, 1, 47, "mcpServers.x.serverUrl: Windsurf's name for url: give one of them"},
+		{"serverUrl and command", "", `{"mcpServers": {"x": {"command": "srv", "serverUrl": "https://e.com"}}}`, 1, 41, "mcpServers.x.serverUrl: a server has a command"},
 		{"cwd with a url", "", `{"mcpServers": {"x": {"url": "https://e.com", "cwd": "/srv"}}}`, 1, 47, "mcpServers.x.cwd: belongs to a server started with command"},
 		{"args as one string", "bad_args_string.json", "", 5, 7, "mcpServers.server-name.args: want a list of strings, got a string"},
 		{"unknown type", "bad_type.json", "", 4, 7, `mcpServers.legacy-sse.type: "websocket": choose stdio, http, streamable-http or sse`},
