@@ -393,3 +393,28 @@ func TestMCPConfigStyleServer(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A config entry's cwd (relative to the servers' directory) and
+// disabledTools, as Roo Code writes them, are honoured.
+func TestMCPServerDirAndDisabledTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(context.Background(), []Server{{Command: serverCommand("tools"), Dir: "sub", DisabledTools: []string{"echo", "fail"}}},
+		Options{Dir: dir, Env: tools.ChildEnv(os.Environ())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tool := range s.Tools() {
+		if n := tool.Info().Name; n == "test__echo" || n == "test__fail" {
+			t.Errorf("disabled tool %s is offered", n)
+		}
+	}
+	out, err := call(t, toolByName(t, s, "test__env"), `{}`)
+	if want := "wd=" + filepath.Join(dir, "sub"); err != nil || !strings.Contains(out, want) {
+		t.Errorf("env = %q, %v; want %s", out, err, want)
+	}
+}
