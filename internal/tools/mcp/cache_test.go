@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -83,6 +84,11 @@ func TestMCPCachedListDoesNotWait(t *testing.T) {
 	second, told := startCached(t, dir, command)
 	if got := toolNames(second); !slices.Equal(got, want) {
 		t.Errorf("tools from the cache =\n%v\nwant\n%v", got, want)
+	}
+	for i, tool := range second.Tools() { // declared exactly as the server's own list declares them
+		if got, real := tool.Info(), first.Tools()[i].Info(); !reflect.DeepEqual(got, real) {
+			t.Errorf("from the cache %+v\nfrom the server %+v", got, real)
+		}
 	}
 	if len(*told) != 0 {
 		t.Errorf("Starting was told %q for a cached server", *told)

@@ -724,7 +724,7 @@ var boilerplate = regexp.MustCompile(`(?i)^npm (error|ERR!)( \d+)?( (A complete 
 
 func isBoilerplate(l string) bool { return boilerplate.MatchString(l) }
 
-// telling are words of lines that say what went wrong.
-var telling = regexp.MustCompile(`(?i)error|not found|\b[45]\d\d\b|denied|cannot|can't|could not|couldn't|failed|fatal|exception|no such|enoent|eacces|refused|invalid|missing|panic|unknown|not installed|not allowed|permission|unauthori[sz]ed|forbidden`)
+// tellingWords are words of lines that say what went wrong.
+var tellingWords = regexp.MustCompile(`(?i)error|not found|\b[45]\d\d\b|denied|cannot|can't|could not|couldn't|failed|fatal|exception|no such|enoent|eacces|refused|invalid|missing|panic|unknown|not installed|not allowed|permission|unauthori[sz]ed|forbidden`)
 
-func tellsWhy(l string) bool { return telling.MatchString(l) }
+func tellsWhy(l string) bool { return tellingWords.MatchString(l) }
