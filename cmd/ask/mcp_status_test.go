@@ -17,15 +17,20 @@ func TestStatusLineNamesStartingMCPServers(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "hello"})
 	defer srv.Close()
 	wd := t.TempDir()
-	gate := filepath.Join(t.TempDir(), "gate")
+	gate, started := filepath.Join(t.TempDir(), "gate"), filepath.Join(t.TempDir(), "started")
 	done := make(chan askResult, 1)
 	go func() {
 		// fakemcp is on PATH: testscript.Main puts its commands there.
-		done <- runAskTerminal(t, srv, wd, "", true, "", "--mcp", "FAKEMCP_GATE="+gate+" fakemcp", "hi")
+		done <- runAskTerminal(t, srv, wd, "", true, "", "--mcp", "FAKEMCP_LOG="+started+" FAKEMCP_GATE="+gate+" fakemcp", "hi")
 	}()
-	// The server answers nothing until the gate exists: the line has time
-	// to show.
-	time.Sleep(500 * time.Millisecond)
+	// The server answers nothing until the gate exists: once it has
+	// started, the line has had time to show.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
