@@ -28,7 +28,8 @@ var update = flag.Bool("update", false, "rewrite golden files and scripts' expec
 func TestMain(m *testing.M) {
 	sandbox.Main() // the sandbox's children are this test binary
 	testscript.Main(m, map[string]func(){
-		"ask": func() { os.Exit(start(os.Args)) },
+		"ask":     func() { os.Exit(start(os.Args)) },
+		"fakemcp": func() { os.Exit(fakeMCP()) },
 	})
 }
 

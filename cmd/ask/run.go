@@ -180,6 +180,7 @@ func runEnv(c *cli.Context, stdio *IO, status *term.StatusLine) run.Env {
 	}
 	if !quiet {
 		env.Notes = status.Above(stdio.Err)
+		env.MCPStarting = status.MCPStarting
 	}
 	return env
 }

@@ -112,6 +112,38 @@ type MCPServer struct {
 	Type     string            `json:"type"`
 	Disabled bool              `json:"disabled"`
 	Sandbox  bool              `json:"sandbox"`
+
+	// Keys other clients write, accepted so that their blocks paste as
+	// they are. ServerURL, Cwd and DisabledTools mean what they mean there
+	// and are honoured; the rest are read and ignored, with a warning
+	// (Ignored).
+	ServerURL     string   `json:"serverUrl"`     // Windsurf's url
+	Cwd           string   `json:"cwd"`           // Roo Code, Claude Code
+	DisabledTools []string `json:"disabledTools"` // Roo Code
+	AutoApprove   []string `json:"autoApprove"`   // Cline
+	AlwaysAllow   []string `json:"alwaysAllow"`   // Roo Code, Kilo Code
+	Timeout       float64  `json:"timeout"`       // Cline and Roo in seconds, Claude Code in ms
+	TransportType string   `json:"transportType"` // Cline
+	Description   string   `json:"description"`
+	EnvFile       string   `json:"envFile"`    // VS Code, Cursor
+	WatchPaths    []string `json:"watchPaths"` // Roo Code
+
+	// Ignored says, a line for each, which of those keys the file gives
+	// that ask does not act on, and why.
+	Ignored []string `json:"-"`
+}
+
+// foreignKeys are the keys of other clients' mcpServers entries that ask
+// reads but does not act on, with what to do instead (%s is the server's
+// name).
+var foreignKeys = []struct{ key, client, instead string }{
+	{"autoApprove", "Cline's", `approve its tools with tools.allow, such as ["%s__*"], or --allow-tool`},
+	{"alwaysAllow", "Roo Code's", `approve its tools with tools.allow, such as ["%s__*"], or --allow-tool`},
+	{"timeout", "another client's", "--timeout bounds the whole run, calls included"},
+	{"transportType", "Cline's", "ask takes the transport from command or url (and type)"},
+	{"description", "another client's", "it is not shown"},
+	{"envFile", "another client's", "name the variables in env, as ${NAME}"},
+	{"watchPaths", "Roo Code's", "a server is started once per run"},
 }
 
 // MCPTypes are the values "type" takes: stdio for a command, the rest for
@@ -283,10 +315,19 @@ func (f *File) checkMCPServers() error {
 			return f.errorAt(key, "a server needs a name")
 		}
 		s := f.MCPServers[name]
-		local, remote := f.has(key+".command"), f.has(key+".url")
+		// Windsurf writes a remote server's URL as serverUrl.
+		urlKey := key + ".url"
+		if f.has(key + ".serverUrl") {
+			if f.has(urlKey) {
+				return f.errorAt(key+".serverUrl", "Windsurf's name for url: give one of them")
+			}
+			urlKey, s.URL = key+".serverUrl", s.ServerURL
+			f.MCPServers[name] = s
+		}
+		local, remote := f.has(key+".command"), f.has(urlKey)
 		switch {
 		case local && remote:
-			return f.errorAt(key+".url", "a server has a command (started here) or a url (reached over HTTP), not both")
+			return f.errorAt(urlKey, "a server has a command (started here) or a url (reached over HTTP), not both")
 		case !local && !remote:
 			return f.errorAt(key, "give command (and args) to start a local server, or url for a remote one")
 		case local && strings.TrimSpace(s.Command) == "":
@@ -300,6 +341,16 @@ func (f *File) checkMCPServers() error {
 				return f.errorAt(key+".type", fmt.Sprintf("%q does not go with a %s", s.Type, map[bool]string{true: "command", false: "url"}[local]))
 			}
 		}
+		s.Ignored = nil
+		for _, fk := range foreignKeys {
+			if f.has(key + "." + fk.key) {
+				s.Ignored = append(s.Ignored, fmt.Sprintf("%s: %s key, ignored by ask (%s)", f.placed(key+"."+fk.key), fk.client, strings.ReplaceAll(fk.instead, "%s", name)))
+			}
+		}
+		f.MCPServers[name] = s
+		if remote && f.has(key+".cwd") {
+			return f.errorAt(key+".cwd", "belongs to a server started with command; a url server is reached over HTTP")
+		}
 		for _, k := range []string{"args", "env", "sandbox"} {
 			if remote && f.has(key+"."+k) {
 				return f.errorAt(key+"."+k, "belongs to a server started with command; a url server is reached over HTTP")
@@ -310,7 +361,7 @@ func (f *File) checkMCPServers() error {
 		}
 		if remote {
 			if msg := checkMCPURL(s.URL); msg != "" {
-				return f.errorAt(key+".url", msg)
+				return f.errorAt(urlKey, msg)
 			}
 		}
 		for _, v := range sortedKeys(s.Env) {
@@ -353,6 +404,12 @@ func isHeaderName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// placed is where a key is, "FILE:LINE:COL: KEY", for a warning.
+func (f *File) placed(key string) string {
+	e := f.errorAt(key, "").(*Error)
+	return strings.TrimSuffix(e.Error(), ": ")
 }
 
 // has reports whether the file holds the key.

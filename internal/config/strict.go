@@ -340,6 +340,10 @@ func (w *walker) typeError(err error) error {
 
 // unknownKey names the key and suggests the closest known one.
 func unknownKey(name, path string, fields map[string]*shape) string {
+	if path == "" && (name == "servers" || name == "inputs") {
+		// .vscode/mcp.json: {"servers": {...}, "inputs": [...]}
+		return fmt.Sprintf("unknown key %q at the top level: VS Code's mcp.json calls it servers: put the block under mcpServers (inputs has no counterpart: name environment variables as ${NAME})", name)
+	}
 	where := "at the top level"
 	if path != "" {
 		where = "in " + path

@@ -58,6 +58,10 @@ type Env struct {
 	Notes io.Writer
 	// Verbose passes the MCP servers' stderr on to Notes.
 	Verbose bool
+	// MCPStarting is told the MCP servers the run is waiting for before
+	// its first request, whenever that changes, and nil once it waits no
+	// more; nil tells nobody.
+	MCPStarting func(names []string)
 	// Offline builds a run that will send nothing (`ask provider request`,
 	// `ask tools`): no key is needed.
 	Offline bool
@@ -182,6 +186,10 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		root.Hide(state)
 	}
 	root.Hide(config.Path(env.Getenv))
+	// The MCP tool cache says which tools later runs declare.
+	if cache := MCPCacheDir(env.Getenv); cache != "" {
+		root.Hide(cache)
+	}
 	for _, p := range env.Private {
 		root.Hide(AbsPath(env.Wd, p))
 	}

@@ -174,6 +174,7 @@ func (c *Config) mcpServers() []mcp.Server {
 		out = append(out, mcp.Server{
 			Name: name, Argv: argv, Env: s.Env, URL: s.URL, Headers: s.Headers, Transport: transport,
 			Sandbox: s.Sandbox, Optional: true, Origin: "MCP server " + name + " (config mcpServers)",
+			Dir: s.Cwd, DisabledTools: s.DisabledTools, Notes: s.Ignored,
 		})
 	}
 	return out

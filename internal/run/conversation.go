@@ -76,7 +76,7 @@ func readConversation(in Inputs) (*Conversation, error) {
 	f := in.Flags
 	// Each of these flags chooses tools; without them the run offers the
 	// earlier run's.
-	conv.KeepTools = !f.Mode.IsGiven() && !f.Safe.IsGiven() && !f.NoTools.IsGiven() && !f.ToolsFile.IsGiven() && !f.MCP.IsGiven()
+	conv.KeepTools = !f.Mode.IsGiven() && !f.Safe.IsGiven() && !f.NoTools.IsGiven() && !f.ToolsFile.IsGiven() && !f.MCP.IsGiven() && !f.NoMCP.IsGiven()
 	return conv, nil
 }
 

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -55,6 +56,11 @@ func ListMCP(ctx context.Context, s Settings, cfg *Config, env Env, withTools bo
 			}
 			sp.Sandbox = sp.Sandbox || s.SandboxMCP.Value
 			specs = append(specs, sp)
+			if env.Notes != nil {
+				for _, n := range sp.Notes {
+					fmt.Fprintf(env.Notes, "ask: warning: %s\n", n)
+				}
+			}
 			e := describe(sp)
 			e.Source = src
 			entries = append(entries, e)
@@ -84,7 +90,7 @@ func listTools(ctx context.Context, s Settings, env Env, specs []mcp.Server, ent
 	}
 	servers, err := mcp.Start(ctx, specs, mcp.Options{
 		Dir: wd, Env: tools.ChildEnv(os.Environ()), Reserved: builtinNames(), Version: env.Version,
-		Getenv: env.Getenv, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value,
+		Getenv: env.Getenv, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Starting: env.MCPStarting,
 	})
 	if err != nil {
 		return err // only an interruption: every server is optional

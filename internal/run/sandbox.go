@@ -48,6 +48,9 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 	if state := history.StateDir(r.env.Getenv); state != "" {
 		hidden = append(hidden, state)
 	}
+	if cache := MCPCacheDir(r.env.Getenv); cache != "" {
+		hidden = append(hidden, cache)
+	}
 	sb := &sandbox.Sandbox{
 		Policy: sandbox.Policy{
 			Level: level, Workdir: r.workdir, Scratch: scratch, AllowNetwork: s.AllowNetwork.Value,

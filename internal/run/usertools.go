@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
@@ -32,6 +33,9 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		extra = list
 	}
 	s := r.Settings
+	if s.NoMCP.Value {
+		return extra, nil // --no-mcp: neither --mcp's servers nor the config file's
+	}
 	specs, err := mcpServers(commands, s.MCPHeaders.Value, s.SandboxMCP.Value)
 	if err != nil {
 		return nil, err
@@ -43,12 +47,18 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	if len(specs) == 0 {
 		return extra, nil
 	}
+	for _, sp := range specs {
+		for _, n := range sp.Notes {
+			r.note("warning: %s", n)
+		}
+	}
 	var taken []string
 	for _, t := range append(builtins[:len(builtins):len(builtins)], extra...) {
 		taken = append(taken, t.Info().Name)
 	}
 	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
-		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox}
+		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox,
+		CacheDir: MCPCacheDir(r.env.Getenv), Starting: r.env.MCPStarting}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}
@@ -121,4 +131,17 @@ func ParseMCPHeaders(values []string) (map[string]string, error) {
 		out[name] = value
 	}
 	return out, nil
+}
+
+// MCPCacheDir is where the MCP servers' tool lists are kept between runs:
+// $XDG_CACHE_HOME/ask, else ~/.cache/ask; "" (no cache) when neither
+// says where. A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
+func MCPCacheDir(getenv func(string) string) string {
+	if dir := getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "ask")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".cache", "ask")
+	}
+	return ""
 }

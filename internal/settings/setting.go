@@ -81,6 +81,8 @@ type Values struct {
 	NoProjectFile Setting[bool]
 	ToolsFile     Setting[string]
 	MCP           Setting[[]string]
+	// NoMCP starts no MCP server, the config file's nor --mcp's.
+	NoMCP Setting[bool]
 	// MCPHeaders are sent to every --mcp URL; a value may name variables
 	// as ${NAME}. They are never recorded: a continued run or a replay is
 	// given them again.

@@ -44,6 +44,9 @@ type StatusLine struct {
 	// is not drawn, and heldShown says whether to draw it after.
 	holds     int
 	heldShown bool
+	// starting names the MCP servers the run waits for before its first
+	// step; the line says so until they are up.
+	starting []string
 }
 
 // NewStatusLine is the status line on w, in the colours of paint, for a
@@ -60,6 +63,28 @@ func (s *StatusLine) Progress(p loop.Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last = p
+	s.starting = nil
+	if s.holds > 0 {
+		s.heldShown = true
+		return
+	}
+	s.show()
+}
+
+// MCPStarting shows that the run is waiting for MCP servers to start, such
+// as "· starting MCP servers memory, fs · 1.2s"; nil clears it, and the
+// run's first progress replaces it.
+func (s *StatusLine) MCPStarting(names []string) {
+	if !s.on {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.starting = names
+	if len(names) == 0 {
+		s.erase()
+		return
+	}
 	if s.holds > 0 {
 		s.heldShown = true
 		return
@@ -113,6 +138,15 @@ func (s *StatusLine) draw() {
 // text is the line's content, kept within the terminal's width so that it
 // never wraps (a wrapped line cannot be cleared with \r).
 func (s *StatusLine) text(elapsed time.Duration) string {
+	if len(s.starting) > 0 {
+		head := "· starting MCP server "
+		if len(s.starting) > 1 {
+			head = "· starting MCP servers "
+		}
+		tail := " · " + formatElapsed(elapsed)
+		room := s.width - 1 - len([]rune(head)) - len([]rune(tail))
+		return head + termtext.Shorten(termtext.Safe(strings.Join(s.starting, ", ")), max(room-1, 4)) + tail
+	}
 	head := fmt.Sprintf("· step %d/%d · ", s.last.Step, s.last.MaxSteps)
 	tail := " · " + formatElapsed(elapsed)
 	what := "thinking"

@@ -192,3 +192,43 @@ func TestStatusLineEscapesTheModelsText(t *testing.T) {
 		t.Errorf("status line %q", got)
 	}
 }
+
+// The line says which MCP servers a run waits for, until they are up or
+// the first step replaces it.
+func TestStatusMCPStarting(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		starting []string
+		width    int
+		want     string
+	}{
+		{[]string{"memory", "fs"}, 80, "· starting MCP servers memory, fs · 1.2s"},
+		{[]string{strings.Repeat("m", 40)}, 40, "· starting MCP server mmmmmmmmm… · 1.2s"},
+	} {
+		s := &StatusLine{width: tt.width, starting: tt.starting}
+		if got := s.text(1200 * time.Millisecond); got != tt.want || len([]rune(got)) >= tt.width {
+			t.Errorf("text = %q, want %q within %d", got, tt.want, tt.width)
+		}
+	}
+	var b strings.Builder
+	s := NewStatusLine(&b, true, Palette{}, 80)
+	s.every = time.Hour
+	s.MCPStarting([]string{"memory", "fs"})
+	if !strings.Contains(b.String(), "starting MCP servers memory, fs") {
+		t.Errorf("shown %q", b.String())
+	}
+	s.MCPStarting([]string{"fs"})
+	if !strings.HasSuffix(strings.TrimRight(b.String(), "0123456789.s"), "starting MCP server fs · ") {
+		t.Errorf("after one is up %q", b.String())
+	}
+	s.MCPStarting(nil)
+	if !strings.HasSuffix(b.String(), "\r\033[K") {
+		t.Errorf("not cleared: %q", b.String())
+	}
+	s.MCPStarting([]string{"fs"})
+	s.Progress(loop.Progress{Step: 1, MaxSteps: 8})
+	if !strings.Contains(b.String()[strings.LastIndex(b.String(), "\r"):], "step 1/8") {
+		t.Errorf("the first step did not replace it: %q", b.String())
+	}
+	s.Clear()
+}

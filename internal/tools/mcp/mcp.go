@@ -25,6 +25,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +79,12 @@ type Options struct {
 	// HTTP is the transport for remote servers; nil is a clone of
 	// http.DefaultTransport.
 	HTTP http.RoundTripper
+	// CacheDir, when set, keeps each server's tool list between runs
+	// (cache.go): a server whose list is known does not hold up Start.
+	CacheDir string
+	// Starting, when set, is told the names of the servers Start is
+	// waiting for, each time that changes, and nil when it waits no more.
+	Starting func(names []string)
 }
 
 func (o Options) getenv() func(string) string {
@@ -87,11 +96,45 @@ func (o Options) getenv() func(string) string {
 
 // Servers are the running servers of one run.
 type Servers struct {
-	servers []*server
-	names   []string // of every server given, in order
-	errs    []error  // why an Optional server was left out
-	tools   []tools.Tool
-	once    sync.Once
+	slots []*slot
+	names []string // of every server given, in order
+	errs  []error  // why an Optional server was left out
+	tools []tools.Tool
+	once  sync.Once
+	// late are the starts of servers whose tools came from the cache,
+	// which go on while the run does.
+	late sync.WaitGroup
+}
+
+// slot is one server, which may still be starting: a server whose tools
+// were declared from the cache starts while the run goes on, and a call
+// to one of its tools waits for it (wait).
+type slot struct {
+	name      string
+	remote    string // a remote server's URL
+	sandboxed bool
+	ready     chan struct{} // closed once srv or err is set
+	srv       *server
+	err       error
+	// late: the tools were declared from the cache. listed is then the
+	// server's own list once it is up, by name, against which calls are
+	// checked.
+	late   bool
+	listed map[string]*sdk.Tool
+	abort  context.CancelFunc // ends a late start
+}
+
+// wait returns the server once it is up, or why it is not.
+func (sl *slot) wait(ctx context.Context) (*server, error) {
+	select {
+	case <-sl.ready:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the MCP server %s was still starting (%v)", sl.name, context.Cause(ctx))
+	}
+	if sl.err != nil {
+		return nil, fmt.Errorf("the MCP server %s did not start: %v", sl.name, sl.err)
+	}
+	return sl.srv, nil
 }
 
 type server struct {
@@ -132,6 +175,15 @@ type Server struct {
 	Optional bool
 	// Origin names the server in errors: `--mcp "…"`, `config mcpServers.x`.
 	Origin string
+	// Dir is a command's working directory, relative to Options.Dir; ""
+	// is Options.Dir.
+	Dir string
+	// DisabledTools are tools of the server not to offer, by their names
+	// on the server.
+	DisabledTools []string
+	// Notes are what the caller should show when the server is started
+	// (keys of its config entry that ask ignores).
+	Notes []string
 }
 
 // Remote reports whether the server is reached over HTTP.
@@ -150,6 +202,16 @@ func (s Server) origin() string {
 // Start starts every server, concurrently, and lists their tools. The
 // servers live until Close or until ctx is cancelled. If a server that is
 // not Optional fails, the others are stopped and the error names it.
+//
+// With Options.CacheDir, a server whose tool list is in the cache is not
+// waited for: its tools are declared from the cache, it goes on starting
+// while the run does, and a call to one of its tools waits for it. Once it
+// is up, the cache is rewritten if its list has changed. The run keeps the
+// list it declared (the model was told it, the transcript records it):
+// a declared tool the server no longer has, or no longer marks read-only,
+// answers with an error saying so; a new tool is offered from the next
+// run. A late server that fails is reported on Options.Warn, its tools
+// answer with the failure, and its entry is dropped.
 func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
@@ -159,26 +221,76 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 	if err != nil {
 		return nil, err
 	}
+	cache := openCache(opts.CacheDir)
 
-	s := &Servers{servers: make([]*server, len(specs)), names: make([]string, len(specs)), errs: make([]error, len(specs))}
+	s := &Servers{slots: make([]*slot, len(specs)), names: make([]string, len(specs)), errs: make([]error, len(specs))}
 	errs := s.errs
 	listed := make([][]*sdk.Tool, len(specs))
+	waiting := newWaitList(opts.Starting)
 	var wg sync.WaitGroup
 	for i, p := range plans {
 		s.names[i] = p.name
+		sp := specs[i]
+		o := opts
+		if !sp.Sandbox || sp.Remote() {
+			o.Sandbox = nil
+		}
+		if d := sp.Dir; d != "" {
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(opts.Dir, d)
+			}
+			o.Dir = d
+		}
+		sl := &slot{name: p.name, remote: sp.URL, sandboxed: o.Sandbox.Active(), ready: make(chan struct{})}
+		s.slots[i] = sl
+		key := cacheKey(sp, p, opts.Dir, sl.sandboxed)
+		start := func(ctx context.Context) (*server, []*sdk.Tool, error) {
+			if sp.Remote() {
+				return connectRemote(ctx, sp, p.name, o)
+			}
+			return startServer(ctx, sp.origin(), p.name, p.env, p.argv, o)
+		}
+		if entry := cache.load(key); entry != nil {
+			listed[i], sl.late = entry.Tools, true
+			lateCtx, abort := context.WithCancel(ctx)
+			sl.abort = abort
+			s.late.Go(func() {
+				srv, got, err := start(lateCtx)
+				switch {
+				case err != nil && (ctx.Err() != nil || lateCtx.Err() != nil):
+					// Stopped by the run's end, not failed: the entry stands.
+				case err != nil:
+					cache.drop(key)
+					if opts.Warn != nil {
+						fmt.Fprintf(opts.Warn, "ask: warning: %v; its tools answer with this error\n", err)
+					}
+				default:
+					sl.listed = map[string]*sdk.Tool{}
+					for _, t := range got {
+						sl.listed[t.Name] = t
+					}
+					storeList(cache, key, srv, got, opts.Warn)
+				}
+				sl.srv, sl.err = srv, err
+				close(sl.ready)
+			})
+			continue
+		}
+		waiting.add(p.name)
 		wg.Go(func() {
-			if specs[i].Remote() {
-				s.servers[i], listed[i], errs[i] = connectRemote(ctx, specs[i], p.name, opts)
-				return
+			var srv *server
+			srv, listed[i], errs[i] = start(ctx)
+			sl.srv, sl.err = srv, errs[i]
+			if errs[i] == nil {
+				storeList(cache, key, srv, listed[i], opts.Warn)
 			}
-			o := opts
-			if !specs[i].Sandbox {
-				o.Sandbox = nil
-			}
-			s.servers[i], listed[i], errs[i] = startServer(ctx, specs[i].origin(), p.name, p.env, p.argv, o)
+			close(sl.ready)
+			waiting.done(p.name)
 		})
 	}
+	waiting.show()
 	wg.Wait()
+	waiting.end()
 	for i, err := range errs { // the first failure, in the given order
 		if err == nil {
 			continue
@@ -187,21 +299,77 @@ func Start(ctx context.Context, specs []Server, opts Options) (*Servers, error) 
 			if opts.Warn != nil {
 				fmt.Fprintf(opts.Warn, "ask: warning: %v; going on without its tools\n", err)
 			}
-			s.servers[i] = nil
 			continue
 		}
 		s.Close()
 		return nil, err
 	}
-	for i, srv := range s.servers {
-		if srv == nil {
+	for i, sl := range s.slots {
+		if errs[i] != nil {
 			continue
 		}
 		for _, t := range listed[i] {
-			s.tools = append(s.tools, newRemoteTool(srv, names.tool(srv.name, t.Name), t, opts.NoNetwork))
+			if slices.Contains(specs[i].DisabledTools, t.Name) {
+				continue
+			}
+			s.tools = append(s.tools, newRemoteTool(sl, names.tool(sl.name, t.Name), t, opts.NoNetwork))
 		}
 	}
 	return s, nil
+}
+
+// storeList writes a server's list to the cache; a cache that cannot be
+// written costs the next run its head start, which is worth a warning.
+func storeList(cache *toolCache, key string, srv *server, list []*sdk.Tool, warn io.Writer) {
+	e := cacheEntry{Tools: list}
+	if srv.session != nil {
+		if init := srv.session.InitializeResult(); init != nil && init.ServerInfo != nil {
+			e.Server, e.Version = init.ServerInfo.Name, init.ServerInfo.Version
+		}
+	}
+	if _, err := cache.store(key, e); err != nil && warn != nil {
+		fmt.Fprintf(warn, "ask: warning: %v\n", err)
+	}
+}
+
+// waitList tells Options.Starting which servers Start still waits for.
+type waitList struct {
+	mu    sync.Mutex
+	names []string
+	any   bool // whether there was anything to wait for
+	tell  func([]string)
+}
+
+func newWaitList(tell func([]string)) *waitList { return &waitList{tell: tell} }
+
+func (w *waitList) add(name string) {
+	w.names = append(w.names, name)
+	w.any = true
+}
+
+// show tells the first list, if there is one.
+func (w *waitList) show() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tell != nil && len(w.names) > 0 {
+		w.tell(slices.Clone(w.names))
+	}
+}
+
+func (w *waitList) done(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.names = slices.DeleteFunc(w.names, func(n string) bool { return n == name })
+	if w.tell != nil && len(w.names) > 0 {
+		w.tell(slices.Clone(w.names))
+	}
+}
+
+// end tells that nothing is waited for any more.
+func (w *waitList) end() {
+	if w.tell != nil && w.any {
+		w.tell(nil)
+	}
 }
 
 type plan struct {
@@ -296,19 +464,36 @@ func (s *Servers) Tools() []tools.Tool { return s.tools }
 
 // Close stops every server, concurrently: stdin is closed, a server that
 // does not exit within 2 s gets SIGTERM, then SIGKILL, and its whole
-// process group is killed last. Close may be called more than once.
+// process group is killed last. A server still starting is stopped at
+// once. Close may be called more than once.
 func (s *Servers) Close() {
 	if s == nil {
 		return
 	}
 	s.once.Do(func() {
+		for _, sl := range s.slots {
+			if sl == nil || !sl.late {
+				continue
+			}
+			select {
+			case <-sl.ready:
+			default:
+				sl.abort() // nobody called its tools: no need to wait for it
+			}
+		}
+		s.late.Wait()
 		var wg sync.WaitGroup
-		for _, srv := range s.servers {
-			if srv != nil {
-				wg.Go(srv.stop)
+		for _, sl := range s.slots {
+			if sl != nil && sl.srv != nil {
+				wg.Go(sl.srv.stop)
 			}
 		}
 		wg.Wait()
+		for _, sl := range s.slots {
+			if sl != nil && sl.abort != nil {
+				sl.abort()
+			}
+		}
 	})
 }
 
@@ -445,10 +630,11 @@ func (s *server) killGroup() {
 	}
 }
 
-// stderrNote is " (stderr: LAST LINE)" when the server wrote something.
+// stderrNote is " (stderr: LINE | LINE)" when the server wrote something:
+// the lines of its stderr's tail that say why it failed (see reasons).
 func (s *server) stderrNote() string {
-	if line := s.stderr.lastLine(); line != "" {
-		return fmt.Sprintf(" (stderr: %s)", line)
+	if lines := s.stderr.reasons(); len(lines) > 0 {
+		return fmt.Sprintf(" (stderr: %s)", strings.Join(lines, " | "))
 	}
 	return ""
 }
@@ -463,7 +649,8 @@ type tailWriter struct {
 	partial []byte // an unfinished line, for forwarding
 }
 
-const stderrKeep = 4 << 10
+// stderrKeep bounds the tail kept for error messages.
+const stderrKeep = 8 << 10
 
 func newTailWriter(name string, forward io.Writer) *tailWriter {
 	return &tailWriter{prefix: "mcp " + name + ": ", forward: forward}
@@ -494,18 +681,50 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lastLine returns the last non-blank line written, cut to 300 runes.
-func (w *tailWriter) lastLine() string {
+// reasons picks from the kept tail the lines that say why a server
+// failed: the last few that read like an error, without the boilerplate
+// of launchers (npm's "A complete log of this run…", its bare "npm error
+// 404" lines), or else the last line. npx's failure ends with the log's
+// path; the "404 Not Found" that matters comes lines before.
+func (w *tailWriter) reasons() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	lines := strings.Split(strings.ToValidUTF8(string(w.tail), "?"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			if r := []rune(l); len(r) > 300 {
-				l = string(r[:300]) + "…"
-			}
-			return l
+	var lines, telling []string
+	for _, l := range strings.Split(strings.ToValidUTF8(string(w.tail), "?"), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || isBoilerplate(l) {
+			continue
+		}
+		if r := []rune(l); len(r) > maxReasonRunes {
+			l = string(r[:maxReasonRunes]) + "…"
+		}
+		lines = append(lines, l)
+		if tellsWhy(l) && !slices.Contains(telling, l) {
+			telling = append(telling, l)
 		}
 	}
-	return ""
+	switch {
+	case len(telling) > maxReasons:
+		return telling[len(telling)-maxReasons:]
+	case len(telling) > 0:
+		return telling
+	case len(lines) > 0:
+		return lines[len(lines)-1:]
+	}
+	return nil
 }
+
+const (
+	maxReasons     = 3
+	maxReasonRunes = 200
+)
+
+// boilerplate are lines launchers print around every failure.
+var boilerplate = regexp.MustCompile(`(?i)^npm (error|ERR!)( \d+)?( (A complete log of this run|Note that you can also install|tarball, folder, http url).*)?$|^npm (warn|notice) `)
+
+func isBoilerplate(l string) bool { return boilerplate.MatchString(l) }
+
+// tellingWords are words of lines that say what went wrong.
+var tellingWords = regexp.MustCompile(`(?i)error|not found|\b[45]\d\d\b|denied|cannot|can't|could not|couldn't|failed|fatal|exception|no such|enoent|eacces|refused|invalid|missing|panic|unknown|not installed|not allowed|permission|unauthori[sz]ed|forbidden`)
+
+func tellsWhy(l string) bool { return tellingWords.MatchString(l) }

@@ -182,6 +182,7 @@ func TestMCPStartFailures(t *testing.T) {
 	}{
 		{"not found", "ask-no-such-mcp-server --flag", 0, []string{`MCP server "ask-no-such-mcp-server --flag"`, "cannot start ask-no-such-mcp-server", "not found"}},
 		{"exits at once", serverCommand("crash"), 0, []string{"the MCP handshake failed", "exit status 2", "stderr: fatal: config file /etc/nowhere.json not found"}},
+		{"npx 404", serverCommand("npx404"), 0, []string{"exit status 1", "stderr: npm error code E404 | npm error 404 Not Found - GET https://registry.npmjs.org/@ask-cli%2fno-such-server - Not found | npm error 404  '@ask-cli/no-such-server@*' is not in this registry.)"}},
 		{"never answers", serverCommand("silent"), time.Second, []string{"did not answer the MCP handshake within 1s"}},
 		{"not an MCP server", "echo hello", 0, []string{`MCP server "echo hello"`, "the MCP handshake failed"}},
 		{"unbalanced quote", "server 'oops", 0, []string{`MCP server "server 'oops"`, "unterminated ' quote"}},
@@ -390,5 +391,30 @@ func TestMCPConfigStyleServer(t *testing.T) {
 	}}, Options{Getenv: func(string) string { return "" }})
 	if err == nil || err.Error() != "MCP server x (config mcpServers): env K: the environment variable UNSET_VAR is not set" {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A config entry's cwd (relative to the servers' directory) and
+// disabledTools, as Roo Code writes them, are honoured.
+func TestMCPServerDirAndDisabledTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(context.Background(), []Server{{Command: serverCommand("tools"), Dir: "sub", DisabledTools: []string{"echo", "fail"}}},
+		Options{Dir: dir, Env: tools.ChildEnv(os.Environ())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tool := range s.Tools() {
+		if n := tool.Info().Name; n == "test__echo" || n == "test__fail" {
+			t.Errorf("disabled tool %s is offered", n)
+		}
+	}
+	out, err := call(t, toolByName(t, s, "test__env"), `{}`)
+	if want := "wd=" + filepath.Join(dir, "sub"); err != nil || !strings.Contains(out, want) {
+		t.Errorf("env = %q, %v; want %s", out, err, want)
 	}
 }

@@ -42,6 +42,17 @@ func serve(mode string) int {
 		fmt.Fprintln(os.Stderr, "loading config")
 		fmt.Fprintln(os.Stderr, "fatal: config file /etc/nowhere.json not found")
 		return 2
+	case "npx404": // what `npx -y` prints for a package the registry does not have
+		fmt.Fprint(os.Stderr, `npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/@ask-cli%2fno-such-server - Not found
+npm error 404
+npm error 404  '@ask-cli/no-such-server@*' is not in this registry.
+npm error 404
+npm error 404 Note that you can also install from a
+npm error 404 tarball, folder, http url, or git repo.
+npm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-27T05_10_00_000Z-debug-0.log
+`)
+		return 1
 	case "tools", "noisy":
 	default:
 		fmt.Fprintf(os.Stderr, "unknown mode %q\n", mode)
@@ -50,9 +61,22 @@ func serve(mode string) int {
 	if mode == "noisy" {
 		fmt.Fprintln(os.Stderr, "Test server running on stdio")
 	}
+	// A slow start: nothing is read or answered until the gate file exists.
+	if gate := os.Getenv("ASK_MCP_TEST_GATE"); gate != "" {
+		for {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	drop := os.Getenv("ASK_MCP_TEST_DROP") // a tool to leave out, as a new version might
 	// A page size of 2 makes the client follow cursors through 6 pages.
 	s := sdk.NewServer(&sdk.Implementation{Name: "ask-test-server", Version: "1"}, &sdk.ServerOptions{PageSize: 2})
 	add := func(t *sdk.Tool, h func(args map[string]any) (*sdk.CallToolResult, error)) {
+		if t.Name == drop {
+			return
+		}
 		if t.InputSchema == nil {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}

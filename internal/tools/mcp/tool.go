@@ -15,7 +15,7 @@ import (
 
 // remoteTool is one tool of a server, as ask declares it.
 type remoteTool struct {
-	srv    *server
+	sl     *slot
 	remote string // the tool's name on the server
 	info   tools.Info
 }
@@ -28,7 +28,7 @@ type remoteTool struct {
 // The hint is the server's word: the user chose to start that server. A
 // remote server's tools reach the network, so without the network
 // (noNetwork) they are exec whatever the hint says.
-func newRemoteTool(srv *server, name string, t *sdk.Tool, noNetwork bool) *remoteTool {
+func newRemoteTool(srv *slot, name string, t *sdk.Tool, noNetwork bool) *remoteTool {
 	params, note := cleanSchema(t.InputSchema)
 	desc := t.Description
 	if desc == "" {
@@ -47,7 +47,7 @@ func newRemoteTool(srv *server, name string, t *sdk.Tool, noNetwork bool) *remot
 	if t.Annotations != nil && t.Annotations.ReadOnlyHint && !(noNetwork && srv.remote != "") {
 		risk, approval = tools.Read, false
 	}
-	return &remoteTool{srv: srv, remote: t.Name, info: tools.Info{
+	return &remoteTool{sl: srv, remote: t.Name, info: tools.Info{
 		Name: name, Description: desc, Parameters: params, Risk: risk, RequiresApproval: approval,
 		Sandboxed: srv.sandboxed,
 	}}
@@ -62,27 +62,53 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, err
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := t.srv.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	srv, err := t.sl.wait(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", t.info.Name, err)
+	}
+	if err := t.checkLate(); err != nil {
+		return "", err
+	}
+	res, err := srv.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: the call was cancelled (%v)", t.info.Name, context.Cause(ctx))
 		}
-		if t.srv.remote != "" {
+		if srv.remote != "" {
 			// Gone, restarted (its session lost) or unreachable, whether
 			// the SDK has closed the session yet or not: the run goes on,
 			// and the model learns the server is not there.
-			return "", fmt.Errorf("%s: the MCP server %s at %s cannot be reached: %v", t.info.Name, t.srv.name, t.srv.remote, oneLine(err))
+			return "", fmt.Errorf("%s: the MCP server %s at %s cannot be reached: %v", t.info.Name, srv.name, srv.remote, oneLine(err))
 		}
 		if errors.Is(err, sdk.ErrConnectionClosed) {
-			return "", fmt.Errorf("%s: the MCP server %s has stopped%s", t.info.Name, t.srv.name, t.srv.stderrNote())
+			return "", fmt.Errorf("%s: the MCP server %s has stopped%s", t.info.Name, srv.name, srv.stderrNote())
 		}
-		return "", fmt.Errorf("%s: the MCP server %s could not run %s: %v", t.info.Name, t.srv.name, t.remote, err)
+		return "", fmt.Errorf("%s: the MCP server %s could not run %s: %v", t.info.Name, srv.name, t.remote, err)
 	}
 	text, isError := renderResult(res)
 	if isError {
 		return "", errors.New(text)
 	}
 	return text, nil
+}
+
+// checkLate checks a tool declared from the cache against the list its
+// server gave once up: the run keeps its declared tools, but a tool the
+// server no longer has is not called, and one it no longer marks
+// read-only is not run without the approval it would now need.
+func (t *remoteTool) checkLate() error {
+	if !t.sl.late {
+		return nil
+	}
+	real, ok := t.sl.listed[t.remote]
+	if !ok {
+		return fmt.Errorf("%s: the MCP server %s no longer has the tool %s (its list changed since it was cached; the next run offers the new list)", t.info.Name, t.sl.name, t.remote)
+	}
+	readOnly := real.Annotations != nil && real.Annotations.ReadOnlyHint
+	if t.info.Risk == tools.Read && !readOnly {
+		return fmt.Errorf("%s: the MCP server %s no longer marks %s read-only, so it is not run without approval; the next run asks for it", t.info.Name, t.sl.name, t.remote)
+	}
+	return nil
 }
 
 // oneLine keeps an error to its first line.
