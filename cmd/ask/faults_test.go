@@ -391,22 +391,3 @@ func TestRetriesFlag(t *testing.T) {
 		}
 	}
 }
-
-// newTransport must bound connecting: with a limit that has already passed,
-// even a listening local server cannot be reached.
-func TestTransportConnectTimeout(t *testing.T) {
-	t.Parallel()
-	srv := fakeprovider.Start(fakeprovider.Reply{Text: "hi"})
-	defer srv.Close()
-	quick := defaultNet
-	quick.Connect = time.Nanosecond
-	tr := newTransport(quick)
-	_, err := (&http.Client{Transport: tr}).Post(srv.URL, "application/json", strings.NewReader("{}"))
-	if err == nil || !strings.Contains(err.Error(), "timeout") {
-		t.Errorf("err = %v, want a connect timeout", err)
-	}
-	tr = newTransport(defaultNet)
-	if tr.TLSHandshakeTimeout != defaultNet.TLSHandshake || tr.ResponseHeaderTimeout != defaultNet.ResponseHeader || tr.Proxy == nil {
-		t.Errorf("transport: TLS %s, headers %s, proxy set %v", tr.TLSHandshakeTimeout, tr.ResponseHeaderTimeout, tr.Proxy != nil)
-	}
-}

@@ -54,16 +54,16 @@ type IO struct {
 	ErrTTY        bool
 	// ErrWidth is the width of stderr's terminal, 0 when unknown.
 	ErrWidth func() int
-	Getenv        func(string) string
-	Environ       func() []string
-	HTTP          *http.Client
-	Now           func() time.Time
-	Wd            string
-	TTYPath       string // where approvals are read; "" disables prompting
-	Net           netTimeouts
-	config        *run.Config         // the config file, read by useConfigFile
-	redactor      *providers.Redactor // hides the run's secrets in Out and Err
-	color         colorChoice
+	Getenv   func(string) string
+	Environ  func() []string
+	HTTP     *http.Client
+	Now      func() time.Time
+	Wd       string
+	TTYPath  string // where approvals are read; "" disables prompting
+	Net      providers.NetTimeouts
+	config   *run.Config         // the config file, read by useConfigFile
+	redactor *providers.Redactor // hides the run's secrets in Out and Err
+	color    colorChoice
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support
@@ -106,17 +106,17 @@ func systemIO() *IO {
 	force := os.Getenv("ASK_FORCE_TTY") != ""
 	return &IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		InTTY:   isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
-		OutTTY:  force || isatty.IsTerminal(os.Stdout.Fd()),
-		ErrTTY:  force || isatty.IsTerminal(os.Stderr.Fd()),
+		InTTY:    isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
+		OutTTY:   force || isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY:   force || isatty.IsTerminal(os.Stderr.Fd()),
 		ErrWidth: stderrWidth,
-		Getenv:  os.Getenv,
-		Environ: os.Environ,
-		HTTP:    &http.Client{Transport: newTransport(defaultNet)},
-		Now:     time.Now,
-		Wd:      wd,
-		TTYPath: "/dev/tty",
-		Net:     defaultNet,
+		Getenv:   os.Getenv,
+		Environ:  os.Environ,
+		HTTP:     &http.Client{Transport: providers.NewTransport(providers.DefaultNet)},
+		Now:      time.Now,
+		Wd:       wd,
+		TTYPath:  "/dev/tty",
+		Net:      providers.DefaultNet,
 	}
 }
 
@@ -333,7 +333,7 @@ func appWith(stdio *IO, subs []*cli.Command) *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return flagError(err, app.Flags, "ask")
 	}
-	app.Description = withExamples(app.Description, examples[app.Name])
+	app.Description = withExamples(app.Description, examples()[app.Name])
 	return app
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // The MCP integration tests run the reference npm servers, installed by
@@ -92,9 +93,9 @@ func assertNoProcesses(t *testing.T, marker string) {
 	}
 }
 
-func decodeFinal(t *testing.T, r askResult) finalJSON {
+func decodeFinal(t *testing.T, r askResult) run.Summary {
 	t.Helper()
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("stdout is not the final JSON (%v): %q; stderr %s", err, r.stdout, r.stderr)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // oneShot is the command line of the bench's one-shot answer.
@@ -88,7 +89,7 @@ func BenchmarkStartOneShot(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		stdio := &IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard, Getenv: func(k string) string { return env[k] },
-			Environ: func() []string { return nil }, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now, Wd: dir, Net: defaultNet, sandboxCheck: noSandbox}
+			Environ: func() []string { return nil }, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now, Wd: dir, Net: providers.DefaultNet, sandboxCheck: noSandbox}
 		code := runCLI(context.Background(), []string{"ask", "--provider", "openai", "--base-url", srv.URL, "--model", "fake-model", "--yes", "--quiet", "--workdir", dir, "say hello"}, stdio)
 		if code != 0 {
 			b.Fatalf("exit %d", code)
