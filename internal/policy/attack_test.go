@@ -16,9 +16,8 @@ import (
 
 // TestRulesAttacks replays the known attacks on the rules (a comment ending
 // in a backslash, a redirection under an exact rule, a line deny rules
-// cannot read)
-// through the policy: the rules as the flags give them, with and without
-// --yes, where nobody can be asked.
+// cannot read) through the policy: the rules as the flags give them, with
+// and without --yes, where nobody can be asked.
 func TestRulesAttacks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
