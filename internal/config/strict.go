@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/suggest"
 )
@@ -64,11 +65,13 @@ func decodeStrict(name string, data []byte, f *File) error {
 	var doc struct {
 		Profiles   map[string]json.RawMessage `json:"profiles"`
 		MCPServers map[string]MCPServer       `json:"mcpServers"`
+		Hooks      hooks.Config               `json:"hooks"`
+		Prices     map[string]Price           `json:"prices"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return w.typeError(err)
 	}
-	f.MCPServers = doc.MCPServers
+	f.MCPServers, f.Hooks, f.Prices = doc.MCPServers, doc.Hooks, doc.Prices
 	var err error
 	if f.Layer, err = w.layer(data, ""); err != nil {
 		return err
