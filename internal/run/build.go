@@ -28,6 +28,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
@@ -101,6 +102,8 @@ type Run struct {
 	toolbox loop.Toolbox
 	tools   map[string]tools.Info
 	gate    loop.Gate
+	// hooks are the config file's, nil for none or under --no-hooks.
+	hooks   *hooks.Runner
 	schema  json.RawMessage
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
@@ -163,6 +166,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		return nil, err
 	}
 	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
+		return nil, err
+	}
+	if err := r.checkBudget(); err != nil {
 		return nil, err
 	}
 	key, err := r.key()
@@ -364,6 +370,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
+	r.useHooks(pol, root)
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is

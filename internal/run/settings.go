@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -49,6 +50,11 @@ type Settings struct {
 	KeyVars []string
 	// MCPServers are the config file's mcpServers that are not disabled.
 	MCPServers Setting[[]mcp.Server]
+	// Hooks are the config file's hooks (its top level's: never a
+	// profile's, never the repository's).
+	Hooks Setting[hooks.Config]
+	// Prices are the config file's model prices, for --max-budget-usd.
+	Prices Setting[map[string]config.Price]
 	// Aliases are the config file's short names for models, which
 	// --model resolves; shown by `ask config`.
 	Aliases Setting[map[string]string]
@@ -75,6 +81,8 @@ func over(hi, lo Settings) Settings {
 	out.Values = settings.Over(hi.Values, lo.Values)
 	out.Profile = hi.Profile.Or(lo.Profile)
 	out.MCPServers = hi.MCPServers.Or(lo.MCPServers)
+	out.Hooks = hi.Hooks.Or(lo.Hooks)
+	out.Prices = hi.Prices.Or(lo.Prices)
 	if out.Conversation == nil {
 		out.Conversation = lo.Conversation
 	}
