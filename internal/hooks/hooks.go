@@ -148,6 +148,8 @@ func (g Group) matches(tool string) bool {
 // Record is one hook's decision, for the run's `hook` event.
 type Record struct {
 	Event, Command, Decision, Reason string
+	// Tool and ToolUseID name the call of a tool event.
+	Tool, ToolUseID string
 }
 
 // Runner runs the hooks of one run.
@@ -206,7 +208,7 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Verdict {
 	}
 	payload, err := r.payload(event, in)
 	if err != nil {
-		return r.record(event, "", Verdict{Decision: failDecision(event), Reason: "hook input: " + err.Error()}, v)
+		return r.record(event, "", in, Verdict{Decision: failDecision(event), Reason: "hook input: " + err.Error()}, v)
 	}
 	for _, g := range r.Config[event] {
 		if isToolEvent(event) && !g.matches(in.ToolName) {
@@ -214,16 +216,16 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Verdict {
 		}
 		for _, h := range g.Hooks {
 			one := r.runOne(ctx, event, h, payload)
-			v = r.record(event, h.Command, one, v)
+			v = r.record(event, h.Command, in, one, v)
 		}
 	}
 	return v
 }
 
 // record emits one hook's decision and folds it into the verdict so far.
-func (r *Runner) record(event, command string, one, v Verdict) Verdict {
+func (r *Runner) record(event, command string, in Input, one, v Verdict) Verdict {
 	if r.OnRecord != nil {
-		r.OnRecord(Record{Event: event, Command: command, Decision: one.Decision, Reason: one.Reason})
+		r.OnRecord(Record{Event: event, Command: command, Decision: one.Decision, Reason: one.Reason, Tool: in.ToolName, ToolUseID: in.ToolUseID})
 	}
 	if one.Context != "" {
 		v.Context = strings.TrimLeft(v.Context+"\n"+one.Context, "\n")

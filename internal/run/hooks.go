@@ -95,7 +95,7 @@ func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *record
 	}
 	h.SessionID, h.TranscriptPath = id, transcript
 	h.OnRecord = func(hr hooks.Record) {
-		rec.Emit(records.Event{Type: records.TypeHook, HookEvent: hr.Event, Command: hr.Command, Decision: hr.Decision, Reason: hr.Reason})
+		rec.Emit(records.Event{Type: records.TypeHook, ID: hr.ToolUseID, Name: hr.Tool, HookEvent: hr.Event, Command: hr.Command, Decision: hr.Decision, Reason: hr.Reason})
 		if hr.Decision == hooks.Error {
 			r.note("warning: %s", hr.Reason)
 		}
