@@ -341,6 +341,14 @@ func (w *walker) typeError(err error) error {
 	return w.syntaxError(err)
 }
 
+// topLevelOnly are the sections a profile cannot hold.
+var topLevelOnly = map[string]bool{"hooks": true, "prices": true}
+
+var topLevelOnlyWhy = map[string]string{
+	"hooks":  "a profile may be chosen by $ASK_PROFILE, and must not swap the guards on every call",
+	"prices": "a model costs the same in every profile",
+}
+
 // unknownKey names the key and suggests the closest known one.
 func unknownKey(name, path string, fields map[string]*shape) string {
 	where := "at the top level"
@@ -352,6 +360,9 @@ func unknownKey(name, path string, fields map[string]*shape) string {
 		known = append(known, k)
 	}
 	sort.Strings(known)
+	if topLevelOnly[name] && strings.HasPrefix(path, "profiles.") {
+		return fmt.Sprintf("%q in %s: belongs to the top level of the file, not to a profile (%s)", name, path, topLevelOnlyWhy[name])
+	}
 	if best := suggest.Nearest(strings.ToLower(name), known, 2); best != "" {
 		return fmt.Sprintf("unknown key %q %s: did you mean %q?", name, where, best)
 	}
