@@ -182,7 +182,9 @@ type Verdict struct {
 	Context string
 }
 
-var rank = map[string]int{None: 0, Error: 0, Allow: 1, Ask: 2, Deny: 3, Block: 3}
+// rank orders decisions: a deny or block wins; a failure that cannot deny
+// (Error) only beats silence.
+var rank = map[string]int{None: 0, Error: 1, Allow: 2, Ask: 3, Deny: 4, Block: 4}
 
 // Input is the event's own fields of the JSON a hook reads.
 type Input struct {

@@ -320,6 +320,7 @@ func (s Settings) Entries() []Entry {
 	}
 	return append(out,
 		Entry{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
+		Entry{"hooks", list(hookLines(s.Hooks.Value)), cmp.Or(s.Hooks.Source, "none: name them under hooks in the config file")},
 		Entry{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
 	)
 }
@@ -336,6 +337,24 @@ func shown(v any) any {
 		return list(v)
 	}
 	return v
+}
+
+// hookLines are the hooks as `ask config` lists them: "EVENT [MATCHER]:
+// COMMAND", by event.
+func hookLines(c hooks.Config) []string {
+	var out []string
+	for _, event := range hooks.Events {
+		for _, g := range c[event] {
+			for _, h := range g.Hooks {
+				m := ""
+				if g.Matcher != "" {
+					m = " " + g.Matcher
+				}
+				out = append(out, fmt.Sprintf("%s%s: %s", event, m, h.Command))
+			}
+		}
+	}
+	return out
 }
 
 func aliasValue(m map[string]string) map[string]string {
