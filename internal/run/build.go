@@ -273,6 +273,12 @@ func (s Settings) check() error {
 		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
 	case s.MaxTokens.Value < 0:
 		return fault.Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
+	case s.MaxRounds.IsGiven() && s.MaxRounds.Value < 1:
+		return fault.Usagef("--max-rounds must be at least 1")
+	case s.MaxBudgetTokens.IsGiven() && s.MaxBudgetTokens.Value < 1:
+		return fault.Usagef("--max-budget-tokens must be at least 1 (leave it out for no budget)")
+	case s.MaxBudgetUSD.IsGiven() && s.MaxBudgetUSD.Value <= 0:
+		return fault.Usagef("--max-budget-usd must be an amount above 0 (leave it out for no budget)")
 	}
 	switch s.ToolProtocol.Value {
 	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:

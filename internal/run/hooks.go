@@ -153,10 +153,11 @@ func (r *Run) verifier(rec *records.Recorder) func(ctx context.Context, answer s
 		start := time.Now()
 		code, output, err := r.root.RunCheck(ctx, until)
 		took := time.Since(start)
-		passed := err == nil && code == 0
 		if err != nil {
-			output = err.Error()
+			// Refused by the sandbox, say: no round can pass.
+			return loop.Verdict{Status: loop.StatusError, Err: fmt.Errorf("--until %q could not run: %w", until, err)}
 		}
+		passed := code == 0
 		rec.Emit(records.Event{Type: records.TypeCheckFinished, Command: until, Round: rounds, Passed: &passed,
 			CheckExit: &code, Content: tail(output, checkTail), DurationMS: took.Milliseconds()})
 		verdict := "passed"
