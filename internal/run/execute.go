@@ -88,10 +88,13 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if r.caller != nil {
 		r.caller.Cache = r.cache(r.firstMessage(prompt))
 	}
-	var box loop.Toolbox = watchedTools{r.toolbox, r.root}
+	// PostToolUse hooks run inside the watch, so that what a formatter
+	// hook changes after a command is reported with it.
+	box := r.toolbox
 	if r.hooks != nil {
 		box = hookedTools{box, r.hooks}
 	}
+	box = watchedTools{box, r.root}
 	transcript := ""
 	if out.History != nil && out.History.Dir != "" {
 		transcript = out.History.Path(id)

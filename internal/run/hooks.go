@@ -96,8 +96,11 @@ func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *record
 	h.SessionID, h.TranscriptPath = id, transcript
 	h.OnRecord = func(hr hooks.Record) {
 		rec.Emit(records.Event{Type: records.TypeHook, ID: hr.ToolUseID, Name: hr.Tool, HookEvent: hr.Event, Command: hr.Command, Decision: hr.Decision, Reason: hr.Reason})
-		if hr.Decision == hooks.Error {
+		switch {
+		case hr.Decision == hooks.Error:
 			r.note("warning: %s", hr.Reason)
+		case hr.Event == hooks.Stop && hr.Decision == hooks.Block:
+			r.note("the Stop hook %q sent the model back: %s", hr.Command, hr.Reason)
 		}
 	}
 	source := "startup"
@@ -117,11 +120,22 @@ func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *record
 	return prompt, nil
 }
 
+// sessionEndGrace bounds the SessionEnd hooks of a run that was stopped
+// (--timeout, Ctrl-C): they still run, but do not hold its exit long.
+const sessionEndGrace = 5 * time.Second
+
 // endHooks runs SessionEnd.
 func (r *Run) endHooks(ctx context.Context) {
-	if r.hooks != nil {
-		r.hooks.Run(context.WithoutCancel(ctx), hooks.SessionEnd, hooks.Input{EndReason: "other"})
+	if r.hooks == nil {
+		return
 	}
+	end := context.WithoutCancel(ctx)
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		end, cancel = context.WithTimeout(end, sessionEndGrace)
+		defer cancel()
+	}
+	r.hooks.Run(end, hooks.SessionEnd, hooks.Input{EndReason: "other"})
 }
 
 // checkTail is how much of a failed check's output goes back to the model.
