@@ -17,6 +17,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -163,6 +164,9 @@ type Runner struct {
 	// SessionID and TranscriptPath go to every hook as Claude Code's
 	// session_id and transcript_path.
 	SessionID, TranscriptPath string
+	// PermissionMode is Claude Code's name for how calls are approved:
+	// "default", "plan" or "bypassPermissions" (--yes).
+	PermissionMode string
 	// OnRecord is told every hook's decision; nil drops them.
 	OnRecord func(Record)
 }
@@ -259,6 +263,7 @@ func (r *Runner) payload(event string, in Input) ([]byte, error) {
 		"transcript_path": r.TranscriptPath,
 		"cwd":             r.Dir,
 		"hook_event_name": event,
+		"permission_mode": cmp.Or(r.PermissionMode, "default"),
 	}
 	own, err := json.Marshal(in)
 	if err != nil {

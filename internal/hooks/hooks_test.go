@@ -92,7 +92,7 @@ func TestPayloadAndDenyWins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"session_id": "run-1", "transcript_path": "/t.jsonl", "cwd": dir, "hook_event_name": "PreToolUse",
-		"tool_name": "shell", "tool_use_id": "c1"}
+		"tool_name": "shell", "tool_use_id": "c1", "permission_mode": "default"}
 	for k, w := range want {
 		if in[k] != w {
 			t.Errorf("%s = %v, want %v", k, in[k], w)

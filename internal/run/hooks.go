@@ -24,7 +24,13 @@ func (r *Run) useHooks(pol *policy.Policy, root *tools.Root) {
 	if s.NoHooks.Value || len(s.Hooks.Value) == 0 {
 		return
 	}
-	r.hooks = &hooks.Runner{Config: s.Hooks.Value, Dir: root.Dir(), Env: root.ChildEnv()}
+	r.hooks = &hooks.Runner{Config: s.Hooks.Value, Dir: root.Dir(), Env: root.ChildEnv(), PermissionMode: "default"}
+	switch {
+	case s.Yes.Value:
+		r.hooks.PermissionMode = "bypassPermissions"
+	case r.Mode == policy.ModePlan:
+		r.hooks.PermissionMode = "plan"
+	}
 	pol.Advisor = hookAdvisor{r.hooks}
 }
 
