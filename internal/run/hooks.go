@@ -64,7 +64,8 @@ func toolInput(arguments string) json.RawMessage {
 }
 
 // hookedTools runs the PostToolUse hooks after each call: a block's
-// reason goes to the model with the call's result.
+// reason, and what a hook adds as additionalContext, go to the model with
+// the call's result.
 type hookedTools struct {
 	loop.Toolbox
 	h *hooks.Runner
@@ -79,6 +80,9 @@ func (t hookedTools) Call(ctx context.Context, name, arguments string) (string, 
 	v := t.h.Run(ctx, hooks.PostToolUse, hooks.Input{ToolName: name, ToolInput: toolInput(arguments), ToolResponse: resp})
 	if v.Decision == hooks.Block {
 		content += "\n\nPostToolUse hook: " + v.Reason
+	}
+	if v.Context != "" {
+		content += "\n\nPostToolUse hook: " + v.Context
 	}
 	return content, isErr
 }
