@@ -39,10 +39,11 @@ func parseAsRun(args []string) error {
 // Building the command tree and parsing a one-shot command line is paid
 // by every answer. It took 7,400 allocations when urfave/cli's Names ran a
 // regular expression about n² times per run and every subcommand was
-// built in full; 1,150 now. The budget catches a return of either, in
-// allocations, not time.
+// built in full; about 2,030 now, some 20 a run flag. The budget catches
+// a return of either, in allocations, not time, with room for a few more
+// flags.
 func TestStartAllocations(t *testing.T) {
-	const budget = 2000
+	const budget = 2300
 	allocs := testing.AllocsPerRun(20, func() {
 		if err := parseAsRun(oneShot); err != nil {
 			t.Fatal(err)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
@@ -105,6 +106,8 @@ type Run struct {
 	toolbox loop.Toolbox
 	tools   map[string]tools.Info
 	gate    loop.Gate
+	// hooks are the config file's, nil for none or under --no-hooks.
+	hooks   *hooks.Runner
 	schema  json.RawMessage
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
@@ -167,6 +170,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		return nil, err
 	}
 	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
+		return nil, err
+	}
+	if err := r.checkBudget(); err != nil {
 		return nil, err
 	}
 	key, err := r.key()
@@ -275,6 +281,12 @@ func (s Settings) check() error {
 		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
 	case s.MaxTokens.Value < 0:
 		return fault.Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
+	case s.MaxRounds.IsGiven() && s.MaxRounds.Value < 1:
+		return fault.Usagef("--max-rounds must be at least 1")
+	case s.MaxBudgetTokens.IsGiven() && s.MaxBudgetTokens.Value < 1:
+		return fault.Usagef("--max-budget-tokens must be at least 1 (leave it out for no budget)")
+	case s.MaxBudgetUSD.IsGiven() && s.MaxBudgetUSD.Value <= 0:
+		return fault.Usagef("--max-budget-usd must be an amount above 0 (leave it out for no budget)")
 	}
 	switch s.ToolProtocol.Value {
 	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:
@@ -372,6 +384,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
+	r.useHooks(pol, root)
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is

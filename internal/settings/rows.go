@@ -102,6 +102,8 @@ const (
 	DefaultTimeout  = 30 * time.Minute
 	DefaultRetries  = 2
 	DefaultMaxStdin = "1M"
+	// DefaultMaxRounds is how many times --until's check runs.
+	DefaultMaxRounds = 3
 )
 
 func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
@@ -136,6 +138,21 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:  "stop the whole invocation (stdin, MCP servers, requests, tools) after this long; 0 for no limit",
 			check: notNegative,
 			field: field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
+		{Name: "until", Category: CategoryLimits, Kind: String, Default: "",
+			Help:  "end the run only when the shell command line `CMD` succeeds: run it (in the working directory, in the run's sandbox, without asking) when the model answers, and send its failing output back, up to --max-rounds times",
+			field: field(func(v *Values) *Setting[string] { return &v.Until })},
+		{Name: "max-rounds", Category: CategoryLimits, Key: "max_rounds", Kind: Int, Default: DefaultMaxRounds, AfterPrompt: true,
+			Help:  "run --until's check at most `N` times; when the last fails, the run ends check_failed (exit 5)",
+			check: atLeast(1, "must be at least 1"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxRounds })},
+		{Name: "max-budget-tokens", Category: CategoryLimits, Key: "max_budget_tokens", Kind: Int, AfterPrompt: true,
+			Help:  "stop before a request once the run's input and output tokens reach `N` (exit 5), the last step answering without tools",
+			check: atLeast(1, "must be at least 1 (leave it out for no budget)"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxBudgetTokens })},
+		{Name: "max-budget-usd", Category: CategoryLimits, Key: "max_budget_usd", Kind: Float, AfterPrompt: true,
+			Help:  "stop before a request once the run has cost `USD` (exit 5), from the provider's reported cost or the config file's prices; a model whose cost cannot be known is an error",
+			check: positive,
+			field: field(func(v *Values) *Setting[float64] { return &v.MaxBudgetUSD })},
 		{Name: "tool-protocol", Category: CategoryProvider, Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
 			Help:  "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
 			field: field(func(v *Values) *Setting[string] { return &v.ToolProtocol })},
@@ -200,6 +217,9 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "sandbox-mcp", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "start the MCP servers' commands inside the sandbox too (a remote server is reached by ask itself, never sandboxed)",
 			field: field(func(v *Values) *Setting[bool] { return &v.SandboxMCP })},
+		{Name: "no-hooks", Category: CategoryTools, Kind: Bool, Default: false,
+			Help:  "run none of the config file's hooks (a hook may deny calls, so this is no flag for after the prompt)",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoHooks })},
 		{Name: "no-tools", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "offer the model no tools",
 			field: field(func(v *Values) *Setting[bool] { return &v.NoTools })},
@@ -276,6 +296,13 @@ func nonEmpty(msg string) func(any) string {
 func notNegative(v any) string {
 	if d, _ := v.(time.Duration); d < 0 {
 		return fmt.Sprintf("%q: give a duration such as 30s or 5m, or 0 for none", d.String())
+	}
+	return ""
+}
+
+func positive(v any) string {
+	if f, _ := v.(float64); f <= 0 {
+		return fmt.Sprintf("%g: give an amount above 0 (leave it out for no budget)", f)
 	}
 	return ""
 }

@@ -100,6 +100,14 @@ type Values struct {
 	// Schema is a file, or the schema itself when it starts with "{".
 	Schema Setting[string]
 	Color  Setting[string]
+	// Until is the check a run must pass to complete, "" for none.
+	Until     Setting[string]
+	MaxRounds Setting[int]
+	// The budgets; 0 (not given) for none.
+	MaxBudgetTokens Setting[int]
+	MaxBudgetUSD    Setting[float64]
+	// NoHooks runs none of the config file's hooks.
+	NoHooks Setting[bool]
 }
 
 // Defaults is the built-in layer.
