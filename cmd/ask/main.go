@@ -94,7 +94,9 @@ func main() {
 func start(args []string) int {
 	if len(args) == 2 && args[1] == "--version" {
 		signal.Ignore(syscall.SIGPIPE)
-		printVersion(os.Stdout)
+		if err := printVersion(os.Stdout); errors.Is(err, syscall.EPIPE) {
+			return fault.ExitPipe // as the tree does: quiet, the shell's code for SIGPIPE
+		}
 		return exitOK
 	}
 	ctx, _ := interruptible(context.Background())
@@ -282,8 +284,9 @@ func init() {
 }
 
 // printVersion writes the line `ask --version` prints.
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "ask version %s\n", versionString())
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "ask version %s\n", versionString())
+	return err
 }
 
 // versionString is the version with the commit the binary was built from.
