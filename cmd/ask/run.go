@@ -337,7 +337,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		OnProgress: status.Progress,
 	}
 	if p.transcript != "" {
-		f, err := os.Create(p.transcript)
+		f, err := records.Create(p.transcript)
 		if err != nil {
 			return usageErr("--transcript: %v", err)
 		}

@@ -27,6 +27,7 @@ const (
 	TypeToolFinished = "tool.finished"
 	TypeToolDenied   = "tool.denied"
 	TypeFileChanged  = "file.changed"
+	TypeNetwork      = "network"
 	TypeError        = "error"
 	TypeRunFinished  = "run.finished"
 )
@@ -69,6 +70,11 @@ type Event struct {
 
 	// file.changed: one file, as a change of run.finished's list.
 	*Change
+
+	// network: a connection through the sandbox's proxy (--allow-host).
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Allowed *bool  `json:"allowed,omitempty"`
 
 	// retry, error
 	Attempt int    `json:"attempt,omitempty"`

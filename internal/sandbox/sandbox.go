@@ -152,6 +152,9 @@ type Sandbox struct {
 	Policy Policy
 	// Support is what this kernel can do (Check), told once per run.
 	Support Support
+	// Proxy, when set (--allow-host), is the commands' only way out of
+	// their network namespace, bridged in by the child.
+	Proxy *Proxy
 
 	mu         sync.Mutex
 	scratch    *os.File // the run's scratch file system, a detached mount
@@ -248,7 +251,15 @@ func (s *Sandbox) Confine(cmd *exec.Cmd) (*Job, error) {
 			return refuse(fmt.Sprintf("cannot make the scratch space: %v", err))
 		}
 	}
-	return start(cmd, self, s.Policy, s.Support, env, scratch)
+	var proxy *Proxy
+	if s.Proxy != nil && !s.Policy.AllowNetwork {
+		proxy = s.Proxy
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return isProxyVar(name) // the child's init names ask's
+		})
+	}
+	return start(cmd, self, s.Policy, s.Support, env, scratch, proxy)
 }
 
 // scratchEnv points the temporary and cache directories into the scratch
@@ -288,14 +299,23 @@ func isScratchVar(name string) bool {
 // exec, whether it could confine itself.
 type Job struct {
 	r, w *os.File
+	// bridge is the child's end of the proxy's bridge, released with w.
+	bridge *os.File
 }
 
 // Started releases the parent's end of the report pipe. Call it once the
 // command has started (or failed to).
 func (j *Job) Started() {
-	if j != nil && j.w != nil {
+	if j == nil {
+		return
+	}
+	if j.w != nil {
 		j.w.Close()
 		j.w = nil
+	}
+	if j.bridge != nil {
+		j.bridge.Close()
+		j.bridge = nil
 	}
 }
 

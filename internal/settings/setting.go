@@ -73,6 +73,13 @@ type Values struct {
 	Sandbox      Setting[string]
 	AllowNetwork Setting[bool]
 	SandboxMCP   Setting[bool]
+	// AllowHosts are the names sandboxed commands may reach through ask's
+	// proxy (--allow-host).
+	AllowHosts          Setting[[]string]
+	SandboxHide         Setting[[]string]
+	SandboxEnv          Setting[[]string]
+	SandboxMaxProcesses Setting[int]
+	SandboxScratchSize  Setting[string]
 	Allow        Setting[[]string]
 	Deny         Setting[[]string]
 	Yes          Setting[bool]

@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// execArg is the second stage of the child: started by the sandbox's init
+// (PID 1 of the new namespaces) once the namespaces are set up, it confines
+// itself with the other layers and executes the command. POLICY-JSON
+// REPORT-FD PATH ARGV...
+const execArg = "__ask_sandbox_exec"
+
+// proxyVars name ask's proxy in the command's environment; NO_PROXY is
+// dropped, so that nothing tries to go around it.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+
+func isProxyVar(name string) bool {
+	switch name {
+	case "NO_PROXY", "no_proxy":
+		return true
+	}
+	for _, v := range proxyVars {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
+
+// initMain is PID 1 of the sandbox's namespaces, set up (isolate) and not
+// yet confined further: it starts the command through the second stage,
+// passes on the signals it gets, reaps orphans, relays the proxy's bridge
+// when there is one, and exits as the command does. A command run as PID 1
+// itself would ignore every signal it has no handler for, and leave its
+// orphans unreaped.
+func initMain(cs childSpec, report *os.File, path string, argv []string) int {
+	fail := func(err error) int {
+		fmt.Fprintf(report, "%v", err)
+		return childFailed
+	}
+	env := os.Environ()
+	if cs.ProxyFD > 0 {
+		syscall.CloseOnExec(cs.ProxyFD)
+		// The command's only way out: a port on the namespace's own
+		// loopback, each connection handed to ask's proxy outside over
+		// the descriptor ask passed in (the command itself may make no
+		// UNIX socket, and none is reachable by a path).
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fail(fmt.Errorf("the proxy's bridge cannot listen on the sandbox's loopback: %w", err))
+		}
+		url := "http://" + ln.Addr().String()
+		kept := env[:0]
+		for _, kv := range env {
+			if name, _, _ := strings.Cut(kv, "="); !isProxyVar(name) {
+				kept = append(kept, kv)
+			}
+		}
+		env = kept
+		for _, v := range proxyVars {
+			env = append(env, v+"="+url)
+		}
+		go bridgeIn(ln, cs.ProxyFD)
+	}
+	if cs.ScratchFD > 0 {
+		unix.Close(cs.ScratchFD) // mounted by isolate
+	}
+	next := cs
+	next.ScratchFD, next.ProxyFD = 0, 0
+	spec, err := json.Marshal(next)
+	if err != nil {
+		return fail(err)
+	}
+	signals := make(chan os.Signal, 16)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM)
+	// The report pipe goes on to the second stage as descriptor 3, which
+	// closes it by executing the command.
+	pid, err := syscall.ForkExec("/proc/self/exe", append([]string{os.Args[0], execArg, string(spec), "3", path}, argv...),
+		&syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2, report.Fd()}})
+	if err != nil {
+		return fail(fmt.Errorf("the sandbox's init cannot start the command: %w", err))
+	}
+	report.Close()
+	// The command may not look into this process (it holds what set the
+	// namespaces up), whatever the seccomp layer says of ptrace.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	go func() {
+		for s := range signals {
+			syscall.Kill(pid, s.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return childFailed // no child left: cannot happen before the command's end
+		}
+		if got != pid {
+			continue // an orphan, reaped
+		}
+		switch {
+		case ws.Exited():
+			return ws.ExitStatus()
+		case ws.Signaled():
+			// PID 1 cannot die of a signal it sends itself: say it as a
+			// shell does.
+			return 128 + int(ws.Signal())
+		}
+	}
+}
+
+// bridgeIn relays each connection to ln over ctl, a socket to ask's proxy:
+// a new socket pair per connection, one end sent over ctl.
+func bridgeIn(ln net.Listener, ctl int) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer conn.Close()
+			pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				return
+			}
+			err = unix.Sendmsg(ctl, []byte{0}, unix.UnixRights(pair[1]), nil, 0)
+			unix.Close(pair[1])
+			f := os.NewFile(uintptr(pair[0]), "proxy bridge")
+			defer f.Close()
+			if err != nil {
+				return
+			}
+			up, err := net.FileConn(f)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			relay(conn, up)
+		}()
+	}
+}
+
+// relay copies both ways, passing on each side's end of writing.
+func relay(a, b net.Conn) {
+	done := make(chan struct{}, 2)
+	copyHalf := func(dst, src net.Conn) {
+		io.Copy(dst, src)
+		if c, ok := dst.(interface{ CloseWrite() error }); ok {
+			c.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	go copyHalf(a, b)
+	go copyHalf(b, a)
+	<-done
+	<-done
+}
+
+// serveBridge hands the connections a sandbox's init sends over ctl to
+// the proxy, until the init has gone.
+func serveBridge(ctl *os.File, p *Proxy) {
+	defer ctl.Close()
+	raw, err := ctl.SyscallConn()
+	if err != nil {
+		return
+	}
+	for {
+		buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+		var n, oobn int
+		var rerr error
+		if err := raw.Read(func(fd uintptr) bool {
+			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC|unix.MSG_DONTWAIT)
+			return !errors.Is(rerr, unix.EAGAIN)
+		}); err != nil {
+			return
+		}
+		if rerr != nil || n == 0 && oobn == 0 {
+			return
+		}
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err != nil {
+			continue
+		}
+		for _, m := range msgs {
+			fds, err := unix.ParseUnixRights(&m)
+			if err != nil {
+				continue
+			}
+			for _, fd := range fds {
+				f := os.NewFile(uintptr(fd), "proxied connection")
+				conn, err := net.FileConn(f)
+				f.Close()
+				if err == nil {
+					go p.ServeConn(conn)
+				}
+			}
+		}
+	}
+}
+
+// bridgePair makes the socket pair a sandbox's proxy bridge runs over:
+// ours is served by p, theirs goes to the child.
+func bridgePair(p *Proxy) (theirs *os.File, err error) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the proxy's bridge: %w", err)
+	}
+	if err := unix.SetNonblock(pair[1], false); err != nil {
+		unix.Close(pair[0])
+		unix.Close(pair[1])
+		return nil, fmt.Errorf("the proxy's bridge: %w", err)
+	}
+	go serveBridge(os.NewFile(uintptr(pair[0]), "proxy bridge"), p)
+	return os.NewFile(uintptr(pair[1]), "proxy bridge"), nil
+}
