@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -73,6 +74,9 @@ type Env struct {
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
+	// ProxyDial connects the --allow-host proxy to an allowed host; nil
+	// resolves and dials as the system does. Tests map names here.
+	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -108,6 +112,8 @@ type Run struct {
 	root        *tools.Root // where the file tools work; it reports their changes
 	env         Env
 	closers     []func()
+	// network hears of the --allow-host proxy's connections.
+	network networkHook
 }
 
 // Close stops what the run started. It is safe to call more than once.

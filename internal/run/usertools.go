@@ -1,13 +1,16 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
@@ -40,6 +43,7 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		sp.Sandbox = sp.Sandbox || s.SandboxMCP.Value
 		specs = append(specs, sp)
 	}
+	specs = r.confineServers(specs, root)
 	if len(specs) == 0 {
 		return extra, nil
 	}
@@ -65,6 +69,43 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	}
 	r.closers = append(r.closers, servers.Close)
 	return append(extra, servers.Tools()...), nil
+}
+
+// confineServers holds the servers to what the run may do. Under --safe,
+// and in a replay whose invocation has a sandbox, every server's program
+// starts in the sandbox, or is refused there: a config's command line may
+// run the checkout's own code (python3 -m NAME finds NAME.py in it), and a
+// transcript's may be anything. Under --safe a remote server is not
+// contacted, nor sent its tokens, unless --allow-network or --allow-host
+// names its host.
+func (r *Run) confineServers(specs []mcp.Server, root *tools.Root) []mcp.Server {
+	s := r.Settings
+	all := root.Sandbox.Active() && (s.Safe.Value || r.env.Replay != nil)
+	out := specs[:0:0]
+	for _, sp := range specs {
+		if !sp.Remote() {
+			sp.Sandbox = sp.Sandbox || all
+			out = append(out, sp)
+			continue
+		}
+		if s.Safe.Value && !s.AllowNetwork.Value {
+			host := ""
+			if u, err := url.Parse(sp.URL); err == nil {
+				host = u.Hostname()
+			}
+			port := 443
+			if strings.HasPrefix(sp.URL, "http:") {
+				port = 80
+			}
+			if p := (sandbox.Proxy{Hosts: s.AllowHosts.Value}); host == "" || !p.Allowed(host, port) {
+				r.note("%s: not contacted under --safe: nothing leaves the machine but the model's requests (--allow-host %s would allow it)",
+					cmp.Or(sp.Origin, "MCP server "+providers.RedactURL(sp.URL)), cmp.Or(host, "HOST"))
+				continue
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 // mcpServers turns --mcp values into servers: a URL is reached with the
