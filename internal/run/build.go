@@ -191,17 +191,24 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	for _, p := range env.Private {
 		root.Hide(AbsPath(env.Wd, p))
 	}
-	// Whatever variable the key came from stays with ask.
-	root.Scrub(row.KeyEnv...)
 	r.workdir, r.root = root.Dir(), root
+	// Every credential the run can know of stays with ask: out of the
+	// tools' environment, and scrubbed from what they return.
+	secretVars, secrets := r.credentials(key)
+	root.Scrub(secretVars...)
+	if s.Safe.Value {
+		// Under --safe, commands get what a build needs, and what the
+		// config names.
+		root.KeepOnly(s.SandboxEnv.Value...)
+	}
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
-	if key != "" {
-		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
+	if len(secrets) > 0 {
+		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(secrets...)}
 	}
 	r.System = prompts.System(prompts.Env{
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -197,5 +198,104 @@ func TestAllowHostNetworkEvents(t *testing.T) {
 	}
 	if want := "example.com:443 true,evil.example.net:443 false"; strings.Join(got, ",") != want {
 		t.Errorf("network events %q, want %q", strings.Join(got, ","), want)
+	}
+}
+
+// M5 and the first pass's other provider's key: under --safe a command
+// gets only what a build needs; common CI secrets, the variable an
+// --mcp-header names and another provider's key variable are not there.
+func TestSafeCommandsGetAnAllowListedEnvironment(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t)
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("env", "shell", `{"command":"env"}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	secrets := map[string]string{
+		"SSH_PRIVATE_KEY":    "-----BEGIN OPENSSH PRIVATE KEY-----x",
+		"DATABASE_URL":       "postgres://app:hunter2pass@db.internal/app",
+		"SYSTEM_ACCESSTOKEN": "azure-pipelines-token-1",
+		"DOCKER_AUTH_CONFIG": `{"auths":{"r":{"auth":"dXNlcjpwYXNz"}}}`,
+		"GOOGLE_CREDENTIALS": `{"private_key":"k"}`,
+		"CORP_AUTH":          "corp-header-secret-1",      // named by --mcp-header
+		"WORK_GEMINI_CREDS":  "another-providers-key-1",   // another provider's key_env
+		"HTTPS_PROXY":        "http://u:proxypass1@proxy", // a proxy's password
+	}
+	vars := map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"}
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GOFLAGS=-mod=mod", "LC_ALL=C"}
+	for k, v := range secrets {
+		vars[k] = v
+		environ = append(environ, k+"="+v)
+	}
+	e := testEnv(t, vars)
+	s := safeSettings(t, e, srv, settings.Values{Safe: Given(true, "flag --safe"),
+		MCP: Given([]string{"http://127.0.0.1:1/mcp"}, "flag --mcp"), MCPHeaders: Given([]string{"X-Auth: ${CORP_AUTH}"}, "flag --mcp-header")})
+	s.Credentials.Vars = []string{"WORK_GEMINI_CREDS"}
+	r, err := New(context.Background(), s, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.root.Environ = func() []string { return environ }
+	res := r.Execute(context.Background(), "env", Output{})
+	if len(res.Calls) != 1 {
+		t.Fatalf("calls %+v", res.Calls)
+	}
+	out := res.Calls[0].Content
+	for k := range secrets {
+		if strings.Contains(out, k+"=") && !strings.Contains(out, k+"=http://127.0.0.1:") {
+			t.Errorf("%s reached a --safe command:\n%s", k, out)
+		}
+	}
+	for _, want := range []string{"PATH=", "GOFLAGS=-mod=mod", "LC_ALL=C"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s did not reach the command:\n%s", want, out)
+		}
+	}
+}
+
+// M9: the token actions/checkout leaves in .git/config
+// (http.….extraheader) reached the model under --safe through read_file
+// and `git config --list`. Every spelling of it is scrubbed.
+func TestSafeScrubsGitExtraheader(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := testEnv(t, map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"})
+	if out, err := exec.Command("git", "init", "-q", e.Wd).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	const token = "ghs_CheckoutToken0123456789"
+	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
+	cfg := filepath.Join(e.Wd, ".git", "config")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic %s\n", basic)
+	f.Close()
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("read", "read_file", `{"path":".git/config"}`),
+			fakeprovider.Call("list", "shell", `{"command":"git config --list"}`),
+			fakeprovider.Call("decode", "shell", `{"command":"git config --get-regexp extraheader | awk '{print $NF}' | base64 -d"}`),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	s := safeSettings(t, e, srv, settings.Values{Safe: Given(true, "flag --safe")})
+	transcript := execute(t, s, e, "look", func(res *Result) {
+		if len(res.Calls) != 3 {
+			t.Fatalf("calls %+v", res.Calls)
+		}
+		if !strings.Contains(res.Calls[1].Content, "extraheader") {
+			t.Errorf("git config --list did not run: %s", res.Calls[1].Content)
+		}
+	})
+	for _, leak := range []string{token, basic} {
+		if bytes.Contains(transcript, []byte(leak)) {
+			t.Errorf("the checkout's token reached the transcript as %q", leak)
+		}
 	}
 }
