@@ -50,7 +50,7 @@ func TestTranscriptFileIsPrivateAndNeverThroughALink(t *testing.T) {
 			c.plant(t, path, target)
 			r := runAsk(t, askEnv{server: srv, wd: wd}, "--no-tools", "--transcript", path, "q")
 			if got, _ := os.ReadFile(target); string(got) != "KEEP ME\n" {
-				t.Errorf("the file outside was written through the transcript path: %q", got)
+				t.Errorf("the file outside was written through the transcript path: %.60q", got)
 			}
 			if !c.ok {
 				if r.code != exitUsage || !strings.Contains(r.stderr, "--transcript") {

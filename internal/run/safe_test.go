@@ -299,3 +299,28 @@ func TestSafeScrubsGitExtraheader(t *testing.T) {
 		}
 	}
 }
+
+// M12's other programs: a replayed transcript of the command provider
+// never starts the command line it records; the recorded replies stand in
+// for it.
+func TestReplayNeverStartsTheRecordedCommandProvider(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	start := records.Event{Type: records.TypeRunStarted, Provider: "command", Model: "touch " + marker, Mode: "agent",
+		Settings: &records.Settings{Prompt: "x", MaxSteps: 2, Timeout: "1m"}}
+	wd := t.TempDir()
+	s, prompt, rp, err := FromTranscript([]records.Event{start}, ReplayOptions{Workdir: wd, Yes: Given(true, "flag --yes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Command = Given("touch "+marker, "transcript")
+	e := testEnv(t, nil)
+	e.Wd, e.Replay = wd, rp
+	if r, err := New(context.Background(), s, e); err == nil {
+		r.Execute(context.Background(), prompt, Output{})
+		r.Close()
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the replay started the recorded command provider's program")
+	}
+}
