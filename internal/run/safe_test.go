@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
@@ -322,5 +323,34 @@ func TestReplayNeverStartsTheRecordedCommandProvider(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the replay started the recorded command provider's program")
+	}
+}
+
+// The config file's sandbox keys reach the sandbox's policy; a bad size
+// is an error naming its key.
+func TestSandboxConfigKeys(t *testing.T) {
+	t.Parallel()
+	cfg := configFrom(t, "/c.json", `{"sandbox": {"max_processes": 64, "scratch_size": "64M", "hide": ["private"], "env": ["MY_VAR"], "allow_hosts": ["proxy.golang.org"]}}`, "")
+	e := testEnv(t, map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"})
+	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Config: cfg, Flags: Settings{Values: settings.Values{
+		Provider: Given("openai", "test"), Sandbox: Given("read-only", "flag --sandbox")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SandboxCheck = func() sandbox.Support { return sandbox.Support{FileSystem: "test", Network: "test"} }
+	r, err := New(context.Background(), s, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := r.root.Sandbox.Policy
+	if p.MaxProcesses != 64 || p.ScratchSize != 64<<20 || p.Hidden[len(p.Hidden)-1] != filepath.Join(r.workdir, "private") {
+		t.Errorf("policy %+v", p)
+	}
+	if r.root.Sandbox.Proxy == nil || r.root.Sandbox.Proxy.Hosts[0] != "proxy.golang.org" {
+		t.Errorf("no proxy for sandbox.allow_hosts: %+v", r.root.Sandbox.Proxy)
+	}
+	if _, err := config.Parse("/c.json", []byte(`{"sandbox": {"scratch_size": "lots"}}`), nil); err == nil || !strings.Contains(err.Error(), "sandbox.scratch_size") {
+		t.Errorf("a bad scratch_size: %v", err)
 	}
 }

@@ -28,6 +28,9 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 	// would let unapproved commands write the checkout).
 	implied := s.Safe.Value && level != sandbox.ReadOnly
 	if s.Safe.Value {
+		if level == sandbox.Workdir {
+			r.note("--safe runs commands in the read-only sandbox: --sandbox workdir (%s) is not used", s.Sandbox.Source)
+		}
 		level = sandbox.ReadOnly
 	}
 	if level == sandbox.Off {

@@ -49,6 +49,8 @@ type Row struct {
 	// Adds joins the lists of every layer instead of replacing a lower
 	// layer's (deny rules: each layer may only add to them).
 	Adds bool
+	// ConfigOnly rows have no flag: the config file (Key) gives them.
+	ConfigOnly bool
 	// Bound settings belong to one provider: the config file gives them
 	// per provider, and a run resolves them once the provider is known.
 	Bound bool
@@ -203,17 +205,17 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:  "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
 			check: hostPatterns,
 			field: field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
-		{Name: "sandbox-hide", Category: CategoryTools, Kind: List, Default: []string(nil), Key: "sandbox.hide", AfterPrompt: true, Adds: true,
+		{Name: "sandbox-hide", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.hide", Adds: true,
 			Help:  "hide the file or directory `PATH` from sandboxed commands too, besides the credential stores; repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.SandboxHide })},
-		{Name: "sandbox-env", Category: CategoryTools, Kind: List, Default: []string(nil), Key: "sandbox.env",
+		{Name: "sandbox-env", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.env",
 			Help:  "under --safe, pass the environment variable `NAME` on to commands too (they get only what a build needs); repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.SandboxEnv })},
-		{Name: "sandbox-max-processes", Category: CategoryTools, Kind: Int, Default: 0, Key: "sandbox.max_processes", AfterPrompt: true,
+		{Name: "sandbox-max-processes", Category: CategoryTools, ConfigOnly: true, Kind: Int, Default: 0, Key: "sandbox.max_processes",
 			Help:  "the most processes and threads one sandboxed command may have at once (0: 1024)",
 			check: atLeast(0, "must be 0 (the default) or more"),
 			field: field(func(v *Values) *Setting[int] { return &v.SandboxMaxProcesses })},
-		{Name: "sandbox-scratch-size", Category: CategoryTools, Kind: String, Default: "", Key: "sandbox.scratch_size", AfterPrompt: true,
+		{Name: "sandbox-scratch-size", Category: CategoryTools, ConfigOnly: true, Kind: String, Default: "", Key: "sandbox.scratch_size",
 			Help:  "the sandbox's scratch space for the whole run, a `SIZE` such as 512M or 2G (default 2G)",
 			check: byteSize,
 			field: field(func(v *Values) *Setting[string] { return &v.SandboxScratchSize })},
