@@ -12,12 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/sandbox/sandboxtest"
@@ -352,5 +354,73 @@ func TestSandboxConfigKeys(t *testing.T) {
 	}
 	if _, err := config.Parse("/c.json", []byte(`{"sandbox": {"scratch_size": "lots"}}`), nil); err == nil || !strings.Contains(err.Error(), "sandbox.scratch_size") {
 		t.Errorf("a bad scratch_size: %v", err)
+	}
+}
+
+// Every credential a run can know of is found: by variable and by value.
+func TestCredentials(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(wd, ".git", "modules", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:ghs_submoduletoken1"))
+	if err := os.WriteFile(filepath.Join(wd, ".git", "modules", "sub", "config"),
+		[]byte("[http \"https://github.com/\"]\n\textraHeader = \"AUTHORIZATION: basic "+basic+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{
+		"OPENAI_API_KEY": "running-key-0001", "ANTHROPIC_API_KEY": "other-key-00002",
+		"CORP_AUTH": "corp-header-secret-1", "SRV_TOKEN": "server-env-secret-1", "WORK_KEY": "config-keyenv-secret",
+		"HTTPS_PROXY": "http://me:proxy-pass-1@proxy:3128",
+	}
+	r := &Run{Settings: defaults(), env: Env{Getenv: env(vars)}, workdir: wd}
+	r.Provider, _ = catalog.Lookup("openai")
+	r.Settings.BaseURL = Given("https://user:base-url-pass-1@api.example/v1", "flag")
+	r.Settings.MCPHeaders = Given([]string{"X-Auth: ${CORP_AUTH}"}, "flag")
+	r.Settings.MCP = Given([]string{"https://u:mcp-url-pass-1@mcp.example/mcp"}, "flag")
+	r.Settings.MCPServers = Given([]mcp.Server{{Argv: []string{"srv"}, Env: map[string]string{"T": "${SRV_TOKEN}"}}}, "config")
+	r.Settings.Credentials = Credentials{Vars: []string{"WORK_KEY"}, Values: []string{"config-api-key-0001"}}
+	gotVars, gotValues := r.credentials("running-key-0001")
+	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CORP_AUTH", "SRV_TOKEN", "WORK_KEY"} {
+		if !slices.Contains(gotVars, v) {
+			t.Errorf("variable %s not among %v", v, gotVars)
+		}
+	}
+	for _, v := range []string{"running-key-0001", "other-key-00002", "corp-header-secret-1", "server-env-secret-1",
+		"config-keyenv-secret", "config-api-key-0001", "base-url-pass-1", "mcp-url-pass-1", "proxy-pass-1",
+		basic, "ghs_submoduletoken1"} {
+		if !slices.Contains(gotValues, v) {
+			t.Errorf("secret %q not among %q", v, gotValues)
+		}
+	}
+}
+
+// A user tool a --safe run offers runs in the read-only sandbox, however
+// its tools file marks it: it cannot write outside, nor in the checkout.
+func TestSafeUserToolsRunInTheSandbox(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t)
+	e := testEnv(t, map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"})
+	outside := filepath.Join(t.TempDir(), "pwned")
+	toolsFile := filepath.Join(t.TempDir(), "tools.json")
+	body := fmt.Sprintf(`[{"name":"lint","description":"lint","command":"touch %s %s/inside; echo ran","risk":"read"}]`, outside, e.Wd)
+	if err := os.WriteFile(toolsFile, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("l", "lint", `{}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	s := safeSettings(t, e, srv, settings.Values{Safe: Given(true, "flag --safe"), ToolsFile: Given(toolsFile, "flag --tools-file")})
+	execute(t, s, e, "lint", func(res *Result) {
+		if len(res.Calls) != 1 || !strings.Contains(res.Calls[0].Content, "ran") {
+			t.Fatalf("the user tool did not run: %+v", res.Calls)
+		}
+	})
+	for _, p := range []string{outside, filepath.Join(e.Wd, "inside")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a --safe user tool wrote %s", p)
+		}
 	}
 }

@@ -34,6 +34,9 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 		level = sandbox.ReadOnly
 	}
 	if level == sandbox.Off {
+		if len(s.AllowHosts.Value) > 0 {
+			r.note("warning: --allow-host (%s) narrows only sandboxed commands' network: with --sandbox off, commands reach every host", s.AllowHosts.Source)
+		}
 		return nil, nil
 	}
 	check := r.env.SandboxCheck
