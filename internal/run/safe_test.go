@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ask-cli/ask/internal/config"
@@ -422,5 +423,36 @@ func TestSafeUserToolsRunInTheSandbox(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("a --safe user tool wrote %s", p)
 		}
+	}
+}
+
+// H4: under --safe, an unsandboxed stdio server's read-only tool ran
+// without approval and fetched a URL the model chose. The server now runs
+// in the sandbox, where there is no network.
+func TestSafeServersReadOnlyToolReachesNoNetwork(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t)
+	var hits atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer target.Close()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("f", "notes__fetch", fmt.Sprintf(`{"url":%q}`, target.URL))}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	e := testEnv(t, map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"})
+	s := safeSettings(t, e, srv, settings.Values{Safe: Given(true, "flag --safe")})
+	s.MCPServers = Given([]mcp.Server{{Name: "notes", Argv: []string{bin, "--test.run=^$"}, Env: map[string]string{mcpServerVar: "1"},
+		Optional: true, Origin: "config mcpServers.notes"}}, "config")
+	execute(t, s, e, "fetch", func(res *Result) {
+		if len(res.Calls) != 1 || !strings.Contains(res.Calls[0].Content, "fetch failed") {
+			t.Errorf("the server's fetch did not fail in the sandbox: %+v", res.Calls)
+		}
+	})
+	if hits.Load() != 0 {
+		t.Error("a --safe MCP server's read-only tool reached the network")
 	}
 }
