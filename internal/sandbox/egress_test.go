@@ -204,3 +204,50 @@ func TestCommandDiesOfSignals(t *testing.T) {
 		t.Errorf("the command runs as PID 1:\n%s", out)
 	}
 }
+
+// The sandbox's init, PID 1 of the namespaces, keeps no capability once
+// the command runs, and the command cannot read its memory or environment.
+func TestInitKeepsNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	p := w.policy(ReadOnly, false)
+	sb := &Sandbox{Policy: p, Support: requireSupport(t, p)}
+	out, err := run(t, sb, w.workdir, "grep -h '^Cap\\(Prm\\|Eff\\)' /proc/1/task/*/status | sort -u; cat /proc/1/environ >/dev/null 2>&1 && echo ENVIRON-READ; echo done")
+	if err != nil || !strings.Contains(out, "done") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "Cap") && !strings.HasSuffix(line, "0000000000000000") {
+			t.Errorf("the init keeps capabilities: %s", line)
+		}
+	}
+	if strings.Contains(out, "ENVIRON-READ") {
+		t.Error("the command read the init's environment")
+	}
+}
+
+// Orphans are reaped by the sandbox's init, not left as zombies of a
+// command that never waits for them.
+func TestOrphansAreReaped(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	p := w.policy(ReadOnly, false)
+	sb := &Sandbox{Policy: p, Support: requireSupport(t, p)}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3, which waits for no child")
+	}
+	// The inner shell exits at once, leaving its sleep to PID 1; the
+	// command goes on as a program that waits for no child, and looks.
+	look := `import glob, time
+time.sleep(0.6)
+for f in glob.glob("/proc/[0-9]*/status"):
+    if "\nState:\tZ" in open(f).read(): print("zombie", f)
+print("done")`
+	out, err := run(t, sb, w.workdir, "sh -c 'sleep 0.2 &'; exec python3 -c '"+look+"'")
+	if err != nil || !strings.Contains(out, "done") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "/status") {
+		t.Errorf("an orphan was left a zombie:\n%s", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -39,6 +40,7 @@ func isProxyVar(name string) bool {
 
 // initMain is PID 1 of the sandbox's namespaces, set up (isolate) and not
 // yet confined further: it starts the command through the second stage,
+// then drops every capability and becomes the reaper (reaperMain), which
 // passes on the signals it gets, reaps orphans, relays the proxy's bridge
 // when there is one, and exits as the command does. A command run as PID 1
 // itself would ignore every signal it has no handler for, and leave its
@@ -49,8 +51,8 @@ func initMain(cs childSpec, report *os.File, path string, argv []string) int {
 		return childFailed
 	}
 	env := os.Environ()
+	lnFD := -1
 	if cs.ProxyFD > 0 {
-		syscall.CloseOnExec(cs.ProxyFD)
 		// The command's only way out: a port on the namespace's own
 		// loopback, each connection handed to ask's proxy outside over
 		// the descriptor ask passed in (the command itself may make no
@@ -59,6 +61,11 @@ func initMain(cs childSpec, report *os.File, path string, argv []string) int {
 		if err != nil {
 			return fail(fmt.Errorf("the proxy's bridge cannot listen on the sandbox's loopback: %w", err))
 		}
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			return fail(fmt.Errorf("the proxy's bridge: %w", err))
+		}
+		lnFD = int(f.Fd())
 		url := "http://" + ln.Addr().String()
 		kept := env[:0]
 		for _, kv := range env {
@@ -70,7 +77,6 @@ func initMain(cs childSpec, report *os.File, path string, argv []string) int {
 		for _, v := range proxyVars {
 			env = append(env, v+"="+url)
 		}
-		go bridgeIn(ln, cs.ProxyFD)
 	}
 	if cs.ScratchFD > 0 {
 		unix.Close(cs.ScratchFD) // mounted by isolate
@@ -81,25 +87,65 @@ func initMain(cs childSpec, report *os.File, path string, argv []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	signals := make(chan os.Signal, 16)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
-		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM)
 	// The report pipe goes on to the second stage as descriptor 3, which
-	// closes it by executing the command.
+	// closes it by executing the command; this copy closes when the
+	// reaper is executed.
 	pid, err := syscall.ForkExec("/proc/self/exe", append([]string{os.Args[0], execArg, string(spec), "3", path}, argv...),
 		&syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2, report.Fd()}})
 	if err != nil {
 		return fail(fmt.Errorf("the sandbox's init cannot start the command: %w", err))
 	}
-	report.Close()
-	// The command may not look into this process (it holds what set the
-	// namespaces up), whatever the seccomp layer says of ptrace.
+	abort := func(err error) int {
+		syscall.Kill(pid, syscall.SIGKILL)
+		return fail(err)
+	}
+	// This thread drops every capability, and so does the image it
+	// executes: the init keeps none while the command runs.
+	if err := dropCapabilities(); err != nil {
+		return abort(fmt.Errorf("the sandbox's init cannot drop its capabilities: %w", err))
+	}
+	for _, fd := range []int{lnFD, cs.ProxyFD} {
+		if fd > 0 {
+			if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+				return abort(fmt.Errorf("the proxy's bridge: %w", err))
+			}
+		}
+	}
+	err = syscall.Exec("/proc/self/exe", []string{os.Args[0], reaperArg, strconv.Itoa(pid), strconv.Itoa(lnFD), strconv.Itoa(cs.ProxyFD)}, os.Environ())
+	return abort(fmt.Errorf("the sandbox's init cannot become the reaper: %w", err))
+}
+
+// reaperArg is the init's last image: PID LISTENER-FD BRIDGE-FD (-1 and 0
+// for none).
+const reaperArg = "__ask_sandbox_reaper"
+
+// reaperMain waits for the command, reaping every orphan, passing on
+// signals, and relaying the proxy's bridge; it exits as the command did.
+func reaperMain(args []string) int {
+	if len(args) != 3 {
+		return childFailed
+	}
+	pid, _ := strconv.Atoi(args[0])
+	lnFD, _ := strconv.Atoi(args[1])
+	ctl, _ := strconv.Atoi(args[2])
+	// The command may not look into this process, whatever the seccomp
+	// layer says of ptrace.
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	signals := make(chan os.Signal, 16)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM)
 	go func() {
 		for s := range signals {
 			syscall.Kill(pid, s.(syscall.Signal))
 		}
 	}()
+	if lnFD > 0 && ctl > 0 {
+		syscall.CloseOnExec(lnFD)
+		syscall.CloseOnExec(ctl)
+		if ln, err := net.FileListener(os.NewFile(uintptr(lnFD), "proxy listener")); err == nil {
+			go bridgeIn(ln, ctl)
+		}
+	}
 	for {
 		var ws syscall.WaitStatus
 		got, err := syscall.Wait4(-1, &ws, 0, nil)

@@ -51,6 +51,8 @@ func Main() {
 		os.Exit(child(os.Args[2:], false))
 	case execArg:
 		os.Exit(child(os.Args[2:], true))
+	case reaperArg:
+		os.Exit(reaperMain(os.Args[2:]))
 	}
 }
 
