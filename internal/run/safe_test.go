@@ -126,6 +126,14 @@ func TestSafeDoesNotContactRemoteServers(t *testing.T) {
 	if !strings.Contains(notes.String(), "not contacted under --safe") {
 		t.Errorf("the server left out was not said: %q", notes.String())
 	}
+	// --allow-host naming it lets it be contacted.
+	s.AllowHosts = Given([]string{"127.0.0.1"}, "flag --allow-host")
+	execute(t, s, e, "hi", nil)
+	select {
+	case <-hits:
+	default:
+		t.Error("a remote MCP server --allow-host names was not contacted")
+	}
 }
 
 // M12: `ask replay --safe --yes` started an edited transcript's MCP

@@ -43,6 +43,8 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		sp.Sandbox = sp.Sandbox || s.SandboxMCP.Value
 		specs = append(specs, sp)
 	}
+	// Under --safe, a remote server left is one --allow-host names: its
+	// read-only tools may reach it (NoNetwork below).
 	specs = r.confineServers(specs, root)
 	if len(specs) == 0 {
 		return extra, nil
@@ -52,7 +54,7 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		taken = append(taken, t.Info().Name)
 	}
 	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
-		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox}
+		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value && len(s.AllowHosts.Value) == 0, Sandbox: root.Sandbox}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}
