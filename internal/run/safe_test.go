@@ -388,13 +388,16 @@ func TestCredentials(t *testing.T) {
 	r.Settings.BaseURL = Given("https://user:base-url-pass-1@api.example/v1", "flag")
 	r.Settings.MCPHeaders = Given([]string{"X-Auth: ${CORP_AUTH}"}, "flag")
 	r.Settings.MCP = Given([]string{"https://u:mcp-url-pass-1@mcp.example/mcp"}, "flag")
-	r.Settings.MCPServers = Given([]mcp.Server{{Argv: []string{"srv"}, Env: map[string]string{"T": "${SRV_TOKEN}"}}}, "config")
+	r.Settings.MCPServers = Given([]mcp.Server{{URL: "https://mcp.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${SRV_TOKEN}", "X-Home": "${HOME}"}}}, "config")
 	r.Settings.Credentials = Credentials{Vars: []string{"WORK_KEY"}, Values: []string{"config-api-key-0001"}}
 	gotVars, gotValues := r.credentials("running-key-0001")
 	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CORP_AUTH", "SRV_TOKEN", "WORK_KEY"} {
 		if !slices.Contains(gotVars, v) {
 			t.Errorf("variable %s not among %v", v, gotVars)
 		}
+	}
+	if slices.Contains(gotVars, "HOME") {
+		t.Error("a header naming $HOME would take HOME from every command")
 	}
 	for _, v := range []string{"running-key-0001", "other-key-00002", "corp-header-secret-1", "server-env-secret-1",
 		"config-keyenv-secret", "config-api-key-0001", "base-url-pass-1", "mcp-url-pass-1", "proxy-pass-1",

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // Credentials are secrets a run can know of besides its own key: a config
@@ -29,8 +30,7 @@ var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", 
 // credentials are every credential the run can know of: the variables to
 // keep from the tools' processes, and the values to scrub from what the
 // tools return. They are every provider's key variables (not only the
-// running one's), the variables a header or an MCP server's environment
-// names, and by value the key, those variables' values, header values as
+// running one's), the variables a header names, and by value the key, those variables' values, header values as
 // sent (a server may echo its token), URL passwords (the base URL's, the
 // MCP servers', a proxy's) and the authorizations git's
 // http.*.extraheader holds (actions/checkout leaves its token there).
@@ -59,13 +59,14 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		for _, v := range sp.Headers {
 			named = append(named, v)
 		}
-		for _, v := range sp.Env {
-			named = append(named, v)
-		}
 	}
 	for _, v := range named {
 		for _, m := range varRef.FindAllStringSubmatch(v, -1) {
-			vars = append(vars, m[1]+m[2])
+			// A header naming $HOME is odd, but must not take HOME
+			// from every command.
+			if name := m[1] + m[2]; !tools.BuildVar(name, "") {
+				vars = append(vars, name)
+			}
 		}
 		expanded := os.Expand(v, getenv)
 		if expanded != v {
