@@ -39,10 +39,10 @@ func isProxyVar(name string) bool {
 }
 
 // initMain is PID 1 of the sandbox's namespaces, set up (isolate) and not
-// yet confined further: it starts the command through the second stage,
-// then drops every capability and becomes the reaper (reaperMain), which
-// passes on the signals it gets, reaps orphans, relays the proxy's bridge
-// when there is one, and exits as the command does. A command run as PID 1
+// yet confined further. It drops every capability and becomes the reaper
+// (reaperMain), which starts the command through the second stage, passes
+// on the signals it gets, reaps orphans, relays the proxy's bridge when
+// there is one, and exits as the command does. A command run as PID 1
 // itself would ignore every signal it has no handler for, and leave its
 // orphans unreaped.
 func initMain(cs childSpec, report *os.File, path string, argv []string) int {
@@ -87,65 +87,70 @@ func initMain(cs childSpec, report *os.File, path string, argv []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	// The report pipe goes on to the second stage as descriptor 3, which
-	// closes it by executing the command; this copy closes when the
-	// reaper is executed.
-	pid, err := syscall.ForkExec("/proc/self/exe", append([]string{os.Args[0], execArg, string(spec), "3", path}, argv...),
-		&syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2, report.Fd()}})
-	if err != nil {
-		return fail(fmt.Errorf("the sandbox's init cannot start the command: %w", err))
-	}
-	abort := func(err error) int {
-		syscall.Kill(pid, syscall.SIGKILL)
-		return fail(err)
-	}
 	// This thread drops every capability, and so does the image it
-	// executes: the init keeps none while the command runs.
+	// executes: the init keeps none, and the second stage starts with
+	// none (it needs none: no_new_privs lets it load Landlock and seccomp).
 	if err := dropCapabilities(); err != nil {
-		return abort(fmt.Errorf("the sandbox's init cannot drop its capabilities: %w", err))
+		return fail(fmt.Errorf("the sandbox's init cannot drop its capabilities: %w", err))
 	}
-	for _, fd := range []int{lnFD, cs.ProxyFD} {
+	for _, fd := range []int{int(report.Fd()), lnFD, cs.ProxyFD} {
 		if fd > 0 {
 			if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
-				return abort(fmt.Errorf("the proxy's bridge: %w", err))
+				return fail(fmt.Errorf("the sandbox's init: %w", err))
 			}
 		}
 	}
-	err = syscall.Exec("/proc/self/exe", []string{os.Args[0], reaperArg, strconv.Itoa(pid), strconv.Itoa(lnFD), strconv.Itoa(cs.ProxyFD)}, os.Environ())
-	return abort(fmt.Errorf("the sandbox's init cannot become the reaper: %w", err))
+	args := append([]string{os.Args[0], reaperArg, strconv.Itoa(int(report.Fd())), strconv.Itoa(lnFD), strconv.Itoa(cs.ProxyFD), string(spec), path}, argv...)
+	err = syscall.Exec("/proc/self/exe", args, env)
+	return fail(fmt.Errorf("the sandbox's init cannot become the reaper: %w", err))
 }
 
-// reaperArg is the init's last image: PID LISTENER-FD BRIDGE-FD (-1 and 0
-// for none).
+// reaperArg is the init's last image: REPORT-FD LISTENER-FD BRIDGE-FD
+// POLICY-JSON PATH ARGV... (-1 and 0 for no listener and no bridge).
 const reaperArg = "__ask_sandbox_reaper"
 
-// reaperMain waits for the command, reaping every orphan, passing on
-// signals, and relaying the proxy's bridge; it exits as the command did.
+// reaperMain starts the command through the second stage and waits for
+// it, reaping every orphan, passing on signals, and relaying the proxy's
+// bridge; it exits as the command did.
 func reaperMain(args []string) int {
-	if len(args) != 3 {
+	if len(args) < 5 {
 		return childFailed
 	}
-	pid, _ := strconv.Atoi(args[0])
+	reportFD, _ := strconv.Atoi(args[0])
 	lnFD, _ := strconv.Atoi(args[1])
 	ctl, _ := strconv.Atoi(args[2])
+	syscall.CloseOnExec(reportFD)
+	report := os.NewFile(uintptr(reportFD), "sandbox report")
 	// The command may not look into this process, whatever the seccomp
 	// layer says of ptrace.
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	signals := make(chan os.Signal, 16)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM)
+	if lnFD > 0 && ctl > 0 {
+		syscall.CloseOnExec(lnFD)
+		syscall.CloseOnExec(ctl)
+		ln, err := net.FileListener(os.NewFile(uintptr(lnFD), "proxy listener"))
+		if err != nil {
+			fmt.Fprintf(report, "the proxy's bridge: %v", err)
+			return childFailed
+		}
+		go bridgeIn(ln, ctl)
+	}
+	// The report pipe goes on to the second stage as descriptor 3, which
+	// closes it by executing the command.
+	pid, err := syscall.ForkExec("/proc/self/exe", append([]string{os.Args[0], execArg, args[3], "3"}, args[4:]...),
+		&syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2, report.Fd()}})
+	if err != nil {
+		fmt.Fprintf(report, "the sandbox's init cannot start the command: %v", err)
+		return childFailed
+	}
+	report.Close()
 	go func() {
 		for s := range signals {
 			syscall.Kill(pid, s.(syscall.Signal))
 		}
 	}()
-	if lnFD > 0 && ctl > 0 {
-		syscall.CloseOnExec(lnFD)
-		syscall.CloseOnExec(ctl)
-		if ln, err := net.FileListener(os.NewFile(uintptr(lnFD), "proxy listener")); err == nil {
-			go bridgeIn(ln, ctl)
-		}
-	}
 	for {
 		var ws syscall.WaitStatus
 		got, err := syscall.Wait4(-1, &ws, 0, nil)

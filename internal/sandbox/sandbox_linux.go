@@ -52,7 +52,10 @@ func Main() {
 	case execArg:
 		os.Exit(child(os.Args[2:], true))
 	case reaperArg:
-		os.Exit(reaperMain(os.Args[2:]))
+		// Not os.Exit: a race-detecting build sleeps a second there,
+		// while what the command left behind lives on (PID 1's exit
+		// ends it).
+		syscall.Exit(reaperMain(os.Args[2:]))
 	}
 }
 
