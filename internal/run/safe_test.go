@@ -375,7 +375,7 @@ func TestCredentials(t *testing.T) {
 	}
 	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:ghs_submoduletoken1"))
 	if err := os.WriteFile(filepath.Join(wd, ".git", "modules", "sub", "config"),
-		[]byte("[http \"https://github.com/\"]\n\textraHeader = \"AUTHORIZATION: basic "+basic+"\"\n"), 0o644); err != nil {
+		[]byte("[http \"https://github.com/\"]\n\textraHeader = \"AUTHORIZATION: basic "+basic+"\"\n[remote \"origin\"]\n\turl = https://x-access-token:ghs_remoteurltoken1@github.com/o/r\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	vars := map[string]string{
@@ -401,7 +401,7 @@ func TestCredentials(t *testing.T) {
 	}
 	for _, v := range []string{"running-key-0001", "other-key-00002", "corp-header-secret-1", "server-env-secret-1",
 		"config-keyenv-secret", "config-api-key-0001", "base-url-pass-1", "mcp-url-pass-1", "proxy-pass-1",
-		basic, "ghs_submoduletoken1"} {
+		basic, "ghs_submoduletoken1", "ghs_remoteurltoken1"} {
 		if !slices.Contains(gotValues, v) {
 			t.Errorf("secret %q not among %q", v, gotValues)
 		}

@@ -105,7 +105,7 @@ func urlPassword(raw string) string {
 // gitAuthorizations are the secrets in the http.*.extraheader values of
 // the repository's git config (and its submodules') and the user's: each
 // value, its credential, and a basic credential decoded (user:token) with
-// its token.
+// its token; and the passwords of remotes' URLs.
 func gitAuthorizations(workdir, home string) []string {
 	var files []string
 	for dir := workdir; ; dir = filepath.Dir(dir) {
@@ -153,7 +153,8 @@ func findGitDir(dir string) string {
 	return ""
 }
 
-// extraHeaders reads the extraheader values of one git config file.
+// extraHeaders reads the extraheader values, and the URL passwords, of
+// one git config file.
 func extraHeaders(file string) []string {
 	f, err := os.Open(file)
 	if err != nil {
@@ -165,10 +166,20 @@ func extraHeaders(file string) []string {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		name, value, ok := strings.Cut(sc.Text(), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(name), "extraheader") {
+		if !ok {
 			continue
 		}
-		value = strings.Trim(strings.TrimSpace(value), `"`)
+		name, value = strings.TrimSpace(name), strings.Trim(strings.TrimSpace(value), `"`)
+		if strings.EqualFold(name, "url") || strings.EqualFold(name, "pushurl") {
+			// A remote's URL may carry a token as its password.
+			if p := urlPassword(value); p != "" {
+				out = append(out, p)
+			}
+			continue
+		}
+		if !strings.EqualFold(name, "extraheader") {
+			continue
+		}
 		out = append(out, value)
 		_, cred, _ := strings.Cut(value, ":")
 		fields := strings.Fields(cred)
