@@ -251,3 +251,36 @@ print("done")`
 		t.Errorf("an orphan was left a zombie:\n%s", out)
 	}
 }
+
+// The proxy, served directly: plain HTTP to an allowed name is passed on
+// in origin form; a head without end is cut off; a refusal says why.
+func TestProxyServeConn(t *testing.T) {
+	t.Parallel()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "ORIGIN %s %s proxy-auth=%q", r.Host, r.URL.Path, r.Header.Get("Proxy-Authorization"))
+	}))
+	defer origin.Close()
+	p := &Proxy{Hosts: []string{"registry.example"}, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, origin.Listener.Addr().String())
+	}}
+	defer p.Close()
+	exchange := func(request string) string {
+		client, server := net.Pipe()
+		go p.ServeConn(server)
+		go func() { io.WriteString(client, request) }()
+		b, _ := io.ReadAll(client)
+		client.Close()
+		return string(b)
+	}
+	for _, c := range []struct{ name, request, want string }{
+		{"plain HTTP", "GET http://registry.example/pkg HTTP/1.1\r\nHost: registry.example\r\nProxy-Authorization: Basic c2VjcmV0\r\n\r\n", `ORIGIN registry.example /pkg proxy-auth=""`},
+		{"another host", "GET http://other.example/ HTTP/1.1\r\nHost: other.example\r\n\r\n", "403 Forbidden"},
+		{"another port", "CONNECT registry.example:22 HTTP/1.1\r\nHost: registry.example:22\r\n\r\n", "registry.example:22 is not allowed"},
+		{"not a proxy request", "GET /pkg HTTP/1.1\r\nHost: registry.example\r\n\r\n", "400 Bad Request"},
+		{"an endless head", "GET http://registry.example/ HTTP/1.1\r\nX: " + strings.Repeat("a", 100<<10), "431"},
+	} {
+		if got := exchange(c.request); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q in it", c.name, got, c.want)
+		}
+	}
+}

@@ -3,8 +3,10 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -114,13 +116,20 @@ func (p *Proxy) ServeConn(conn net.Conn) {
 		p.track(conn, false)
 		conn.Close()
 	}()
-	br := bufio.NewReader(conn)
+	// A request's head is bounded: the command is not trusted to end it.
+	head := &budgetReader{r: conn}
+	br := bufio.NewReader(head)
 	for {
 		conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
+		head.n = maxHead
 		req, err := http.ReadRequest(br)
 		if err != nil {
+			if errors.Is(err, errHeadTooLong) {
+				refuse(conn, http.StatusRequestHeaderFieldsTooLarge, "ask: the request's head is too long")
+			}
 			return
 		}
+		head.n = math.MaxInt64 // a body or a tunnel may be of any length
 		conn.SetReadDeadline(time.Time{})
 		if !p.serveRequest(conn, br, req) {
 			return
@@ -184,6 +193,29 @@ func (p *Proxy) serveRequest(conn net.Conn, br *bufio.Reader, req *http.Request)
 	}
 	io.Copy(conn, up)
 	return false
+}
+
+// maxHead bounds a request line and its headers.
+const maxHead = 64 << 10
+
+var errHeadTooLong = errors.New("request head too long")
+
+// budgetReader reads until its budget is spent.
+type budgetReader struct {
+	r io.Reader
+	n int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, errHeadTooLong
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	n, err := b.r.Read(p)
+	b.n -= int64(n)
+	return n, err
 }
 
 // splice copies both ways until either side ends.
