@@ -136,31 +136,41 @@ func TestSafeDoesNotContactRemoteServers(t *testing.T) {
 	}
 }
 
-// M12: `ask replay --safe --yes` started an edited transcript's MCP
-// command line unsandboxed. It starts in the replaying invocation's
-// sandbox, where it can change nothing.
+// M12: `ask replay --safe --yes` (and `--sandbox read-only --yes`)
+// started an edited transcript's MCP command line unsandboxed. It starts
+// in the replaying invocation's sandbox, where it can change nothing.
 func TestReplaySafeYesConfinesTheTranscriptsServers(t *testing.T) {
 	t.Parallel()
 	requireSandbox(t)
-	outside := t.TempDir()
-	marker := filepath.Join(outside, "replayed")
-	start := records.Event{Type: records.TypeRunStarted, Provider: "openai", Model: "gpt-test", Mode: "agent",
-		Settings: &records.Settings{Prompt: "x", MaxSteps: 5, Timeout: "1m", Stream: true,
-			Tools: []string{"evil__x"}, MCP: []string{"touch " + marker}}}
-	wd := t.TempDir()
-	s, _, rp, err := FromTranscript([]records.Event{start}, ReplayOptions{Workdir: wd,
-		Yes: Given(true, "flag --yes"), Safe: Given(true, "flag --safe")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := testEnv(t, nil)
-	e.Wd, e.Replay = wd, rp
-	r, err := New(context.Background(), s, e)
-	if err == nil {
-		r.Close()
-	}
-	if _, serr := os.Stat(marker); serr == nil {
-		t.Fatalf("the transcript's MCP command ran outside the sandbox (New: %v)", err)
+	for _, c := range []struct {
+		name string
+		opt  ReplayOptions
+	}{
+		{"--safe --yes", ReplayOptions{Yes: Given(true, "flag --yes"), Safe: Given(true, "flag --safe")}},
+		{"--sandbox read-only --yes", ReplayOptions{Yes: Given(true, "flag --yes"), Sandbox: Given("read-only", "flag --sandbox")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "replayed")
+			start := records.Event{Type: records.TypeRunStarted, Provider: "openai", Model: "gpt-test", Mode: "agent",
+				Settings: &records.Settings{Prompt: "x", MaxSteps: 5, Timeout: "1m", Stream: true,
+					Tools: []string{"evil__x"}, MCP: []string{"touch " + marker}}}
+			wd := t.TempDir()
+			c.opt.Workdir = wd
+			s, _, rp, err := FromTranscript([]records.Event{start}, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := testEnv(t, nil)
+			e.Wd, e.Replay = wd, rp
+			r, err := New(context.Background(), s, e)
+			if err == nil {
+				r.Close()
+			}
+			if _, serr := os.Stat(marker); serr == nil {
+				t.Fatalf("the transcript's MCP command ran outside the sandbox (New: %v)", err)
+			}
+		})
 	}
 }
 
