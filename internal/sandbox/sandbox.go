@@ -14,8 +14,13 @@
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the
-// new namespaces; that child confines itself and then executes the
-// command, which inherits the confinement. Nothing needs installing.
+// new namespaces; that child sets the namespaces up and stays as their
+// init, without capabilities: it starts a second stage that confines
+// itself with the other layers and executes the command, which inherits
+// the confinement; it passes signals on, reaps orphans, and relays the
+// proxy's bridge (--allow-host: an HTTP proxy ask runs outside, the
+// commands' only way out, reached on the namespace's loopback). Nothing
+// needs installing.
 //
 // It fails closed: where the kernel cannot confine, Confine refuses with one
 // line saying what is missing, and a child that cannot confine itself
