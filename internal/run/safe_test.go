@@ -391,7 +391,7 @@ func TestCredentials(t *testing.T) {
 	vars := map[string]string{
 		"OPENAI_API_KEY": "running-key-0001", "ANTHROPIC_API_KEY": "other-key-00002",
 		"CORP_AUTH": "corp-header-secret-1", "SRV_TOKEN": "server-env-secret-1", "WORK_KEY": "config-keyenv-secret",
-		"HTTPS_PROXY": "http://me:proxy-pass-1@proxy:3128",
+		"HTTPS_PROXY": "http://me:proxy-pass-1@proxy:3128", "ASK_BASE_URL": "https://u:env-base-pass-1@llm.example/v1",
 	}
 	r := &Run{Settings: defaults(), env: Env{Getenv: env(vars)}, workdir: wd}
 	r.Provider, _ = catalog.Lookup("openai")
@@ -401,7 +401,7 @@ func TestCredentials(t *testing.T) {
 	r.Settings.MCPServers = Given([]mcp.Server{{URL: "https://mcp.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${SRV_TOKEN}", "X-Home": "${HOME}"}}}, "config")
 	r.Settings.Credentials = Credentials{Vars: []string{"WORK_KEY"}, Values: []string{"config-api-key-0001"}}
 	gotVars, gotValues := r.credentials("running-key-0001")
-	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CORP_AUTH", "SRV_TOKEN", "WORK_KEY"} {
+	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CORP_AUTH", "SRV_TOKEN", "WORK_KEY", "ASK_BASE_URL"} {
 		if !slices.Contains(gotVars, v) {
 			t.Errorf("variable %s not among %v", v, gotVars)
 		}
@@ -411,7 +411,7 @@ func TestCredentials(t *testing.T) {
 	}
 	for _, v := range []string{"running-key-0001", "other-key-00002", "corp-header-secret-1", "server-env-secret-1",
 		"config-keyenv-secret", "config-api-key-0001", "base-url-pass-1", "mcp-url-pass-1", "proxy-pass-1",
-		basic, "ghs_submoduletoken1", "ghs_remoteurltoken1"} {
+		basic, "ghs_submoduletoken1", "ghs_remoteurltoken1", "env-base-pass-1"} {
 		if !slices.Contains(gotValues, v) {
 			t.Errorf("secret %q not among %q", v, gotValues)
 		}

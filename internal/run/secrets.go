@@ -82,6 +82,17 @@ func (r *Run) credentials(key string) (vars, values []string) {
 	for _, v := range proxyEnv {
 		urls = append(urls, getenv(v))
 	}
+	// A base URL variable that carries a password is a credential too.
+	baseVars := []string{"ASK_BASE_URL"}
+	for _, p := range catalog.All() {
+		baseVars = append(baseVars, p.BaseURLEnv...)
+	}
+	for _, v := range baseVars {
+		if urlPassword(getenv(v)) != "" {
+			vars = append(vars, v)
+			urls = append(urls, getenv(v))
+		}
+	}
 	for _, u := range urls {
 		if p := urlPassword(u); p != "" {
 			values = append(values, p, url.QueryEscape(p), url.PathEscape(p))
