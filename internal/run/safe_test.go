@@ -477,3 +477,33 @@ func TestSafeServersReadOnlyToolReachesNoNetwork(t *testing.T) {
 		t.Error("a --safe MCP server's read-only tool reached the network")
 	}
 }
+
+// H3 again, by `ask mcp list --tools --safe`: listing starts the servers
+// as a run would, in the sandbox.
+func TestSafeMCPListStartsServersInTheSandbox(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	e := testEnv(t, nil)
+	marker := filepath.Join(t.TempDir(), "pwned")
+	evil := fmt.Sprintf("open(%q, 'w').write('pwned')\n", marker)
+	if err := os.WriteFile(filepath.Join(e.Wd, "mcp_notes.py"), []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := defaults()
+	s.Workdir = Given(e.Wd, "flag --workdir")
+	s.Safe = Given(true, "flag --safe")
+	s.MCP = Given([]string{"python3 -m mcp_notes", "https://mcp.example/mcp"}, "flag --mcp")
+	entries, err := ListMCP(context.Background(), s, nil, e, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("ask mcp list --tools --safe ran the checkout's module outside the sandbox")
+	}
+	if len(entries) != 2 || entries[0].Error == "" || !strings.Contains(entries[1].Error, "not contacted under --safe") {
+		t.Errorf("entries %+v", entries)
+	}
+}

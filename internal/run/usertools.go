@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -90,24 +91,35 @@ func (r *Run) confineServers(specs []mcp.Server, root *tools.Root) []mcp.Server 
 			out = append(out, sp)
 			continue
 		}
-		if s.Safe.Value && !s.AllowNetwork.Value {
-			host := ""
-			if u, err := url.Parse(sp.URL); err == nil {
-				host = u.Hostname()
-			}
-			port := 443
-			if strings.HasPrefix(sp.URL, "http:") {
-				port = 80
-			}
-			if p := (sandbox.Proxy{Hosts: s.AllowHosts.Value}); host == "" || !p.Allowed(host, port) {
-				r.note("%s: not contacted under --safe: nothing leaves the machine but the model's requests (--allow-host %s would allow it)",
-					cmp.Or(sp.Origin, "MCP server "+providers.RedactURL(sp.URL)), cmp.Or(host, "HOST"))
-				continue
-			}
+		if why := s.remoteRefused(sp); why != "" {
+			r.note("%s", why)
+			continue
 		}
 		out = append(out, sp)
 	}
 	return out
+}
+
+// remoteRefused says why a remote server is not contacted: under --safe,
+// only one on a host --allow-host names (or with --allow-network) is; ""
+// when it may be.
+func (s Settings) remoteRefused(sp mcp.Server) string {
+	if !s.Safe.Value || s.AllowNetwork.Value {
+		return ""
+	}
+	host := ""
+	if u, err := url.Parse(sp.URL); err == nil {
+		host = u.Hostname()
+	}
+	port := 443
+	if strings.HasPrefix(sp.URL, "http:") {
+		port = 80
+	}
+	if p := (sandbox.Proxy{Hosts: s.AllowHosts.Value}); host != "" && p.Allowed(host, port) {
+		return ""
+	}
+	return fmt.Sprintf("%s: not contacted under --safe: nothing leaves the machine but the model's requests (--allow-host %s would allow it)",
+		cmp.Or(sp.Origin, "MCP server "+providers.RedactURL(sp.URL)), cmp.Or(host, "HOST"))
 }
 
 // mcpServers turns --mcp values into servers: a URL is reached with the
