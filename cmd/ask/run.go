@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -222,7 +221,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		OnProgress: status.Progress,
 	}
 	if p.transcript != "" {
-		f, err := os.Create(p.transcript)
+		f, err := records.Create(p.transcript)
 		if err != nil {
 			return usageErr("--transcript: %v", err)
 		}

@@ -31,8 +31,10 @@ const (
 	TypeHook = "hook"
 	// TypeCheckFinished is one run of --until's check.
 	TypeCheckFinished = "check.finished"
-	TypeError         = "error"
-	TypeRunFinished   = "run.finished"
+	// TypeNetwork is a connection through the sandbox's proxy.
+	TypeNetwork     = "network"
+	TypeError       = "error"
+	TypeRunFinished = "run.finished"
 )
 
 // Event is one line of a transcript. Fields not used by an event's type are
@@ -83,6 +85,11 @@ type Event struct {
 	Round     int    `json:"round,omitempty"`
 	Passed    *bool  `json:"passed,omitempty"`
 	CheckExit *int   `json:"check_exit_code,omitempty"`
+
+	// network: a connection through the sandbox's proxy (--allow-host).
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Allowed *bool  `json:"allowed,omitempty"`
 
 	// retry, error
 	Attempt int    `json:"attempt,omitempty"`

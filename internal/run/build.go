@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -78,6 +79,9 @@ type Env struct {
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
+	// ProxyDial connects the --allow-host proxy to an allowed host; nil
+	// resolves and dials as the system does. Tests map names here.
+	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -115,6 +119,8 @@ type Run struct {
 	root        *tools.Root // where the file tools work; it reports their changes
 	env         Env
 	closers     []func()
+	// network hears of the --allow-host proxy's connections.
+	network networkHook
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -199,17 +205,24 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	for _, p := range env.Private {
 		root.Hide(AbsPath(env.Wd, p))
 	}
-	// Whatever variable the key came from stays with ask.
-	root.Scrub(row.KeyEnv...)
 	r.workdir, r.root = root.Dir(), root
+	// Every credential the run can know of stays with ask: out of the
+	// tools' environment, and scrubbed from what they return.
+	secretVars, secrets := r.credentials(key)
+	root.Scrub(secretVars...)
+	if s.Safe.Value {
+		// Under --safe, commands get what a build needs, and what the
+		// config names.
+		root.KeepOnly(s.SandboxEnv.Value...)
+	}
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
-	if key != "" {
-		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
+	if len(secrets) > 0 {
+		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(secrets...)}
 	}
 	r.System = prompts.System(prompts.Env{
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,

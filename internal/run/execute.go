@@ -156,6 +156,9 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		mu.Unlock()
 		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
 	})
+	r.network.set(func(host string, port int, allowed bool) {
+		rec.Emit(records.Event{Type: records.TypeNetwork, Step: int(step.Load()), Host: host, Port: port, Allowed: &allowed})
+	})
 	r.root.OnWatchProblem(func(msg string) {
 		r.note("warning: %s", msg)
 		rec.Emit(records.Event{Type: records.TypeError, Step: int(step.Load()), Error: msg})

@@ -63,6 +63,11 @@ type Settings struct {
 	// nil for none.
 	Conversation *Conversation
 
+	// Credentials are the config file's providers' key variables and
+	// keys, every provider's and not only the running one's: kept from the
+	// tools' processes and scrubbed from what tools return.
+	Credentials Credentials
+
 	// keyFile is the config file the key came from, "" when it came from
 	// the environment: such a file should be private.
 	keyFile string
@@ -165,6 +170,14 @@ func Resolve(in Inputs) (Settings, error) {
 	s.Aliases = cfg.aliases()
 	s.BaseURL = resolveBaseURL(s.BaseURL, row, cfg, in.Getenv)
 	s.Key, s.KeyVars, s.keyFile = resolveKey(row, cfg, in.Getenv)
+	for name, p := range cfg.Resolved.Providers {
+		if p.KeyEnv != "" {
+			s.Credentials.Vars = append(s.Credentials.Vars, p.KeyEnv)
+		}
+		if k, _ := cfg.apiKey(name); k != "" {
+			s.Credentials.Values = append(s.Credentials.Values, k.Reveal())
+		}
+	}
 	if c := s.Conversation; c != nil {
 		// Held settings this run has anyway need no one's word.
 		if c.held.BaseURL == s.BaseURL.Value {

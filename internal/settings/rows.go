@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ask-cli/ask/internal/bytesize"
 )
 
 // Kind is the type of a setting's value.
@@ -47,6 +49,8 @@ type Row struct {
 	// Adds joins the lists of every layer instead of replacing a lower
 	// layer's (deny rules: each layer may only add to them).
 	Adds bool
+	// ConfigOnly rows have no flag: the config file (Key) gives them.
+	ConfigOnly bool
 	// Bound settings belong to one provider: the config file gives them
 	// per provider, and a run resolves them once the provider is known.
 	Bound bool
@@ -214,6 +218,24 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "allow-network", Category: CategoryTools, Kind: Bool, Default: false,
 			Help:  "let sandboxed commands reach the network",
 			field: field(func(v *Values) *Setting[bool] { return &v.AllowNetwork })},
+		{Name: "allow-host", Category: CategoryTools, Kind: List, Default: []string(nil), Key: "sandbox.allow_hosts",
+			Help:  "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
+			check: hostPatterns,
+			field: field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
+		{Name: "sandbox-hide", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.hide", Adds: true,
+			Help:  "hide the file or directory `PATH` from sandboxed commands too, besides the credential stores; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.SandboxHide })},
+		{Name: "sandbox-env", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.env",
+			Help:  "under --safe, pass the environment variable `NAME` on to commands too (they get only what a build needs); repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.SandboxEnv })},
+		{Name: "sandbox-max-processes", Category: CategoryTools, ConfigOnly: true, Kind: Int, Default: 0, Key: "sandbox.max_processes",
+			Help:  "the most processes and threads one sandboxed command may have at once (0: 1024)",
+			check: atLeast(0, "must be 0 (the default) or more"),
+			field: field(func(v *Values) *Setting[int] { return &v.SandboxMaxProcesses })},
+		{Name: "sandbox-scratch-size", Category: CategoryTools, ConfigOnly: true, Kind: String, Default: "", Key: "sandbox.scratch_size",
+			Help:  "the sandbox's scratch space for the whole run, a `SIZE` such as 512M or 2G (default 2G)",
+			check: byteSize,
+			field: field(func(v *Values) *Setting[string] { return &v.SandboxScratchSize })},
 		{Name: "sandbox-mcp", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "start the MCP servers' commands inside the sandbox too (a remote server is reached by ask itself, never sandboxed)",
 			field: field(func(v *Values) *Setting[bool] { return &v.SandboxMCP })},
@@ -273,6 +295,32 @@ func ByKey(key string) (Row, bool) {
 		}
 	}
 	return Row{}, false
+}
+
+// byteSize checks a size such as 2G ("" is the default).
+func byteSize(v any) string {
+	s, _ := v.(string)
+	if s == "" {
+		return ""
+	}
+	if n, err := bytesize.Parse(s); err != nil || n <= 0 {
+		return fmt.Sprintf("%q: give a size such as 512M or 2G", s)
+	}
+	return ""
+}
+
+// hostPatterns checks --allow-host values: a host name, an IP address, or
+// *. and a domain; no scheme, port or path.
+func hostPatterns(v any) string {
+	list, _ := v.([]string)
+	for _, h := range list {
+		name := strings.TrimPrefix(h, "*.")
+		ipv6 := strings.Count(name, ":") > 1
+		if name == "" || strings.ContainsAny(name, "/@* \t") || !ipv6 && strings.Contains(name, ":") {
+			return fmt.Sprintf("%q: give a host name such as proxy.golang.org or *.npmjs.org, without a scheme, port or path", h)
+		}
+	}
+	return ""
 }
 
 func atLeast(n int, msg string) func(any) string {

@@ -73,10 +73,17 @@ type Values struct {
 	Sandbox      Setting[string]
 	AllowNetwork Setting[bool]
 	SandboxMCP   Setting[bool]
-	Allow        Setting[[]string]
-	Deny         Setting[[]string]
-	Yes          Setting[bool]
-	NoTools      Setting[bool]
+	// AllowHosts are the names sandboxed commands may reach through ask's
+	// proxy (--allow-host).
+	AllowHosts          Setting[[]string]
+	SandboxHide         Setting[[]string]
+	SandboxEnv          Setting[[]string]
+	SandboxMaxProcesses Setting[int]
+	SandboxScratchSize  Setting[string]
+	Allow               Setting[[]string]
+	Deny                Setting[[]string]
+	Yes                 Setting[bool]
+	NoTools             Setting[bool]
 	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
 	NoProjectFile Setting[bool]
 	ToolsFile     Setting[string]
