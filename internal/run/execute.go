@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/undo"
 )
 
 // Output is where a run's events go and who watches it; the CLI chooses.
@@ -78,7 +79,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		rec.Observe(out.Observe)
 	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), Git: r.gitState(ctx)})
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
@@ -127,10 +128,18 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 			added, removed := c.Added, c.Removed
 			ch.LinesAdded, ch.LinesRemoved = &added, &removed
 		}
+		var content records.Contents
+		if c.HasBefore {
+			content.SetBefore(c.Before)
+		}
+		if c.HasAfter {
+			content.SetAfter(c.After)
+		}
+		content.AfterSHA256 = c.AfterSHA256
 		mu.Lock()
 		changes = append(changes, ch)
 		mu.Unlock()
-		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
+		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch, Contents: &content})
 	})
 	r.root.OnWatchProblem(func(msg string) {
 		r.note("warning: %s", msg)
@@ -149,6 +158,26 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		defer mu.Unlock()
 		return slices.Clone(changes)
 	}
+}
+
+// gitState is the repository the run starts in, for `ask undo` to know
+// which files a command changes it may restore from git: taken only when
+// a tool whose changes are watched (the shell, user and MCP tools) is
+// declared, since the file tools record what they replace themselves.
+func (r *Run) gitState(ctx context.Context) *records.GitState {
+	if r.root == nil {
+		return nil
+	}
+	for _, t := range r.Declared {
+		if !tools.ReportsOwnChanges(t.Name) {
+			st, err := undo.GitStateOf(ctx, r.workdir)
+			if err != nil && r.env.Verbose {
+				r.note("ask undo will not restore what commands change from git: %v", err)
+			}
+			return st
+		}
+	}
+	return nil
 }
 
 // watchedTools reports, as the file changes of each call, what a tool that
