@@ -105,6 +105,14 @@ var examples = map[string][]string{
 		`ask log search "flaky test"`,
 		`ask --resume "$(ask log search --json migration | jq -r '.[0].id')" "go on"`,
 	},
+	"ask log diff": {
+		`ask log diff last > run.patch`,
+		`ask log diff 20261123-2154 | git apply --check`,
+	},
+	"ask undo": {
+		`ask undo`,
+		`ask undo --json 20261123-2154 | jq -r '.[] | select(.action == "left") | .path'`,
+	},
 	"ask models": {
 		`ask models -p openrouter`,
 		`ask models -p anthropic --json | jq -r '.[].id'`,

@@ -24,6 +24,8 @@ import (
 // change to the state after its last.
 type File struct {
 	Path string
+	// Tool is the tool that changed it first.
+	Tool string
 	// Created: the file did not exist before the run. Deleted: it does
 	// not after.
 	Created, Deleted bool
@@ -90,7 +92,7 @@ func FromEvents(events []records.Event) Run {
 
 // first is what the first change of a file tells of it before the run.
 func (run Run) first(ch records.Change, c *records.Contents) File {
-	f := File{Path: ch.Path}
+	f := File{Path: ch.Path, Tool: ch.Tool}
 	if ch.Action == "created" {
 		f.Created = true
 		return f
@@ -126,7 +128,7 @@ func (run Run) before(ctx context.Context, f File) ([]byte, bool, error) {
 	case f.FromGit:
 		b, exec, err := gitBlob(ctx, run.Workdir, run.Git, f.Path)
 		if errors.Is(err, errNotInGit) {
-			return nil, false, errors.New("a command changed it, and it was not tracked by git: its content before was not recorded")
+			return nil, false, fmt.Errorf("%s changed it, and it was not in git's last commit when the run started: its content before was not recorded", f.Tool)
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("its content before is not in git: %w", err)
