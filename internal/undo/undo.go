@@ -148,7 +148,7 @@ type Skipped struct {
 
 // Patch writes the run's changes as a patch git apply takes, from the
 // state before the run to the state it left; it returns the files it
-// could not put in: binary, too large, or with no content before.
+// could not put in: too large, or with no content before.
 func (run Run) Patch(ctx context.Context, w *bytes.Buffer) []Skipped {
 	var skipped []Skipped
 	for _, f := range run.Files {
@@ -167,10 +167,6 @@ func (run Run) Patch(ctx context.Context, w *bytes.Buffer) []Skipped {
 			if after == nil {
 				after = []byte{}
 			}
-		}
-		if Binary(before) || Binary(after) {
-			skipped = append(skipped, Skipped{f.Path, "binary file, not in the patch"})
-			continue
 		}
 		if f.Created && after == nil || before != nil && after != nil && bytes.Equal(before, after) {
 			continue // no net change

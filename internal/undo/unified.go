@@ -257,7 +257,8 @@ func quotePath(p string) string {
 	return sb.String()
 }
 
-// FilePatch writes the git patch that turns before into after for path:
+// FilePatch writes the git patch that turns before into after for path,
+// a binary patch when either side is binary:
 // a nil before is a new file, a nil after a deleted one; the same content
 // before and after writes nothing. exec is the
 // file's mode when it is new or deleted.
@@ -278,6 +279,10 @@ func FilePatch(w *bytes.Buffer, path string, before, after []byte, exec bool) {
 	case after == nil:
 		fmt.Fprintf(w, "deleted file mode %s\n", mode)
 		b = "/dev/null"
+	}
+	if Binary(before) || Binary(after) {
+		binaryPatch(w, before, after)
+		return
 	}
 	if bytes.Equal(before, after) {
 		return // a new or deleted empty file: the header says it all

@@ -44,6 +44,10 @@ func TestFilePatch(t *testing.T) {
 		{name: "filled", path: "a", before: ptr(""), after: ptr("x\n")},
 		{name: "quoted_path", path: "tab\there \"q\" é.txt", before: ptr("a\n"), after: ptr("b\n")},
 		{name: "prepend_append", path: "a", before: ptr("m\n"), after: ptr("first\nm\nlast\n")},
+		{name: "binary_new", path: "b.bin", after: ptr("\x00\x01\x02binary\xff")},
+		{name: "binary_changed", path: "b.bin", before: ptr("\x00old"), after: ptr(strings.Repeat("\x00new and longer than one line of base85 ", 5))},
+		{name: "binary_deleted", path: "b.bin", before: ptr("\x00\x01")},
+		{name: "text_to_binary", path: "t", before: ptr("text\n"), after: ptr("\x00")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
