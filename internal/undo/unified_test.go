@@ -3,6 +3,7 @@ package undo
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -191,4 +192,19 @@ func TestEditsShortest(t *testing.T) {
 			t.Errorf("edits(%q, %q): %d changes, want %d", tc.a, tc.b, n, tc.changes)
 		}
 	}
+}
+
+// TestFilePatchPastMaxEdits checks the patch of two files too different
+// for the shortest script to be searched: still one git applies.
+func TestFilePatchPastMaxEdits(t *testing.T) {
+	t.Parallel()
+	var a, b strings.Builder
+	for i := 0; i < maxEdits+500; i++ {
+		fmt.Fprintf(&a, "old %d\nsame\n", i)
+		fmt.Fprintf(&b, "new %d\nsame\n", i)
+	}
+	before, after := []byte("head\n"+a.String()+"tail\n"), []byte("head\n"+b.String()+"tail\n")
+	var buf bytes.Buffer
+	FilePatch(&buf, "f.txt", before, after, false)
+	applies(t, "f.txt", before, after, buf.Bytes())
 }
