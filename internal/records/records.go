@@ -206,6 +206,8 @@ type Contents struct {
 	// AfterSHA256 is the SHA-256 of the file as the change left it, in
 	// hex; "" when it was deleted.
 	AfterSHA256 string `json:"after_sha256,omitempty"`
+	// Omitted says why content that could have been recorded was not.
+	Omitted string `json:"omitted,omitempty"`
 }
 
 // SetBefore records the content before the change.

@@ -119,6 +119,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []records.Change {
 	var mu sync.Mutex
 	var changes []records.Change
+	contents := contentBudget{seen: map[string]bool{}}
 	if r.root == nil {
 		return func() []records.Change { return nil }
 	}
@@ -128,18 +129,11 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 			added, removed := c.Added, c.Removed
 			ch.LinesAdded, ch.LinesRemoved = &added, &removed
 		}
-		var content records.Contents
-		if c.HasBefore {
-			content.SetBefore(c.Before)
-		}
-		if c.HasAfter {
-			content.SetAfter(c.After)
-		}
-		content.AfterSHA256 = c.AfterSHA256
 		mu.Lock()
+		content := contents.of(c)
 		changes = append(changes, ch)
 		mu.Unlock()
-		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch, Contents: &content})
+		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch, Contents: content})
 	})
 	r.root.OnWatchProblem(func(msg string) {
 		r.note("warning: %s", msg)
@@ -158,6 +152,44 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		defer mu.Unlock()
 		return slices.Clone(changes)
 	}
+}
+
+// maxRunContent bounds the content a run's changes record in all: a
+// command rewriting a tree, or a model editing a large file again and
+// again, must not make a transcript of hundreds of megabytes. Past it,
+// only the hashes are recorded, and undo and ask log diff say why they
+// cannot do more.
+const maxRunContent = 64 << 20
+
+// contentBudget decides what content each change records.
+type contentBudget struct {
+	seen     map[string]bool // paths changed before in this run
+	recorded int
+}
+
+// of is the content a change records: its content before only the first
+// time the run changes a file (undo needs no other), and nothing but the
+// hash once the run's budget is spent.
+func (b *contentBudget) of(c tools.Change) *records.Contents {
+	out := &records.Contents{AfterSHA256: c.AfterSHA256}
+	first := !b.seen[c.Path]
+	b.seen[c.Path] = true
+	size := len(c.After)
+	if first {
+		size += len(c.Before)
+	}
+	if (c.HasBefore && first || c.HasAfter) && b.recorded+size > maxRunContent {
+		out.Omitted = "the run's changes passed 64 MB of recorded content"
+		return out
+	}
+	b.recorded += size
+	if c.HasBefore && first {
+		out.SetBefore(c.Before)
+	}
+	if c.HasAfter {
+		out.SetAfter(c.After)
+	}
+	return out
 }
 
 // gitState is the repository the run starts in, for `ask undo` to know

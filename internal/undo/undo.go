@@ -42,6 +42,8 @@ type File struct {
 	After       []byte
 	HasAfter    bool
 	AfterSHA256 string
+	// Omitted says why the last change recorded no content.
+	Omitted string
 }
 
 // Run is a run's changes as its transcript tells them.
@@ -85,7 +87,7 @@ func FromEvents(events []records.Event) Run {
 		f := &run.Files[i]
 		f.Deleted = ev.Action == "deleted"
 		f.After, f.HasAfter = c.AfterBytes()
-		f.AfterSHA256 = c.AfterSHA256
+		f.AfterSHA256, f.Omitted = c.AfterSHA256, c.Omitted
 	}
 	return Run{Workdir: run.Workdir, Git: run.Git, Files: slices.DeleteFunc(run.Files, func(f File) bool { return f.Created && f.Deleted })}
 }
@@ -101,6 +103,8 @@ func (run Run) first(ch records.Change, c *records.Contents) File {
 		return f
 	}
 	switch {
+	case c.Omitted != "":
+		f.Why = "its content before was not recorded: " + c.Omitted
 	case ch.LinesAdded != nil && c.AfterSHA256 != "":
 		f.Why = fmt.Sprintf("%s changed it, and it was larger than 1 MB: its content before was not recorded", ch.Tool)
 	case ch.LinesAdded != nil:
@@ -160,7 +164,11 @@ func (run Run) Patch(ctx context.Context, w *bytes.Buffer) []Skipped {
 		var after []byte
 		if !f.Deleted {
 			if !f.HasAfter {
-				skipped = append(skipped, Skipped{f.Path, "it was larger than 1 MB after the run: its content was not recorded"})
+				why := "it was larger than 1 MB after the run: its content was not recorded"
+				if f.Omitted != "" {
+					why = "its content after the run was not recorded: " + f.Omitted
+				}
+				skipped = append(skipped, Skipped{f.Path, why})
 				continue
 			}
 			after = f.After
