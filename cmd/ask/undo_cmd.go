@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,7 +46,10 @@ func changedRun(c *cli.Context, stdio *IO, name string) (undo.Run, error) {
 	case 1:
 		ref = c.Args().First()
 	default:
-		return undo.Run{}, usageErr("%s: give one run's ID, or last (ask log lists them)", name)
+		// "ask undo the last commit" was meant for a model.
+		typed := strings.TrimPrefix(name, "ask ") + " " + strings.Join(c.Args().Slice(), " ")
+		return undo.Run{}, usageErr("%s: give one run's ID, or last (ask log lists them); to send %q as a prompt, put -- before it: ask -- %s",
+			name, typed, typed)
 	}
 	store, err := openHistory(stdio)
 	if err != nil {
