@@ -195,10 +195,11 @@ func (b *contentBudget) of(c tools.Change) *records.Contents {
 // gitState is the repository the run starts in, for `ask undo` to know
 // which files a command changes it may restore from git: taken only when
 // a tool whose changes are watched (the shell, user and MCP tools) is
-// declared, since the file tools record what they replace themselves.
+// declared, since the file tools record what they replace themselves,
+// and not under --safe, where commands change nothing.
 func (r *Run) gitState(ctx context.Context) *records.GitState {
-	if r.root == nil {
-		return nil
+	if r.root == nil || r.Settings.Safe.Value {
+		return nil // --safe: commands change nothing
 	}
 	for _, t := range r.Declared {
 		if !tools.ReportsOwnChanges(t.Name) {

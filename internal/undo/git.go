@@ -49,13 +49,19 @@ func GitStateOf(ctx context.Context, dir string) (*records.GitState, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, nil
 	}
-	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-prefix")
-	if err != nil || !bytes.HasPrefix(out, []byte("true\n")) {
+	// One process in the usual case, a repository with a commit; a second
+	// one tells a repository with none from no repository.
+	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-prefix", "HEAD")
+	if err != nil {
+		out, err = git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if err != nil || len(lines) < 2 || lines[0] != "true" {
 		return nil, nil // not a repository (or its .git directory itself)
 	}
-	st := &records.GitState{Prefix: strings.TrimSuffix(strings.TrimPrefix(string(out), "true\n"), "\n")}
-	if head, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
-		st.Head = strings.TrimSpace(string(head))
+	st := &records.GitState{Prefix: lines[1]}
+	if len(lines) == 3 {
+		st.Head = lines[2]
 	}
 	out, err = git(ctx, dir, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=all", "--", ".")
 	if err != nil {

@@ -314,3 +314,20 @@ func TestPatchSkipsUnrecorded(t *testing.T) {
 		t.Errorf("patch %q, skipped %+v", patch.String(), skipped)
 	}
 }
+
+// TestGitStateNoCommit is a repository with no commit yet: no head, so
+// that undo says git has nothing to restore from.
+func TestGitStateNoCommit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	st, err := GitStateOf(context.Background(), dir)
+	if err != nil || st == nil || st.Head != "" || st.Prefix != "" {
+		t.Errorf("GitStateOf in a repository with no commit: %+v, %v", st, err)
+	}
+}
