@@ -10,7 +10,7 @@ version=v1.7.12
 bin="${XDG_CACHE_HOME:-$HOME/.cache}/ask-ci/actionlint-$version"
 if [ ! -x "$bin/actionlint" ]; then
   echo "-- building actionlint $version"
-  GOBIN="$bin" GOFLAGS= go install "github.com/rhysd/actionlint/cmd/actionlint@$version"
+  GOBIN="$bin" GOFLAGS='' go install "github.com/rhysd/actionlint/cmd/actionlint@$version"
 fi
 
 tmp=$(mktemp -d)
