@@ -89,7 +89,7 @@ func logDiff(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(stdio.Err, "ask: %s is not in the patch: %s\n", termtext.Safe(s.Path), s.Why)
+		fmt.Fprintf(stdio.Err, "ask: %s is not in the patch: %s\n", termtext.Safe(s.Path), termtext.Safe(s.Why))
 	}
 	return nil
 }
@@ -119,16 +119,13 @@ func undoRun(c *cli.Context, stdio *IO) error {
 		if len(outcomes) == 0 {
 			fmt.Fprintln(stdio.Err, "ask: the run changed no file")
 		}
+		// "restored notes.txt", "left app.go: it has changed since the run".
 		for _, o := range outcomes {
-			path := termtext.Safe(o.Path)
-			switch o.Action {
-			case "left":
-				fmt.Fprintf(stdio.Out, "left %s: %s\n", path, o.Reason)
-			case "unchanged":
-				fmt.Fprintf(stdio.Out, "unchanged %s: %s\n", path, o.Reason)
-			default:
-				fmt.Fprintf(stdio.Out, "%s %s\n", o.Action, path)
+			line := o.Action + " " + termtext.Safe(o.Path)
+			if o.Reason != "" {
+				line += ": " + termtext.Safe(o.Reason)
 			}
+			fmt.Fprintln(stdio.Out, line)
 		}
 	}
 	if left > 0 {
