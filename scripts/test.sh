@@ -49,6 +49,10 @@ if ! grep -q 'cart.go' <<<"$demo_out"; then
   exit 1
 fi
 
+# The GitHub Action and the README's workflow for it, through actionlint.
+echo "== actionlint"
+scripts/actionlint.sh
+
 echo "== go test -race"
 go test -race -count=1 ./...
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/undo"
 )
 
 // Output is where a run's events go and who watches it; the CLI chooses.
@@ -78,7 +79,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		rec.Observe(out.Observe)
 	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), Git: r.gitState(ctx)})
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
@@ -142,6 +143,7 @@ func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.R
 func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []records.Change {
 	var mu sync.Mutex
 	var changes []records.Change
+	contents := contentBudget{seen: map[string]bool{}}
 	if r.root == nil {
 		return func() []records.Change { return nil }
 	}
@@ -152,9 +154,10 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 			ch.LinesAdded, ch.LinesRemoved = &added, &removed
 		}
 		mu.Lock()
+		content := contents.of(c)
 		changes = append(changes, ch)
 		mu.Unlock()
-		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
+		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch, Contents: content})
 	})
 	r.network.set(func(host string, port int, allowed bool) {
 		rec.Emit(records.Event{Type: records.TypeNetwork, Step: int(step.Load()), Host: host, Port: port, Allowed: &allowed})
@@ -176,6 +179,65 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		defer mu.Unlock()
 		return slices.Clone(changes)
 	}
+}
+
+// maxRunContent bounds the content a run's changes record in all: a
+// command rewriting a tree, or a model editing a large file again and
+// again, must not make a transcript of hundreds of megabytes. Past it,
+// only the hashes are recorded, and undo and ask log diff say why they
+// cannot do more.
+const maxRunContent = 64 << 20
+
+// contentBudget decides what content each change records.
+type contentBudget struct {
+	seen     map[string]bool // paths changed before in this run
+	recorded int
+}
+
+// of is the content a change records: its content before only the first
+// time the run changes a file (undo needs no other), and nothing but the
+// hash once the run's budget is spent.
+func (b *contentBudget) of(c tools.Change) *records.Contents {
+	out := &records.Contents{AfterSHA256: c.AfterSHA256}
+	first := !b.seen[c.Path]
+	b.seen[c.Path] = true
+	size := len(c.After)
+	if first {
+		size += len(c.Before)
+	}
+	if (c.HasBefore && first || c.HasAfter) && b.recorded+size > maxRunContent {
+		out.Omitted = "the run's changes passed 64 MB of recorded content"
+		return out
+	}
+	b.recorded += size
+	if c.HasBefore && first {
+		out.SetBefore(c.Before)
+	}
+	if c.HasAfter {
+		out.SetAfter(c.After)
+	}
+	return out
+}
+
+// gitState is the repository the run starts in, for `ask undo` to know
+// which files a command changes it may restore from git: taken only when
+// a tool whose changes are watched (the shell, user and MCP tools) is
+// declared, since the file tools record what they replace themselves,
+// and not under --safe, where commands change nothing.
+func (r *Run) gitState(ctx context.Context) *records.GitState {
+	if r.root == nil || r.Settings.Safe.Value {
+		return nil // --safe: commands change nothing
+	}
+	for _, t := range r.Declared {
+		if !tools.ReportsOwnChanges(t.Name) {
+			st, err := undo.GitStateOf(ctx, r.workdir)
+			if err != nil && r.env.Verbose {
+				r.note("ask undo will not restore what commands change from git: %v", err)
+			}
+			return st
+		}
+	}
+	return nil
 }
 
 // watchedTools reports, as the file changes of each call, what a tool that

@@ -101,7 +101,7 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(oldText, newText)
-	t.root.changed(Change{Path: rel, Action: "edited", Added: added, Removed: removed, Counted: true, Tool: "edit_file"})
+	t.root.changed(contentChange(Change{Path: rel, Action: "edited", Added: added, Removed: removed, Counted: true, Tool: "edit_file"}, content, true, updated))
 
 	line := bytes.Count(content[:at], []byte{'\n'}) + 1
 	msg := fmt.Sprintf("edited %s: replaced %s at line %d with %s",
@@ -156,7 +156,8 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	defer osRoot.Close()
 
 	perm, keepMode, verb := fs.FileMode(0o666), false, "created"
-	var before []byte // what an overwrite replaces, for its line counts
+	var before []byte // what an overwrite replaces, for its line counts and undo
+	existed := false
 	switch info, err := osRoot.Stat(rel); {
 	case err == nil && info.IsDir():
 		return "", fmt.Errorf("write_file: %q is a directory", args.Path)
@@ -168,7 +169,9 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		// model's text something that runs (a hook, a script on PATH).
 		perm, keepMode, verb = info.Mode().Perm()&^0o111, true, "overwrote"
 		if info.Size() <= editMaxFileSize {
-			before, _ = osRoot.ReadFile(rel)
+			var err error
+			before, err = osRoot.ReadFile(rel)
+			existed = err == nil
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, unwrapPathError(err))
@@ -183,7 +186,7 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(before, data)
-	t.root.changed(Change{Path: rel, Action: verb, Added: added, Removed: removed, Counted: true, Tool: "write_file"})
+	t.root.changed(contentChange(Change{Path: rel, Action: verb, Added: added, Removed: removed, Counted: true, Tool: "write_file"}, before, existed, data))
 	return fmt.Sprintf("%s %s: wrote %s", verb, args.Path, termtext.Plural(len(data), "byte", "bytes")), nil
 }
 
