@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/trace"
 )
 
 // Output is where a run's events go and who watches it; the CLI chooses.
@@ -77,6 +78,15 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
+	// Spans, when the OTEL_* variables ask for them; the CLI flushes them
+	// at exit.
+	tr, err := trace.StartRun(ctx, trace.Options{Getenv: r.env.Getenv, Version: r.env.Version, Secrets: r.Secrets()})
+	if err != nil {
+		r.note("warning: %v", err)
+	}
+	if tr != nil {
+		rec.Observe(tr.Observe)
+	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
 		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
 
@@ -90,7 +100,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	}
 	res := loop.Run(ctx, loop.Config{
 		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
-		Tools: r.Declared, Toolbox: watchedTools{r.toolbox, r.root}, Gate: r.gate, MaxSteps: r.MaxSteps,
+		Tools: r.Declared, Toolbox: watchedTools{r.toolbox, r.root, tr}, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
 		Recorder: rec, OnText: out.OnText,
@@ -156,10 +166,12 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 // tools, MCP tools (DESIGN §5: the change watcher).
 type watchedTools struct {
 	loop.Toolbox
-	root *tools.Root
+	root  *tools.Root
+	trace *trace.Run // nil when not tracing
 }
 
 func (w watchedTools) Call(ctx context.Context, name, arguments string) (string, bool) {
+	ctx = w.trace.CallContext(ctx, loop.CallID(ctx))
 	if w.root == nil || tools.ReportsOwnChanges(name) {
 		return w.Toolbox.Call(ctx, name, arguments)
 	}
