@@ -192,3 +192,20 @@ func FlushAtExit() error {
 	defer cancel()
 	return Flush(ctx)
 }
+
+// Flush sends the spans of the run's exporter (shared with the runs that
+// export where it does), until ctx ends.
+func (r *Run) Flush(ctx context.Context) error {
+	if r == nil {
+		return nil
+	}
+	return r.exp.flush(ctx)
+}
+
+// Flush sends the batch's spans, until ctx ends.
+func (b *Batch) Flush(ctx context.Context) error {
+	if b == nil {
+		return nil
+	}
+	return b.exp.flush(ctx)
+}
