@@ -15,7 +15,11 @@ cd "$(dirname "$0")/.."
 
 work="" jaeger="" log=""
 cleanup() {
-  [ -z "$jaeger" ] || kill "$jaeger" 2>/dev/null || true
+  if [ -n "$jaeger" ]; then
+    # Its graceful stop takes seconds and its store is memory: no waiting.
+    kill -9 "$jaeger" 2>/dev/null || true
+    wait "$jaeger" 2>/dev/null || true
+  fi
   rm -rf "$work" "$log"
 }
 trap cleanup EXIT
