@@ -126,6 +126,10 @@ func readConfig(getenv func(string) string, version string) (config, error) {
 		}
 		c.timeout = time.Duration(ms) * time.Millisecond
 	}
+	if p := pick("PROTOCOL"); p != "" && p != "http/protobuf" {
+		// Spans posted to a gRPC port would vanish without a word.
+		return c, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL is %q: ask sends OTLP as http/protobuf only", p)
+	}
 	c.gzip = strings.EqualFold(pick("COMPRESSION"), "gzip")
 	if v := strings.TrimSpace(getenv("OTEL_BSP_SCHEDULE_DELAY")); v != "" {
 		if ms, err := strconv.Atoi(v); err == nil && ms >= 0 {

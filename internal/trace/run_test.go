@@ -319,6 +319,7 @@ func TestRunWithoutTraces(t *testing.T) {
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_TRACES_SAMPLER": "sometimes"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_HEADERS": "token"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
 	} {
 		if tr, err := trace.StartRun(context.Background(), trace.Options{Getenv: env(vars)}); tr != nil || err == nil {
 			t.Errorf("%v: no error", vars)
