@@ -209,3 +209,27 @@ func jaegerTrace(query, traceID, conversation string) ([]tracetest.Span, error) 
 	}
 	return out, nil
 }
+
+// OTEL_* variables that cannot be followed are a warning, and the run goes
+// on without traces; the warning does not quote the headers (credentials).
+func TestExecuteWarnsOfTracesItCannotSend(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
+	defer srv.Close()
+	e := testEnv(t, map[string]string{"OPENAI_API_KEY": traceKey,
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=SECRET-HEADER"})
+	var notes strings.Builder
+	e.Notes = &notes
+	s, err := Resolve(Inputs{Getenv: e.Getenv, Wd: e.Wd, Flags: Settings{Values: settings.Values{Provider: Given("openai", "test"), BaseURL: Given(srv.URL, "test")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	execute(t, s, e, "q", func(res *Result) {
+		if res.Status != loop.StatusCompleted || res.ExitCode != 0 {
+			t.Errorf("status %s, exit %d", res.Status, res.ExitCode)
+		}
+	})
+	if got := notes.String(); !strings.Contains(got, "warning: traces:") || !strings.Contains(got, "localhost:4318") || strings.Contains(got, "SECRET-HEADER") {
+		t.Errorf("notes = %q", got)
+	}
+}
