@@ -55,10 +55,11 @@ type Run struct {
 
 	mu    sync.Mutex
 	root  *span
-	chats map[int]*span     // by step, while the request is under way
-	tools map[string]*span  // by call id, while the call runs
-	steps map[string]string // the provider and model, for chat spans
-	ended bool
+	chats map[int]*span    // by step, while the request is under way
+	tools map[string]*span // by call id, while the call runs
+	// provider and model are run.started's, for the chat spans.
+	provider, model string
+	ended           bool
 }
 
 // StartRun prepares the trace of a run whose span will be a child of the
@@ -75,7 +76,7 @@ func StartRun(ctx context.Context, o Options) (*Run, error) {
 	}
 	parent, remote := parentOf(ctx, o.Getenv)
 	r := &Run{cfg: cfg, exp: exporterFor(cfg), red: providers.NewRedactor(o.Secrets...),
-		chats: map[int]*span{}, tools: map[string]*span{}, steps: map[string]string{}}
+		chats: map[int]*span{}, tools: map[string]*span{}}
 	r.root = newSpan(cfg, parent, remote, "invoke_agent ask", kindInternal, time.Now())
 	r.sampled = r.root.ctx.IsSampled()
 	return r, nil
@@ -235,7 +236,7 @@ const (
 func (r *Run) started(ev records.Event) {
 	s := r.root
 	s.start = ev.Time
-	r.steps["provider"], r.steps["model"] = ev.Provider, ev.Model
+	r.provider, r.model = ev.Provider, ev.Model
 	s.set(attribute.String(keyOperationName, opInvokeAgent), attribute.String(keyAgentName, "ask"),
 		r.str(keyConversationID, ev.ID), r.str(keyProviderName, providerName(ev.Provider)), r.str(keyRequestModel, ev.Model))
 	if ev.Mode != "" {
@@ -262,10 +263,9 @@ func (r *Run) request(ev records.Event) {
 	if r.chats[ev.Step] != nil {
 		return // a retry of the step's request: the same chat span
 	}
-	model := r.steps["model"]
-	s := r.root.child(r.cfg, strings.TrimSpace(opChat+" "+model), kindClient, ev.Time)
-	s.set(attribute.String(keyOperationName, opChat), r.str(keyProviderName, providerName(r.steps["provider"])),
-		r.str(keyRequestModel, model), r.root.attr(keyConversationID), attribute.Int(keyStep, ev.Step))
+	s := r.root.child(r.cfg, strings.TrimSpace(opChat+" "+r.model), kindClient, ev.Time)
+	s.set(attribute.String(keyOperationName, opChat), r.str(keyProviderName, providerName(r.provider)),
+		r.str(keyRequestModel, r.model), r.root.attr(keyConversationID), attribute.Int(keyStep, ev.Step))
 	if u, err := url.Parse(ev.URL); err == nil && u.Host != "" {
 		// The host alone: a query may carry a key.
 		s.set(attribute.String(keyServerAddress, u.Hostname()))
