@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 const citySchema = `{"type":"object","properties":{"city":{"type":"string"},"pop":{"type":"integer"}},"required":["city","pop"]}`
@@ -86,7 +87,7 @@ func TestSchemaRetryCarriesErrors(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: `{"city":"Oslo","pop":"many"}`}, fakeprovider.Reply{Text: `{"city":"Oslo","pop":1}`})
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv}, "--schema", citySchema, "--json", "q")
-	var out finalJSON
+	var out run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
 		t.Fatalf("code %d, stdout %q: %v", r.code, r.stdout, err)
 	}
@@ -109,7 +110,7 @@ func TestSchemaFailedJSON(t *testing.T) {
 	srv := fakeprovider.Start(bad, bad, bad)
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv}, "--schema", citySchema, "--json", "q")
-	var out finalJSON
+	var out run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("stdout %q: %v", r.stdout, err)
 	}

@@ -55,16 +55,16 @@ type IO struct {
 	ErrTTY        bool
 	// ErrWidth is the width of stderr's terminal, 0 when unknown.
 	ErrWidth func() int
-	Getenv        func(string) string
-	Environ       func() []string
-	HTTP          *http.Client
-	Now           func() time.Time
-	Wd            string
-	TTYPath       string // where approvals are read; "" disables prompting
-	Net           netTimeouts
-	config        *run.Config         // the config file, read by useConfigFile
-	redactor      *providers.Redactor // hides the run's secrets in Out and Err
-	color         colorChoice
+	Getenv   func(string) string
+	Environ  func() []string
+	HTTP     *http.Client
+	Now      func() time.Time
+	Wd       string
+	TTYPath  string // where approvals are read; "" disables prompting
+	Net      providers.NetTimeouts
+	config   *run.Config         // the config file, read by useConfigFile
+	redactor *providers.Redactor // hides the run's secrets in Out and Err
+	color    colorChoice
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support
@@ -95,7 +95,9 @@ func main() {
 func start(args []string) int {
 	if len(args) == 2 && args[1] == "--version" {
 		signal.Ignore(syscall.SIGPIPE)
-		printVersion(os.Stdout)
+		if err := printVersion(os.Stdout); errors.Is(err, syscall.EPIPE) {
+			return fault.ExitPipe // as the tree does: quiet, the shell's code for SIGPIPE
+		}
 		return exitOK
 	}
 	ctx, _ := interruptible(context.Background())
@@ -107,17 +109,17 @@ func systemIO() *IO {
 	force := os.Getenv("ASK_FORCE_TTY") != ""
 	return &IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		InTTY:   isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
-		OutTTY:  force || isatty.IsTerminal(os.Stdout.Fd()),
-		ErrTTY:  force || isatty.IsTerminal(os.Stderr.Fd()),
+		InTTY:    isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
+		OutTTY:   force || isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY:   force || isatty.IsTerminal(os.Stderr.Fd()),
 		ErrWidth: stderrWidth,
-		Getenv:  os.Getenv,
-		Environ: os.Environ,
-		HTTP:    &http.Client{Transport: newTransport(defaultNet)},
-		Now:     time.Now,
-		Wd:      wd,
-		TTYPath: "/dev/tty",
-		Net:     defaultNet,
+		Getenv:   os.Getenv,
+		Environ:  os.Environ,
+		HTTP:     &http.Client{Transport: providers.NewTransport(providers.DefaultNet)},
+		Now:      time.Now,
+		Wd:       wd,
+		TTYPath:  "/dev/tty",
+		Net:      providers.DefaultNet,
 	}
 }
 
@@ -286,8 +288,9 @@ func init() {
 }
 
 // printVersion writes the line `ask --version` prints.
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "ask version %s\n", versionString())
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "ask version %s\n", versionString())
+	return err
 }
 
 // versionString is the version with the commit the binary was built from.
@@ -337,7 +340,7 @@ func appWith(stdio *IO, subs []*cli.Command) *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return flagError(err, app.Flags, "ask")
 	}
-	app.Description = withExamples(app.Description, examples[app.Name])
+	app.Description = withExamples(app.Description, examples()[app.Name])
 	return app
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
@@ -41,7 +42,7 @@ func TestSafeRefusesWritesAndExits6(t *testing.T) {
 	if r.code != exitRefused {
 		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitRefused, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestDenyToolIsNotDeclared(t *testing.T) {
 	if d := declaredNames(srv.Requests()[0]); strings.Contains(d, "read_file") || !strings.Contains(d, "shell") {
 		t.Errorf("declared %s: read_file denied outright is hidden, shell with an argument pattern stays", d)
 	}
-	var got finalJSON
+	var got run.Summary
 	json.Unmarshal([]byte(r.stdout), &got)
 	if r.code != 0 || len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, "--deny-tool read_file") {
 		t.Errorf("exit %d denials %+v: a denied call is answered and listed, and is not a --safe refusal", r.code, got.Denials)
@@ -278,7 +279,7 @@ func TestPolicyExitCodes(t *testing.T) {
 			if r.code != tt.exit {
 				t.Errorf("exit %d, want %d; stderr %s", r.code, tt.exit, r.stderr)
 			}
-			var got finalJSON
+			var got run.Summary
 			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 				t.Fatalf("stdout is not the final JSON (%v): %q; stderr %s", err, r.stdout, r.stderr)
 			}
@@ -345,7 +346,7 @@ func TestApprovalQuestionEndsAtTimeout(t *testing.T) {
 	if r.code != exitTimeout {
 		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitTimeout, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("stdout is not the final JSON (%v): %q", err, r.stdout)
 	}

@@ -106,7 +106,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	s, prompt, recorded, err := run.FromTranscript(events, run.ReplayOptions{
 		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir,
 		Yes: policyFlags.Yes, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
-		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork, MCPHeaders: policyFlags.MCPHeaders,
+		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork, AllowHosts: policyFlags.AllowHosts, MCPHeaders: policyFlags.MCPHeaders,
 	})
 	if err != nil {
 		return err

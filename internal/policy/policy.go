@@ -111,6 +111,8 @@ type Policy struct {
 	// NoSandbox is why commands cannot run in the sandbox here, told in
 	// --safe's refusals; "" when they can or no sandbox was asked for.
 	NoSandbox string
+	// Advisor, when set, is asked about every call before the rules.
+	Advisor Advisor
 
 	infos  map[string]tools.Info
 	tools  map[string]tools.Tool
@@ -188,8 +190,9 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	verdicts := make([]Verdict, len(calls))
 	var ask []int
 	control := false
+	advice := p.advise(ctx, calls)
 	for i, c := range calls {
-		v, needsApproval := p.decide(c)
+		v, needsApproval := p.decide(c, advice[i])
 		verdicts[i] = v
 		if needsApproval {
 			ask = append(ask, i)
@@ -270,7 +273,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 // decide applies the rules that need no person, in order of precedence:
 // --safe for writes and commands, deny patterns, read-only modes, allow
 // patterns and --yes, then the tool's own approval requirement.
-func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
+func (p *Policy) decide(c providers.ToolCall, advice Advice) (v Verdict, needsApproval bool) {
 	info, known := p.infos[c.Name]
 	if !known {
 		// The registry answers unknown tools with an error result.
@@ -285,6 +288,9 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 			reason += " and the sandbox " + p.NoSandbox
 		}
 		return Verdict{Reason: reason, Refusal: true}, false
+	}
+	if advice.Decision == AdviseDeny {
+		return Verdict{Reason: advice.Reason}, false
 	}
 	subject := Summary(c.Arguments)
 	var line *shellLine
@@ -309,11 +315,14 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	if p.writesControl(c) != "" {
 		return Verdict{}, true // before --yes, allow rules and "always"
 	}
+	if advice.Decision == AdviseAsk {
+		return Verdict{Allowed: p.Yes}, !p.Yes
+	}
 	if p.confinedUnderSafe(info) && !unjudged {
 		// A command confined to the read-only sandbox: nothing to approve.
 		return Verdict{Allowed: true}, false
 	}
-	if !unjudged && allowed(p.Allow, c.Name, subject, line) {
+	if !unjudged && (allowed(p.Allow, c.Name, subject, line) || advice.Decision == AdviseAllow) {
 		return Verdict{Allowed: true}, false
 	}
 	p.mu.Lock()

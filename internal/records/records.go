@@ -27,8 +27,14 @@ const (
 	TypeToolFinished = "tool.finished"
 	TypeToolDenied   = "tool.denied"
 	TypeFileChanged  = "file.changed"
-	TypeError        = "error"
-	TypeRunFinished  = "run.finished"
+	// TypeHook is one hook's decision (DESIGN §5, Hooks).
+	TypeHook = "hook"
+	// TypeCheckFinished is one run of --until's check.
+	TypeCheckFinished = "check.finished"
+	// TypeNetwork is a connection through the sandbox's proxy.
+	TypeNetwork     = "network"
+	TypeError       = "error"
+	TypeRunFinished = "run.finished"
 )
 
 // Event is one line of a transcript. Fields not used by an event's type are
@@ -69,6 +75,21 @@ type Event struct {
 
 	// file.changed: one file, as a change of run.finished's list.
 	*Change
+
+	// hook: the hook's event and command, and its decision (Reason says
+	// why). check.finished: the command, its round, whether it passed and
+	// its exit code (its output is Content).
+	HookEvent string `json:"event,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Decision  string `json:"decision,omitempty"`
+	Round     int    `json:"round,omitempty"`
+	Passed    *bool  `json:"passed,omitempty"`
+	CheckExit *int   `json:"check_exit_code,omitempty"`
+
+	// network: a connection through the sandbox's proxy (--allow-host).
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Allowed *bool  `json:"allowed,omitempty"`
 
 	// retry, error
 	Attempt int    `json:"attempt,omitempty"`

@@ -98,12 +98,23 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if r.caller != nil {
 		r.caller.Cache = r.cache(r.firstMessage(prompt))
 	}
-	res := loop.Run(ctx, loop.Config{
-		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
-		Tools: r.Declared, Toolbox: watchedTools{r.toolbox, r.root, tr}, Gate: r.gate, MaxSteps: r.MaxSteps,
+	// PostToolUse hooks run inside the watch, so that what a formatter
+	// hook changes after a command is reported with it.
+	box := r.toolbox
+	if r.hooks != nil {
+		box = hookedTools{box, r.hooks}
+	}
+	box = watchedTools{box, r.root, tr}
+	transcript := ""
+	if out.History != nil && out.History.Dir != "" {
+		transcript = out.History.Path(id)
+	}
+	res := r.runLoop(ctx, id, transcript, rec, prompt, loop.Config{
+		Model: r.model, System: r.System, Attachments: r.attachments,
+		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
-		Recorder: rec, OnText: out.OnText,
+		Recorder: rec, OnText: out.OnText, Verify: r.verifier(rec), Budget: r.budget(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {
@@ -120,6 +131,19 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, History: res.History})
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
+}
+
+// runLoop runs the loop on prompt between the session hooks: a prompt a
+// UserPromptSubmit hook blocks is never sent.
+func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string, cfg loop.Config) *loop.Result {
+	defer r.endHooks(ctx)
+	prompt, err := r.startHooks(ctx, id, transcript, rec, prompt)
+	if err != nil {
+		rec.Emit(records.Event{Type: records.TypeError, Error: err.Error()})
+		return &loop.Result{Status: loop.StatusError, Err: err}
+	}
+	cfg.Prompt = prompt
+	return loop.Run(ctx, cfg)
 }
 
 // watchChanges records every file the tools change as a file.changed
@@ -141,6 +165,9 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		changes = append(changes, ch)
 		mu.Unlock()
 		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
+	})
+	r.network.set(func(host string, port int, allowed bool) {
+		rec.Emit(records.Event{Type: records.TypeNetwork, Step: int(step.Load()), Host: host, Port: port, Allowed: &allowed})
 	})
 	r.root.OnWatchProblem(func(msg string) {
 		r.note("warning: %s", msg)

@@ -58,6 +58,8 @@ type ReplayOptions struct {
 	// transcript's are never used.
 	Sandbox      Setting[string]
 	AllowNetwork Setting[bool]
+	// AllowHosts is the replaying invocation's --allow-host.
+	AllowHosts Setting[[]string]
 	// MCPHeaders are sent to the MCP URLs the transcript names: it keeps
 	// none, since they may hold credentials.
 	MCPHeaders Setting[[]string]
@@ -106,6 +108,7 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 		s.Safe = opt.Safe
 	}
 	s.Sandbox, s.AllowNetwork = opt.Sandbox.Or(s.Sandbox), opt.AllowNetwork.Or(s.AllowNetwork)
+	s.AllowHosts = opt.AllowHosts.Or(s.AllowHosts)
 	s.Schema = Given(string(set.Schema), src)
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}
@@ -199,6 +202,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
 	r.warnUnmatchedRules(pol, allow, deny)
+	r.useHooks(pol, root) // the replaying invocation's hooks, never the file's
 	r.useTools(registry, pol)
 	r.Declared = declared
 	if rp.recordedResults {

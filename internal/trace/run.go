@@ -217,21 +217,21 @@ func (r *Run) Observe(ev records.Event) {
 		}
 		r.root.events = append(r.root.events, spanEvent{name: "exception", time: ev.Time,
 			attrs: []attribute.KeyValue{r.str("exception.message", ev.Error)}})
-	case typeHook:
+	case records.TypeHook:
 		r.hook(ev)
-	case typeCheckFinished:
+	case records.TypeCheckFinished:
 		r.check(ev)
+	case records.TypeNetwork:
+		// A connection through the sandbox's proxy: an event of the run.
+		a := []attribute.KeyValue{r.str(keyServerAddress, ev.Host), attribute.Int(keyServerPort, ev.Port), attribute.Int(keyStep, ev.Step)}
+		if ev.Allowed != nil {
+			a = append(a, attribute.Bool("ask.network.allowed", *ev.Allowed))
+		}
+		r.root.events = append(r.root.events, spanEvent{name: "network", time: ev.Time, attrs: a})
 	case records.TypeRunFinished:
 		r.finished(ev)
 	}
 }
-
-// The event types others add (DESIGN §5: hooks, --until); named here as
-// strings so that this package reads them before and after they exist.
-const (
-	typeHook          = "hook"
-	typeCheckFinished = "check.finished"
-)
 
 func (r *Run) started(ev records.Event) {
 	s := r.root
@@ -349,25 +349,22 @@ func (r *Run) toolFinished(ev records.Event) {
 	r.end(s, ev.Time)
 }
 
-// hook records one hook's decision. Its fields are read from the event's
-// JSON, so that this package does not depend on the fields' Go names.
+// hook records one hook's decision, under its tool call's span when the
+// call is running.
 func (r *Run) hook(ev records.Event) {
-	j := eventJSON(ev)
-	name := strings.TrimSpace("hook " + j.Get("event").String())
 	parent := r.root
 	if t := r.tools[ev.ID]; t != nil && ev.ID != "" {
 		parent = t
 	}
-	s := parent.child(r.cfg, name, kindInternal, ev.Time.Add(-time.Duration(ev.DurationMS)*time.Millisecond))
-	s.set(r.str(keyHookEvent, j.Get("event").String()), r.str(keyHookCommand, j.Get("command").String()),
-		r.str(keyHookDecision, j.Get("decision").String()))
+	s := parent.child(r.cfg, strings.TrimSpace("hook "+ev.HookEvent), kindInternal, ev.Time.Add(-time.Duration(ev.DurationMS)*time.Millisecond))
+	s.set(r.str(keyHookEvent, ev.HookEvent), r.str(keyHookCommand, ev.Command), r.str(keyHookDecision, ev.Decision))
 	if ev.Name != "" {
 		s.set(r.str(keyToolName, ev.Name))
 	}
 	if ev.ID != "" {
 		s.set(r.str(keyToolCallID, ev.ID))
 	}
-	if j.Get("decision").String() == "error" {
+	if ev.Decision == "error" {
 		s.fail("hook_error", "the hook failed")
 	}
 	if r.cfg.capture && ev.Reason != "" {
@@ -378,17 +375,16 @@ func (r *Run) hook(ev records.Event) {
 
 // check records one round of --until's check.
 func (r *Run) check(ev records.Event) {
-	j := eventJSON(ev)
 	s := r.root.child(r.cfg, "check", kindInternal, ev.Time.Add(-time.Duration(ev.DurationMS)*time.Millisecond))
-	s.set(r.str(keyCheckCommand, j.Get("command").String()), attribute.Int64(keyCheckRound, j.Get("round").Int()))
-	if p := j.Get("passed"); p.Exists() {
-		s.set(attribute.Bool(keyCheckPassed, p.Bool()))
-		if !p.Bool() {
+	s.set(r.str(keyCheckCommand, ev.Command), attribute.Int(keyCheckRound, ev.Round))
+	if ev.Passed != nil {
+		s.set(attribute.Bool(keyCheckPassed, *ev.Passed))
+		if !*ev.Passed {
 			s.fail("check_failed", "the check did not pass")
 		}
 	}
-	if c := j.Get("check_exit_code"); c.Exists() {
-		s.set(attribute.Int64(keyCheckExit, c.Int()))
+	if ev.CheckExit != nil {
+		s.set(attribute.Int(keyCheckExit, *ev.CheckExit))
 	}
 	if r.cfg.capture && ev.Content != "" {
 		s.set(r.str(keyCheckOutput, ev.Content))
@@ -559,15 +555,6 @@ func readResponse(body []byte) (model, id string, reasons []string) {
 		}
 	}
 	return model, id, reasons
-}
-
-// eventJSON is the event as its transcript line has it.
-func eventJSON(ev records.Event) gjson.Result {
-	b, err := records.Marshal(ev)
-	if err != nil {
-		return gjson.Result{}
-	}
-	return gjson.ParseBytes(b)
 }
 
 func firstLine(s string) string {

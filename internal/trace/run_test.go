@@ -248,12 +248,13 @@ func TestRunFailuresHooksAndChecks(t *testing.T) {
 		{Type: records.TypeRequest, Time: now, Step: 1, URL: "https://api.anthropic.com/v1/messages"},
 		{Type: records.TypeResponse, Time: now, Step: 1, HTTPStatus: 200, Body: records.BodyJSON([]byte(`{"id":"msg_1","model":"claude-test-1","stop_reason":"tool_use"}`))},
 		{Type: records.TypeAssistant, Time: now, Step: 1, Usage: &providers.Usage{}},
-		{Type: "hook", Time: now, ID: "c1", Name: "shell", Reason: "looks fine"},
+		{Type: records.TypeHook, Time: now, ID: "c1", Name: "shell", HookEvent: "PreToolUse", Command: "./lint-hook", Decision: "allow", Reason: "looks fine"},
 		{Type: records.TypeToolStarted, Time: now, Step: 1, ID: "c1", Name: "shell"},
 		{Type: records.TypeToolFinished, Time: now, Step: 1, ID: "c1", Name: "shell", IsError: true, Content: "exit 1"},
 		{Type: records.TypeToolDenied, Time: now, Step: 1, ID: "c2", Name: "write_file", Reason: "read-only mode"},
 		{Type: records.TypeToolFinished, Time: now, Step: 1, ID: "c3", Name: "read_file", IsError: true, Content: "unreadable arguments"},
-		{Type: "check.finished", Time: now, Content: "FAIL", DurationMS: 1200},
+		{Type: records.TypeCheckFinished, Time: now, Command: "go test ./...", Round: 1, Passed: ptr(false), CheckExit: ptr(1), Content: "FAIL", DurationMS: 1200},
+		{Type: records.TypeNetwork, Time: now, Step: 1, Host: "proxy.golang.org", Port: 443, Allowed: ptr(true)},
 		{Type: records.TypeRequest, Time: now, Step: 2, URL: "https://api.anthropic.com/v1/messages"},
 		{Type: records.TypeResponse, Time: now, Step: 2, HTTPStatus: 529},
 		{Type: records.TypeError, Time: now, Step: 2, Error: "overloaded"},
@@ -277,16 +278,25 @@ func TestRunFailuresHooksAndChecks(t *testing.T) {
 	wantAttrs(t, one(t, spans, "execute_tool shell"), map[string]any{"error.type": "tool_error"})
 	wantAttrs(t, one(t, spans, "execute_tool write_file"), map[string]any{"error.type": "denied", "gen_ai.tool.call.id": "c2"})
 	wantAttrs(t, one(t, spans, "execute_tool read_file"), map[string]any{"error.type": "tool_error", "gen_ai.tool.call.id": "c3"})
-	hook := one(t, spans, "hook")
-	wantAttrs(t, hook, map[string]any{"gen_ai.tool.name": "shell", "gen_ai.tool.call.id": "c1"})
+	hook := one(t, spans, "hook PreToolUse")
+	wantAttrs(t, hook, map[string]any{"gen_ai.tool.name": "shell", "gen_ai.tool.call.id": "c1",
+		"ask.hook.event": "PreToolUse", "ask.hook.command": "./lint-hook", "ask.hook.decision": "allow"})
 	if _, ok := hook.Attrs["ask.hook.reason"]; ok {
 		t.Error("a hook's reason is content: left out by default")
 	}
 	check := one(t, spans, "check")
+	wantAttrs(t, check, map[string]any{"ask.check.command": "go test ./...", "ask.check.round": 1, "ask.check.passed": false,
+		"ask.check.exit_code": 1, "error.type": "check_failed"})
+	if strings.Contains(check.Raw, "FAIL") {
+		t.Error("a check's output is content: left out by default")
+	}
 	if d := check.EndNano - check.StartNano; d != uint64(1200*time.Millisecond) {
 		t.Errorf("the check's span lasts %d ns, want its 1.2 s", d)
 	}
 	root := one(t, spans, "invoke_agent")
+	if !strings.Contains(strings.Join(root.Events, ","), "network") {
+		t.Errorf("the run's events %v have no network connection", root.Events)
+	}
 	if root.Resource["service.name"] != "ask" {
 		t.Errorf("service.name %v, want ask by default", root.Resource["service.name"])
 	}

@@ -14,9 +14,10 @@ import (
 	"github.com/ask-cli/ask/internal/tools"
 )
 
-// TestRulesAttacks replays issue 29's attacks on the rules (C2, H2, L2)
-// through the policy: the rules as the flags give them, with and without
-// --yes, where nobody can be asked.
+// TestRulesAttacks replays the known attacks on the rules (a comment ending
+// in a backslash, a redirection under an exact rule, a line deny rules
+// cannot read) through the policy: the rules as the flags give them, with
+// and without --yes, where nobody can be asked.
 func TestRulesAttacks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
