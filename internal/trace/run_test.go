@@ -250,6 +250,7 @@ func TestRunFailuresHooksAndChecks(t *testing.T) {
 		{Type: records.TypeAssistant, Time: now, Step: 1, Usage: &providers.Usage{}},
 		{Type: records.TypeHook, Time: now, ID: "c1", Name: "shell", HookEvent: "PreToolUse", Command: "./lint-hook", Decision: "allow", Reason: "looks fine"},
 		{Type: records.TypeToolStarted, Time: now, Step: 1, ID: "c1", Name: "shell"},
+		{Type: records.TypeHook, Time: now, ID: "c1", Name: "shell", HookEvent: "PostToolUse", Command: "./fmt-hook", Decision: "allow"},
 		{Type: records.TypeToolFinished, Time: now, Step: 1, ID: "c1", Name: "shell", IsError: true, Content: "exit 1"},
 		{Type: records.TypeToolDenied, Time: now, Step: 1, ID: "c2", Name: "write_file", Reason: "read-only mode"},
 		{Type: records.TypeToolFinished, Time: now, Step: 1, ID: "c3", Name: "read_file", IsError: true, Content: "unreadable arguments"},
@@ -275,10 +276,17 @@ func TestRunFailuresHooksAndChecks(t *testing.T) {
 			t.Errorf("finish reasons %v", c.Attrs["gen_ai.response.finish_reasons"])
 		}
 	}
-	wantAttrs(t, one(t, spans, "execute_tool shell"), map[string]any{"error.type": "tool_error"})
+	shell := one(t, spans, "execute_tool shell")
+	wantAttrs(t, shell, map[string]any{"error.type": "tool_error"})
+	if post := one(t, spans, "hook PostToolUse"); post.ParentID != shell.SpanID {
+		t.Errorf("a hook run during its call is under %s, want the call's span %s", post.ParentID, shell.SpanID)
+	}
 	wantAttrs(t, one(t, spans, "execute_tool write_file"), map[string]any{"error.type": "denied", "gen_ai.tool.call.id": "c2"})
 	wantAttrs(t, one(t, spans, "execute_tool read_file"), map[string]any{"error.type": "tool_error", "gen_ai.tool.call.id": "c3"})
 	hook := one(t, spans, "hook PreToolUse")
+	if hook.ParentID != one(t, spans, "invoke_agent").SpanID {
+		t.Errorf("a hook before its call is under %s, want the run's span", hook.ParentID)
+	}
 	wantAttrs(t, hook, map[string]any{"gen_ai.tool.name": "shell", "gen_ai.tool.call.id": "c1",
 		"ask.hook.event": "PreToolUse", "ask.hook.command": "./lint-hook", "ask.hook.decision": "allow"})
 	if _, ok := hook.Attrs["ask.hook.reason"]; ok {
