@@ -27,6 +27,7 @@ import (
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/term"
 	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/trace"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.0.0").
@@ -162,6 +163,9 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 	out := &closedWatch{w: stdio.Out}
 	stdio.Out = out
 	stdio, flush := withRedaction(stdio)
+	// Spans go last, once everything is written, within trace.FlushTimeout:
+	// a collector that is down costs the exit no more (DESIGN §6).
+	defer func() { _ = trace.FlushAtExit() }()
 	defer func() {
 		flush()
 		// A reader that went away (ask log | head -1) is not a fault: the

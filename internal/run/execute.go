@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/trace"
 	"github.com/ask-cli/ask/internal/undo"
 )
 
@@ -78,6 +79,15 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
+	// Spans, when the OTEL_* variables ask for them; the CLI flushes them
+	// at exit.
+	tr, err := trace.StartRun(ctx, trace.Options{Getenv: r.env.Getenv, Version: r.env.Version, Secrets: r.Secrets()})
+	if err != nil {
+		r.note("warning: %v", err)
+	}
+	if tr != nil {
+		rec.Observe(tr.Observe)
+	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
 		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), Git: r.gitState(ctx)})
 
@@ -95,7 +105,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if r.hooks != nil {
 		box = hookedTools{box, r.hooks}
 	}
-	box = watchedTools{box, r.root}
+	box = watchedTools{box, r.root, tr}
 	transcript := ""
 	if out.History != nil && out.History.Dir != "" {
 		transcript = out.History.Path(id)
@@ -245,10 +255,12 @@ func (r *Run) gitState(ctx context.Context) *records.GitState {
 // tools, MCP tools (DESIGN §5: the change watcher).
 type watchedTools struct {
 	loop.Toolbox
-	root *tools.Root
+	root  *tools.Root
+	trace *trace.Run // nil when not tracing
 }
 
 func (w watchedTools) Call(ctx context.Context, name, arguments string) (string, bool) {
+	ctx = w.trace.CallContext(ctx, loop.CallID(ctx))
 	if w.root == nil || tools.ReportsOwnChanges(name) {
 		return w.Toolbox.Call(ctx, name, arguments)
 	}

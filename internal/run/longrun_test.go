@@ -57,6 +57,12 @@ func serveNotes() int {
 			resp.Body.Close()
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "fetched: " + resp.Status}}}, nil
 		})
+	// trace_meta answers with the trace context the call's _meta carried.
+	s.AddTool(&sdk.Tool{Name: "trace_meta", Description: "Show the call's trace context",
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint("traceparent=", req.Params.Meta["traceparent"])}}}, nil
+		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
