@@ -362,6 +362,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
 	offered := pol.Declared(all)
