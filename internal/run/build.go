@@ -35,6 +35,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/suggest"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -534,7 +535,7 @@ func (r *Run) RunCalls(parent context.Context, calls []providers.ToolCall, onDen
 	case cause != nil && parent.Err() != nil:
 		return results, cause
 	case len(refused) > 0:
-		return results, asKind(Refused, fmt.Errorf("%d tool call(s) refused by policy: %s", len(refused), strings.Join(refused, ", ")))
+		return results, asKind(Refused, fmt.Errorf("%s refused by policy: %s", termtext.Plural(len(refused), "tool call", "tool calls"), strings.Join(refused, ", ")))
 	}
 	return results, nil
 }

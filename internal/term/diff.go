@@ -72,12 +72,12 @@ func middleDiff(a, b []string) []diffLine {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			out = append(out, diffLine{' ', a[i]})
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i*w+j+1] >= lcs[(i+1)*w+j]):
+		case i < len(a) && (j == len(b) || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
+			out = append(out, diffLine{'-', a[i]}) // removals first, as diff shows them
+			i++
+		default:
 			out = append(out, diffLine{'+', b[j]})
 			j++
-		default:
-			out = append(out, diffLine{'-', a[i]})
-			i++
 		}
 	}
 	return out
