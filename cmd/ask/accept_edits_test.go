@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,13 +59,17 @@ func TestEditsNeedApprovalWithoutATerminal(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cfg := filepath.Join(t.TempDir(), "config.json")
-			if err := os.WriteFile(cfg, []byte(`{"profiles":{"edits":{"tools":{"accept_edits":true}}}}`), 0o600); err != nil {
-				t.Fatal(err)
+			env := map[string]string{}
+			if slices.Contains(tt.flags, "--profile") {
+				cfg := filepath.Join(t.TempDir(), "config.json")
+				if err := os.WriteFile(cfg, []byte(`{"profiles":{"edits":{"tools":{"accept_edits":true}}}}`), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				env["ASK_CONFIG"] = cfg
 			}
 			srv := fakeprovider.Start(fakeprovider.Reply{Calls: tt.calls}, fakeprovider.Reply{Text: "worked around it"})
 			defer srv.Close()
-			r := runAsk(t, askEnv{server: srv, wd: dir, env: map[string]string{"ASK_CONFIG": cfg}},
+			r := runAsk(t, askEnv{server: srv, wd: dir, env: env},
 				append(append([]string{"--json"}, tt.flags...), "fix the typo")...)
 			var out struct {
 				Status  string `json:"status"`

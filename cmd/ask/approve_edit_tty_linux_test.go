@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
@@ -38,6 +39,8 @@ func TestEditQuestionAtTheTerminal(t *testing.T) {
 		fakeprovider.Reply{Text: "Done."},
 	)
 	defer srv.Close()
+	// A question that never comes fails the test instead of hanging it.
+	m.SetReadDeadline(time.Now().Add(time.Minute))
 	screen := make(chan string, 1)
 	go func() {
 		s := termtest.ReadUntil(t, m, "[n]o [a]lways any edit inside the working directory: ")
@@ -48,7 +51,12 @@ func TestEditQuestionAtTheTerminal(t *testing.T) {
 		screen <- s
 	}()
 	r := runAsk(t, askEnv{server: srv, wd: dir, stdout: tty, outTTY: true, ttyPath: ttyPath}, "fix the typo")
-	shown := <-screen
+	var shown string
+	select {
+	case shown = <-screen:
+	case <-time.After(time.Minute):
+		t.Fatalf("the terminal never showed both questions; exit %d: %s", r.code, r.stderr)
+	}
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
