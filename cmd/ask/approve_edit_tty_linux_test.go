@@ -40,7 +40,7 @@ func TestEditQuestionAtTheTerminal(t *testing.T) {
 	)
 	defer srv.Close()
 	// A question that never comes fails the test instead of hanging it.
-	m.SetReadDeadline(time.Now().Add(time.Minute))
+	m.SetReadDeadline(time.Now().Add(30 * time.Second))
 	screen := make(chan string, 1)
 	go func() {
 		s := termtest.ReadUntil(t, m, "[n]o [a]lways any edit inside the working directory: ")
@@ -50,11 +50,11 @@ func TestEditQuestionAtTheTerminal(t *testing.T) {
 		s += termtest.ReadUntil(t, m, "Done.")
 		screen <- s
 	}()
-	r := runAsk(t, askEnv{server: srv, wd: dir, stdout: tty, outTTY: true, ttyPath: ttyPath}, "fix the typo")
+	r := runAsk(t, askEnv{server: srv, wd: dir, stdout: tty, outTTY: true, ttyPath: ttyPath}, "--timeout", "30s", "fix the typo")
 	var shown string
 	select {
 	case shown = <-screen:
-	case <-time.After(time.Minute):
+	case <-time.After(30 * time.Second):
 		t.Fatalf("the terminal never showed both questions; exit %d: %s", r.code, r.stderr)
 	}
 	if r.code != 0 {
