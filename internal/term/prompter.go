@@ -16,8 +16,11 @@ import (
 
 // Prompter is the policy's approval prompter on a terminal: y (this
 // call), n, or a (always, for the rest of the run, what the question names:
-// for a shell line its programs and subcommands, such as "go test"; not
-// offered for a line that cannot be judged). The calls of one step
+// for a shell line its programs and subcommands, "any go test"; for the
+// file tools, any edit inside the working directory; not offered for a
+// line that cannot be judged, nor for a write into version control). Each
+// call is shown whole, escaped, an edit or an overwrite as the change it
+// makes, and a question starts on a line of its own. The calls of one step
 // are asked together; "y" or "a" answers all of them, or "o" asks about
 // them one by one. It is terminal I/O, so it lives here and the policy
 // knows it only as a policy.Prompter.
