@@ -40,8 +40,8 @@ func (a *Answer) Text(text string) {
 	// below it, and the question already parts the texts: no blank line.
 	if a.streamed && a.step != a.textStep && !a.status.afterQuestion() {
 		sep := "\n\n"
-		if a.endsInNewline || !a.status.isMidLine() {
-			sep = "\n" // the text, or the status line below it, ended the line
+		if a.endsInNewline {
+			sep = "\n"
 		}
 		io.WriteString(a.w, sep)
 		a.status.Wrote(sep)

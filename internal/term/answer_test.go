@@ -2,12 +2,8 @@ package term
 
 import (
 	"io"
-	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/ask-cli/ask/internal/loop"
-	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 // The text of one step runs on; the text of a later step starts after a
@@ -59,25 +55,5 @@ func TestAnswerClearsTheStatusLine(t *testing.T) {
 	}
 	if !status.midLine {
 		t.Error("the status line does not know the text stopped mid-line")
-	}
-}
-
-// A status line drawn below text that did not end its line has ended it:
-// the next step's text starts after one blank line, not two.
-func TestAnswerAfterTheStatusLineEndedTheLine(t *testing.T) {
-	t.Parallel()
-	var screen termtest.Buffer // stdout and stderr are one terminal; the status line ticks
-	status := NewStatusLine(&screen, true, Palette{}, 80)
-	a := NewAnswer(&screen, status)
-	a.Step(1)
-	a.Text("Let me look.")
-	status.Progress(loop.Progress{Step: 1, MaxSteps: 8, Tool: "read_file"})
-	a.Step(2)
-	a.Text("It is 42.")
-	status.Clear()
-	// The status line is drawn and erased in place; what stays is the text.
-	got := regexp.MustCompile(`\r\x1b\[K[^\r\n]*`).ReplaceAllString(screen.String(), "")
-	if want := "Let me look.\n\nIt is 42."; got != want {
-		t.Errorf("screen %q, want %q", got, want)
 	}
 }

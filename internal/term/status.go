@@ -166,14 +166,6 @@ func (s *StatusLine) answered() {
 	s.mu.Unlock()
 }
 
-// isMidLine reports whether answer text left the cursor mid-line, with
-// nothing since that ended the line (a status line drawn below it does).
-func (s *StatusLine) isMidLine() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.midLine
-}
-
 // afterQuestion reports whether a question was answered since the last
 // answer text.
 func (s *StatusLine) afterQuestion() bool {
