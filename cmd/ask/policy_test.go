@@ -181,8 +181,8 @@ func answersOnTerminal(t *testing.T, answers string) string {
 }
 
 // policyTools adds a user tool that writes and requires approval to the
-// built-in read_file, write_file (writes, no approval) and shell (runs
-// commands, requires approval).
+// built-in read_file, write_file (writes, requires approval) and shell
+// (runs commands, requires approval).
 const policyTools = `{"tools":[{"name":"stamp","description":"Stamp the work directory","command":"echo stamped > stamped.txt",
   "risk":"write","requires_approval":true}]}`
 
@@ -218,6 +218,8 @@ func TestPolicyExitCodes(t *testing.T) {
 		exit     int
 	}{
 		{name: "agent, no terminal", tty: noTTY, declared: every,
+			want: "run,deny,deny,deny", reason: "no terminal to ask", exit: exitOK},
+		{name: "agent --accept-edits, no terminal: commands still ask", args: []string{"--accept-edits"}, tty: noTTY, declared: every,
 			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
 		// A terminal is /dev/tty: with stderr redirected (2>err.log) the
 		// person is still asked there.
@@ -228,21 +230,21 @@ func TestPolicyExitCodes(t *testing.T) {
 		{name: "agent, always on the terminal", errTTY: true, tty: "a\n", declared: every,
 			want: "run,run,run,run", exit: exitOK},
 		{name: "agent, no on the terminal", errTTY: true, tty: "n\n", declared: every,
-			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
-		{name: "agent, one by one", errTTY: true, tty: "o\ny\nn\n", declared: every,
+			want: "run,deny,deny,deny", reason: "declined", exit: exitOK},
+		{name: "agent, one by one", errTTY: true, tty: "o\ny\ny\nn\n", declared: every,
 			want: "run,run,run,deny", reason: "declined", exit: exitOK},
-		{name: "agent, o where it is not offered is asked again", errTTY: true, tty: "o\no\nn\no\ny\n", declared: every,
+		{name: "agent, o where it is not offered is asked again", errTTY: true, tty: "o\no\ny\no\nn\no\ny\n", declared: every,
 			want: "run,run,deny,run", reason: "declined", exit: exitOK},
 		{name: "answers come from the terminal, never from stdin", errTTY: true, tty: "n\n", stdin: "y\ny\na\n", declared: every,
-			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+			want: "run,deny,deny,deny", reason: "declined", exit: exitOK},
 		{name: "no terminal: stdin is not asked", errTTY: true, tty: noTTY, stdin: "y\ny\na\n", declared: every,
-			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
+			want: "run,deny,deny,deny", reason: "no terminal to ask", exit: exitOK},
 		{name: "agent --yes", args: []string{"--yes"}, tty: noTTY, declared: every,
 			want: "run,run,run,run", exit: exitOK},
 		{name: "agent --allow-tool with an argument pattern", args: []string{"--allow-tool", "shell:echo ran*"}, tty: noTTY, declared: every,
-			want: "run,run,deny,run", reason: "no terminal to ask", exit: exitOK},
+			want: "run,deny,deny,run", reason: "no terminal to ask", exit: exitOK},
 		{name: "agent --allow-tool that does not match", args: []string{"--allow-tool", "shell:git *"}, errTTY: true, tty: "n\n", declared: every,
-			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+			want: "run,deny,deny,deny", reason: "declined", exit: exitOK},
 		{name: "agent --deny-tool wins over --yes and --allow-tool", args: []string{"--yes", "--allow-tool", "shell", "--deny-tool", "shell", "--deny-tool", "write_*"}, tty: noTTY,
 			declared: "read_file,list_directory,search,edit_file,stamp",
 			want:     "run,deny,run,deny", reason: "--deny-tool", exit: exitOK},

@@ -37,6 +37,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/suggest"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -395,6 +396,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
@@ -567,7 +569,7 @@ func (r *Run) RunCalls(parent context.Context, calls []providers.ToolCall, onDen
 	case cause != nil && parent.Err() != nil:
 		return results, cause
 	case len(refused) > 0:
-		return results, asKind(Refused, fmt.Errorf("%d tool call(s) refused by policy: %s", len(refused), strings.Join(refused, ", ")))
+		return results, asKind(Refused, fmt.Errorf("%s refused by policy: %s", termtext.Plural(len(refused), "tool call", "tool calls"), strings.Join(refused, ", ")))
 	}
 	return results, nil
 }

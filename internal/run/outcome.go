@@ -173,5 +173,5 @@ func refusals(res *loop.Result) string {
 	for _, d := range res.Denials {
 		names = append(names, d.Name)
 	}
-	return fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
+	return fmt.Sprintf("%s refused by policy: %s", termtext.Plural(len(res.Denials), "tool call", "tool calls"), strings.Join(names, ", "))
 }

@@ -190,6 +190,10 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "yes", Category: CategoryTools, Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
 			Help:  "approve every call that needs approval",
 			field: field(func(v *Values) *Setting[bool] { return &v.Yes })},
+		// Not AfterPrompt: it widens what the model may do.
+		{Name: "accept-edits", Category: CategoryTools, Key: "tools.accept_edits", Kind: Bool, Default: false,
+			Help:  "let the file tools change files inside the working directory without asking (never .git and the like); commands still ask",
+			field: field(func(v *Values) *Setting[bool] { return &v.AcceptEdits })},
 		{Name: "tools-file", Category: CategoryTools, Key: "tools.file", Kind: String, Default: "",
 			Help:  "offer the commands declared in the JSON `FILE` as tools",
 			field: field(func(v *Values) *Setting[string] { return &v.ToolsFile })},

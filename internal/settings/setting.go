@@ -83,7 +83,10 @@ type Values struct {
 	Allow               Setting[[]string]
 	Deny                Setting[[]string]
 	Yes                 Setting[bool]
-	NoTools             Setting[bool]
+	// AcceptEdits lets the file tools change files inside the working
+	// directory without asking.
+	AcceptEdits Setting[bool]
+	NoTools     Setting[bool]
 	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
 	NoProjectFile Setting[bool]
 	ToolsFile     Setting[string]
