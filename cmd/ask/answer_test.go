@@ -242,3 +242,32 @@ func TestFailedAnswerWriteExits1(t *testing.T) {
 		}
 	}
 }
+
+// A provider's or a model's text cannot drive the terminal it is shown on:
+// an OSC 52 sequence in the answer, or in a provider's error, reaches a
+// terminal escaped. A pipe gets the answer's bytes as they are.
+func TestProviderTextCannotDriveTheTerminal(t *testing.T) {
+	t.Parallel()
+	const osc52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
+	for _, tt := range []struct {
+		env  askEnv
+		want string
+	}{
+		{askEnv{outTTY: true}, `done \u001b]52;c;cm0gLXJmIH4=\u0007` + "\n"},
+		{askEnv{}, "done " + osc52 + "\n"},
+	} {
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "done " + osc52})
+		defer srv.Close()
+		tt.env.server = srv
+		r := runAsk(t, tt.env, "hi")
+		if r.code != 0 || r.stdout != tt.want {
+			t.Errorf("stdout a terminal %v: %q, want %q", tt.env.outTTY, r.stdout, tt.want)
+		}
+	}
+	srv := fakeprovider.Start(fakeprovider.Reply{Status: 400, Body: `{"error":{"message":"bad ` + strings.ReplaceAll(osc52, "\x1b", `\u001b`) + `"}}`})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, tty: true}, "--retries", "0", "hi")
+	if strings.Contains(r.stderr, "\x1b]52") || !strings.Contains(r.stderr, `\u001b]52`) {
+		t.Errorf("the provider's error reached the terminal raw: %q", r.stderr)
+	}
+}

@@ -263,7 +263,9 @@ func isFlagError(err error) bool {
 // message that starts with a command's path ("ask provider send: ...")
 // without its "ask ", which the prefix already says.
 func errorLine(s string) string {
-	s = termtext.FirstLine(s)
+	// A provider's or a server's words may be in it: escaped, they cannot
+	// drive the terminal.
+	s = termtext.Safe(termtext.FirstLine(s))
 	if rest, ok := strings.CutPrefix(s, "ask "); ok {
 		word, _, _ := strings.Cut(rest, " ")
 		if commandNames()[strings.TrimSuffix(word, ":")] {

@@ -247,7 +247,15 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	// where no step can turn out to be narration before tool calls: a run
 	// that offers no tools. Elsewhere a pipe gets the answer alone.
 	if (stdio.OutTTY || len(r.Declared) == 0) && !p.jsonOut && !p.events && !r.HasSchema() {
-		answer = term.NewAnswer(stdout, status)
+		var shown io.Writer = stdout
+		if stdio.OutTTY {
+			// On a terminal the model's text cannot drive it; a pipe gets
+			// the bytes as they are.
+			screen := &termtext.Writer{W: stdout}
+			defer screen.Flush()
+			shown = screen
+		}
+		answer = term.NewAnswer(shown, status)
 		out.Observe = func(ev records.Event) {
 			if ev.Type == records.TypeRequest {
 				answer.Step(ev.Step)
@@ -273,7 +281,11 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	case res.Status == loop.StatusSchemaFailed:
 		// An answer that does not match --schema is not data; --json shows it.
 	case res.Answer != "":
-		_, writeErr = io.WriteString(stdio.Out, strings.TrimRight(res.Answer, "\n")+"\n")
+		text := strings.TrimRight(res.Answer, "\n") + "\n"
+		if stdio.OutTTY {
+			text = termtext.SafeLines(text)
+		}
+		_, writeErr = io.WriteString(stdio.Out, text)
 	}
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.
