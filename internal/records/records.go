@@ -54,7 +54,9 @@ type Event struct {
 	Model    string    `json:"model,omitempty"`
 	Mode     string    `json:"mode,omitempty"`
 	Settings *Settings `json:"settings,omitempty"`
-	// Git is the working directory's repository as the run found it.
+	// Git is the working directory's repository as the run's first command
+	// found it (run.finished; run.started in transcripts of earlier
+	// versions).
 	Git *GitState `json:"git,omitempty"`
 
 	// request, response

@@ -89,7 +89,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		rec.Observe(tr.Observe)
 	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), Git: r.gitState(ctx)})
+		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
@@ -105,7 +105,8 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if r.hooks != nil {
 		box = hookedTools{box, r.hooks}
 	}
-	box = watchedTools{box, r.root, tr}
+	git := &gitState{}
+	box = watchedTools{box, r.root, tr, r, git}
 	transcript := ""
 	if out.History != nil && out.History.Dir != "" {
 		transcript = out.History.Path(id)
@@ -128,7 +129,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	answer := res.Answer
 	changed := changes()
 	took := time.Since(start)
-	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Status: res.Status, Answer: &answer, Steps: res.Steps,
+	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, History: res.History})
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
@@ -229,25 +230,39 @@ func (b *contentBudget) of(c tools.Change) *records.Contents {
 	return out
 }
 
-// gitState is the repository the run starts in, for `ask undo` to know
-// which files a command changes it may restore from git: taken only when
-// a tool whose changes are watched (the shell, user and MCP tools) is
-// declared, since the file tools record what they replace themselves,
-// and not under --safe, where commands change nothing.
-func (r *Run) gitState(ctx context.Context) *records.GitState {
-	if r.root == nil || r.Settings.Safe.Value {
-		return nil // --safe: commands change nothing
-	}
-	for _, t := range r.Declared {
-		if !tools.ReportsOwnChanges(t.Name) {
-			st, err := undo.GitStateOf(ctx, r.workdir)
-			if err != nil && r.env.Verbose {
-				r.note("ask undo will not restore what commands change from git: %v", err)
-			}
-			return st
+// gitState is the repository as the run's first command found it, for
+// `ask undo` to know which files a command changes it may restore from
+// git. It is taken just before that command runs, so that a run whose
+// model calls no command (a one-shot answer) starts no git at all: only
+// commands need it, the file tools recording what they replace
+// themselves. Under --safe commands change nothing, and it is not taken.
+type gitState struct {
+	once  sync.Once
+	taken atomic.Bool
+	state *records.GitState
+}
+
+// take takes the state once; later calls wait for the first.
+func (g *gitState) take(ctx context.Context, r *Run) {
+	g.once.Do(func() {
+		if r.Settings.Safe.Value {
+			return
 		}
+		st, err := undo.GitStateOf(ctx, r.workdir)
+		if err != nil && r.env.Verbose {
+			r.note("ask undo will not restore what commands change from git: %v", err)
+		}
+		g.state = st
+		g.taken.Store(true)
+	})
+}
+
+// get is the state taken, nil when no command ran.
+func (g *gitState) get() *records.GitState {
+	if g == nil || !g.taken.Load() {
+		return nil
 	}
-	return nil
+	return g.state
 }
 
 // watchedTools reports, as the file changes of each call, what a tool that
@@ -257,6 +272,8 @@ type watchedTools struct {
 	loop.Toolbox
 	root  *tools.Root
 	trace *trace.Run // nil when not tracing
+	run   *Run
+	git   *gitState
 }
 
 func (w watchedTools) Call(ctx context.Context, name, arguments string) (string, bool) {
@@ -264,6 +281,7 @@ func (w watchedTools) Call(ctx context.Context, name, arguments string) (string,
 	if w.root == nil || tools.ReportsOwnChanges(name) {
 		return w.Toolbox.Call(ctx, name, arguments)
 	}
+	w.git.take(ctx, w.run)
 	done := w.root.Watch(name)
 	defer done()
 	return w.Toolbox.Call(ctx, name, arguments)

@@ -58,11 +58,18 @@ type Run struct {
 // deleted again by the run is left out.
 func FromEvents(events []records.Event) Run {
 	var run Run
+	// The repository as the run's first command found it is recorded in
+	// run.finished (in run.started by earlier versions); every change is
+	// judged by it.
+	for _, ev := range events {
+		if (ev.Type == records.TypeRunStarted || ev.Type == records.TypeRunFinished) && ev.Git != nil {
+			run.Git = ev.Git
+		}
+	}
 	index := map[string]int{}
 	for _, ev := range events {
 		switch ev.Type {
 		case records.TypeRunStarted:
-			run.Git = ev.Git
 			if ev.Settings != nil {
 				run.Workdir = ev.Settings.Workdir
 			}
