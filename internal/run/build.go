@@ -77,6 +77,9 @@ type Env struct {
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
+	// Limiter paces the requests of every run of the process (ask batch);
+	// nil paces none.
+	Limiter providers.Limiter
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -221,7 +224,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	caller := &providers.Caller{
 		Provider: row.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
 		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
-		Temperature: s.temperature(), Reasoning: s.Reasoning.Value,
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Limiter: env.Limiter,
 	}
 	if env.Replay != nil {
 		caller.HTTP = &http.Client{Transport: env.Replay.transport}
