@@ -132,3 +132,180 @@ func TestBatchRunsEveryTask(t *testing.T) {
 		t.Errorf("%d requests at once at most, want 2 to 8", p)
 	}
 }
+
+func TestBatchBadLinesAreResults(t *testing.T) {
+	t.Parallel()
+	m := startEcho(t, 0)
+	tasks := taskFile(t, 3,
+		`{"id":"bad-kind","prompt":"x","max-steps":"ten"}`,
+		`not json`,
+		`{"id":"t0","prompt":"again"}`,
+		``,
+		`{"id":"no-prompt"}`,
+		`{"id":"typo","prompt":"x","modell":"m"}`,
+		`{"id":"late","prompt":"p-late","no-tools":true}`)
+	r := runAsk(t, askEnv{server: m.Server}, "batch", tasks)
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2 (a bad line); stderr:\n%s", r.code, r.stderr)
+	}
+	byKey := map[string]batch.Result{}
+	for _, res := range readResults(t, r.stdout) {
+		key := res.ID
+		if key == "" {
+			key = fmt.Sprint("line ", res.Line)
+		}
+		if _, dup := byKey[key]; dup {
+			t.Errorf("%s reported twice", key)
+		}
+		byKey[key] = res
+	}
+	tests := []struct {
+		key, status, errPart string
+	}{
+		{"t0", "completed", ""},
+		{"t2", "completed", ""},
+		{"late", "completed", ""},
+		{"bad-kind", "invalid", `line 4: max-steps: want a whole number, got "ten"`},
+		{"line 5", "invalid", "line 5: not valid JSON"},
+		{"line 6", "invalid", `line 6: id "t0" is the id of line 1 too`},
+		{"no-prompt", "invalid", `line 8: no "prompt"`},
+		{"typo", "invalid", `line 9: unknown key "modell": did you mean "model"?`},
+	}
+	for _, tt := range tests {
+		res, ok := byKey[tt.key]
+		switch {
+		case !ok:
+			t.Errorf("no result for %s", tt.key)
+		case res.Status != tt.status || !strings.Contains(res.Error, tt.errPart):
+			t.Errorf("%s: status %q error %q, want %q with %q", tt.key, res.Status, res.Error, tt.status, tt.errPart)
+		case tt.status == "invalid" && res.ExitCode != 2:
+			t.Errorf("%s: exit code %d, want 2", tt.key, res.ExitCode)
+		}
+	}
+	if len(byKey) != len(tests)+1 {
+		t.Errorf("%d results, want %d: %v", len(byKey), len(tests)+1, r.stdout)
+	}
+}
+
+func TestBatchShardsSplitTheFile(t *testing.T) {
+	t.Parallel()
+	m := startEcho(t, 0)
+	tasks := taskFile(t, 60)
+	const n = 3
+	seen := map[string]int{}
+	for i := range n {
+		out := filepath.Join(t.TempDir(), "results.jsonl")
+		r := runAsk(t, askEnv{server: m.Server}, "batch", "-j", "4", "--shard", fmt.Sprintf("%d/%d", i, n), "--output", out, tasks)
+		if r.code != 0 || r.stdout != "" {
+			t.Fatalf("shard %d: exit %d, stdout %q; stderr:\n%s", i, r.code, r.stdout, r.stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := readResults(t, string(b))
+		if len(results) == 0 || len(results) == 60 {
+			t.Errorf("shard %d has %d of 60 tasks", i, len(results))
+		}
+		for _, res := range results {
+			seen[res.ID]++
+		}
+	}
+	for i := range 60 {
+		if id := fmt.Sprint("t", i); seen[id] != 1 {
+			t.Errorf("%s is in %d shards, want 1", id, seen[id])
+		}
+	}
+	for _, bad := range []string{"3/3", "-1/3", "1", "a/b", "0/0"} {
+		if r := runAsk(t, askEnv{server: m.Server}, "batch", "--shard", bad, tasks); r.code != 2 || !strings.Contains(r.stderr, "--shard") {
+			t.Errorf("--shard %s: exit %d, stderr %q; want a usage error", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// TestBatchThrottleSlowsEveryWorker: one 429 with Retry-After holds back
+// the requests of every worker, not only the one that met it.
+func TestBatchThrottleSlowsEveryWorker(t *testing.T) {
+	t.Parallel()
+	m := startEcho(t, 30*time.Millisecond)
+	var at atomic.Int64 // when the 429 went out, in Unix nanoseconds
+	m.throttle = func(n int) (string, bool) {
+		if n == 20 {
+			at.Store(time.Now().UnixNano())
+			return "1", true
+		}
+		return "", false
+	}
+	// Unthrottled, the 200 tasks would take 0.75 s, most of it after the
+	// 429.
+	r := runAsk(t, askEnv{server: m.Server}, "batch", "-j", "8", taskFile(t, 200))
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if got := len(readResults(t, r.stdout)); got != 200 {
+		t.Fatalf("%d results, want 200", got)
+	}
+	throttled := time.Unix(0, at.Load())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var during int
+	for _, a := range m.arrived {
+		// Requests sent before the 429 reached the client may still
+		// arrive just after it; past that, none until Retry-After.
+		if a.After(throttled.Add(150*time.Millisecond)) && a.Before(throttled.Add(900*time.Millisecond)) {
+			during++
+		}
+	}
+	if during > 0 {
+		t.Errorf("%d requests arrived within the second the 429's Retry-After asked for", during)
+	}
+}
+
+// TestBatchResumes: a rerun with the same --output skips the tasks there,
+// cuts a torn last line and runs its task again.
+func TestBatchResumes(t *testing.T) {
+	t.Parallel()
+	m := startEcho(t, 0)
+	tasks := taskFile(t, 10)
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	before := `{"id":"t1","run_id":"r1","status":"completed","exit_code":0,"answer":"earlier","duration_ms":1}` + "\n" +
+		`{"id":"t2","run_id":"r2","status":"max_steps","exit_code":5,"answer":"","duration_ms":1}` + "\n" +
+		`{"id":"t3","run_id":"r3","sta`
+	if err := os.WriteFile(out, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runAsk(t, askEnv{server: m.Server}, "batch", "--output", out, tasks)
+	if r.code != 5 {
+		t.Errorf("exit %d, want 5 (the earlier result of t2); stderr:\n%s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.HasPrefix(string(b), before[:strings.LastIndex(before, "\n")+1]) {
+		t.Errorf("the earlier results changed:\n%s", b)
+	}
+	counts := map[string]int{}
+	for _, res := range readResults(t, string(b)) {
+		counts[res.ID]++
+	}
+	for i := range 10 {
+		if id := fmt.Sprint("t", i); counts[id] != 1 {
+			t.Errorf("%s has %d results, want 1", id, counts[id])
+		}
+	}
+	for _, p := range []string{"p1", "p2"} {
+		if n := m.sent(p); n != 0 {
+			t.Errorf("%s sent %d times; its task had its result", p, n)
+		}
+	}
+	if m.sent("p3") != 1 {
+		t.Errorf("p3, whose line was torn, sent %d times, want 1", m.sent("p3"))
+	}
+	// A second batch on the same file is refused while the first holds it.
+	f, err := batch.OpenOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r := runAsk(t, askEnv{server: m.Server}, "batch", "--output", out, tasks); r.code != 2 || !strings.Contains(r.stderr, "another ask batch") {
+		t.Errorf("a second writer: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
