@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -307,5 +310,72 @@ func TestBatchResumes(t *testing.T) {
 	defer f.Close()
 	if r := runAsk(t, askEnv{server: m.Server}, "batch", "--output", out, tasks); r.code != 2 || !strings.Contains(r.stderr, "another ask batch") {
 		t.Errorf("a second writer: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestBatchSurvivesKill9 kills the real ask batch with SIGKILL at random
+// moments and reruns it: every id ends with one result, and no task whose
+// result was written before the kill is sent again.
+func TestBatchSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 20 batches")
+	}
+	t.Parallel()
+	bin, err := exec.LookPath("ask")
+	if err != nil || !strings.Contains(bin, "testscript-main") {
+		t.Fatalf("ask is not the test binary installed by TestMain: %q, %v", bin, err)
+	}
+	const tasks = 80
+	m := startEcho(t, 20*time.Millisecond)
+	file := taskFile(t, tasks)
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	for trial := range 20 {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "results.jsonl")
+		batchRun := func() *exec.Cmd {
+			cmd := exec.Command(bin, "batch", "-j", "8", "--output", out, file)
+			cmd.Env = append(os.Environ(), "ASK_PROVIDER=openai", "ASK_BASE_URL="+m.URL, "OPENAI_API_KEY=fake-test-not-a-real-key-0000",
+				"HOME="+dir, "XDG_STATE_HOME="+dir)
+			return cmd
+		}
+		// One to three kills, each after up to 250 ms: a whole batch takes
+		// about 200 ms and its start.
+		for range 1 + rng.IntN(3) {
+			cmd := batchRun()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+		}
+		b, _ := os.ReadFile(out)
+		var answered []string
+		for _, res := range readResults(t, string(b)) {
+			answered = append(answered, res.ID)
+		}
+		sentBefore := map[string]int{}
+		for _, id := range answered {
+			sentBefore[id] = m.sent("p" + strings.TrimPrefix(id, "t"))
+		}
+		if out, err := batchRun().CombinedOutput(); err != nil {
+			t.Fatalf("trial %d: the rerun: %v\n%s", trial, err, out)
+		}
+		b, _ = os.ReadFile(out)
+		counts := map[string]int{}
+		for _, res := range readResults(t, string(b)) {
+			counts[res.ID]++
+		}
+		for i := range tasks {
+			if id := fmt.Sprint("t", i); counts[id] != 1 {
+				t.Errorf("trial %d: %s has %d results, want 1", trial, id, counts[id])
+			}
+		}
+		for _, id := range answered {
+			if n := m.sent("p" + strings.TrimPrefix(id, "t")); n != sentBefore[id] {
+				t.Errorf("trial %d: %s was answered before the kill but sent again", trial, id)
+			}
+		}
+		t.Logf("trial %d: %d of %d answered before the rerun", trial, len(answered), tasks)
 	}
 }
