@@ -197,3 +197,12 @@ func ReadDone(r io.Reader) (done *Done, keep int64, err error) {
 		keep += int64(len(line))
 	}
 }
+
+// ParseResultLine reads one result line.
+func ParseResultLine(line []byte) (Result, error) {
+	var r Result
+	if err := json.Unmarshal(line, &r); err != nil {
+		return Result{}, fmt.Errorf("not a result line: %w", err)
+	}
+	return r, nil
+}

@@ -193,8 +193,8 @@ func decodeKind(raw json.RawMessage, k settings.Kind) (any, error) {
 		}
 		return b, nil
 	case settings.Int:
-		var n json.Number
-		if json.Unmarshal(raw, &n) != nil {
+		var n json.Number // which would take a number in a string too
+		if raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
 			return nil, want("a whole number")
 		}
 		i, err := n.Int64()
