@@ -114,6 +114,11 @@ var examples = map[string][]string{
 		`ask mcp list --tools --mcp https://mcp.example.com/mcp --mcp-header 'Authorization: Bearer ${TOKEN}'`,
 		`ask mcp list --tools --json | jq -r '.[].tools[]?.declared'`,
 	},
+	"ask batch": {
+		`git ls-files '*.go' | jq -Rc '{id: ., prompt: ("review " + .), mode: "ask"}' | ask batch -j 8 --output reviews.jsonl`,
+		`ask batch --shard "$JOB_COMPLETION_INDEX/4" --output "results-$JOB_COMPLETION_INDEX.jsonl" tasks.jsonl`,
+		`ask batch --output results.jsonl tasks.jsonl || jq -c 'select(.exit_code != 0)' results.jsonl`,
+	},
 	"ask sandbox check": {
 		`ask sandbox check`,
 		`ask sandbox check --json | jq .network`,
