@@ -53,30 +53,50 @@ func (r Result) Encode() []byte {
 }
 
 // Sink writes result lines: each with one write, so that lines of workers
-// never mix and a kill never leaves half of one. A file is synced after
-// each, so that a line the next run reads is a task it may skip.
+// never mix and a kill never leaves half of one. A file is synced before
+// Write returns, so that a line the next run reads stays read after a
+// crash of the machine too; the workers that write while a sync is under
+// way share the next one (a group commit), so that syncs do not bound the
+// rate of results.
 type Sink struct {
-	mu   sync.Mutex
-	w    io.Writer
-	sync func() error
+	mu      sync.Mutex
+	w       io.Writer
+	written int64 // lines written
+
+	syncMu sync.Mutex
+	synced int64 // lines the last sync covered
+	sync   func() error
 }
 
-// NewSink writes to w; sync, when set, runs after each line.
+// NewSink writes to w; sync, when set, makes the lines written durable.
 func NewSink(w io.Writer, sync func() error) *Sink { return &Sink{w: w, sync: sync} }
 
 // Write writes r's line.
 func (s *Sink) Write(r Result) error {
 	line := r.Encode()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := s.w.Write(line); err != nil {
+	_, err := s.w.Write(line)
+	s.written++
+	mine := s.written
+	s.mu.Unlock()
+	if err != nil {
 		return fmt.Errorf("write a result: %w", err)
 	}
-	if s.sync != nil {
-		if err := s.sync(); err != nil {
-			return fmt.Errorf("sync the results: %w", err)
-		}
+	if s.sync == nil {
+		return nil
 	}
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	if s.synced >= mine {
+		return nil // a sync that began after this line covered it
+	}
+	s.mu.Lock()
+	covers := s.written
+	s.mu.Unlock()
+	if err := s.sync(); err != nil {
+		return fmt.Errorf("sync the results: %w", err)
+	}
+	s.synced = covers
 	return nil
 }
 
