@@ -379,3 +379,31 @@ func TestBatchSurvivesKill9(t *testing.T) {
 		t.Logf("trial %d: %d of %d answered before the rerun", trial, len(answered), tasks)
 	}
 }
+
+func TestBatchProgressLine(t *testing.T) {
+	t.Parallel()
+	m := startEcho(t, 0)
+	tests := []struct {
+		name string
+		env  askEnv
+		args []string
+		want string // "" for no progress line
+	}{
+		{"terminal", askEnv{server: m.Server, tty: true}, nil, "ask batch: 5 done · 1 failed · 0 running · 480 tokens · "},
+		{"quiet", askEnv{server: m.Server, tty: true}, []string{"-q"}, ""},
+		{"pipe", askEnv{server: m.Server}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args := append(append([]string{"batch"}, tt.args...), taskFile(t, 4, `{"id":"bad"}`))
+			r := runAsk(t, tt.env, args...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+			}
+			if got := strings.Contains(r.stderr, "ask batch: "); got != (tt.want != "") || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr %q, want %q", r.stderr, tt.want)
+			}
+		})
+	}
+}

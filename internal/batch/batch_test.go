@@ -277,3 +277,51 @@ func TestReadLineTooLong(t *testing.T) {
 		t.Errorf("results %+v", results)
 	}
 }
+
+// TestSinkGroupCommit: lines written while a sync is under way share the
+// next, and every line is whole and synced before Write returns.
+func TestSinkGroupCommit(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	var syncs, durable atomic.Int64
+	w := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	})
+	var sink *Sink
+	sink = NewSink(w, func() error {
+		syncs.Add(1)
+		time.Sleep(5 * time.Millisecond)
+		sink.mu.Lock()
+		durable.Store(sink.written)
+		sink.mu.Unlock()
+		return nil
+	})
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := sink.Write(Result{ID: fmt.Sprint("t", i), Status: "completed"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if durable.Load() != 200 {
+		t.Errorf("%d of 200 lines synced", durable.Load())
+	}
+	if n := syncs.Load(); n >= 200 {
+		t.Errorf("%d syncs for 200 lines: no group commit", n)
+	}
+	done, keep, err := ReadDone(bytes.NewReader(buf.Bytes()))
+	if err != nil || keep != int64(buf.Len()) || done.Count != 200 {
+		t.Errorf("lines not whole: %v, %d of %d bytes, %d results", err, keep, buf.Len(), done.Count)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
