@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -47,6 +48,7 @@ task answered, else the highest task's.`,
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 4, Usage: "run up to `N` tasks at once"},
 			&cli.StringFlag{Name: "output", Usage: "append the results to `FILE` (not stdout) and skip the tasks it already holds"},
 			&cli.StringFlag{Name: "shard", Usage: "run only the tasks whose id hashes to shard `I/N` (0 ≤ I < N)"},
+			&cli.BoolFlag{Name: "batch-api", Usage: "send each round of model requests of all tasks as one batch of OpenAI's Batch API (half price; -j defaults to 1000)"},
 		},
 		Action: func(c *cli.Context) error { return batchAction(c, stdio) },
 	}
@@ -60,6 +62,9 @@ func batchAction(c *cli.Context, stdio *IO) error {
 		return usageErr("batch takes one task file, got %d words (%q…)", c.NArg(), c.Args().Get(1))
 	}
 	j := c.Int("jobs")
+	if c.Bool("batch-api") && !c.IsSet("jobs") {
+		j = 1000 // a round holds a request of every task under way
+	}
 	if j < 1 {
 		return usageErr("--jobs %d: give at least 1", j)
 	}
@@ -72,8 +77,25 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	}
 	// The command line's settings are checked once, before any task.
 	flags := flagSettings(c, stdio)
-	if _, err := run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd}); err != nil {
+	var rounds *batch.Rounds
+	if c.Bool("batch-api") {
+		// A batch's requests are not streamed, and it may take the 24 hours
+		// of its completion window.
+		flags.NoStream = run.Given(true, "--batch-api")
+		if !flags.Timeout.IsGiven() {
+			flags.Timeout = run.Given(time.Duration(0), "--batch-api: a batch may take its 24 hours")
+		}
+	}
+	s, err := run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
+	if err != nil {
 		return err
+	}
+	if c.Bool("batch-api") {
+		if s.Provider.Value != "openai" {
+			return usageErr("--batch-api: only OpenAI's Batch API is supported, and the provider is %s (-p openai)", s.Provider.Value)
+		}
+		stdio.redactor.Add(s.Key.Value.Reveal())
+		rounds = batch.NewRounds(s.BaseURL.Value, s.Key.Value.Reveal(), stdio.HTTP)
 	}
 
 	var in io.Reader = stdio.In
@@ -113,6 +135,18 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	b := &batchRunner{stdio: stdio, flags: flags, env: env, store: &store}
 	prog := newBatchProgress(stdio, done, stdio.ErrTTY && !quiet)
 	defer prog.stop()
+	if rounds != nil {
+		b.rounds = rounds
+		b.env.HTTP = &http.Client{Transport: rounds.Transport()}
+		rounds.OnRound = func(id string, n int) {
+			if !quiet {
+				prog.note(fmt.Sprintf("ask batch: round %s: %d requests", id, n))
+			}
+		}
+		ctx, stop := context.WithCancel(c.Context)
+		defer stop()
+		go rounds.Run(ctx)
+	}
 	sum, err := batch.Run(c.Context, batch.Config{
 		Input: in, J: j, Shard: shard, Done: done, Limiter: lim, Exec: b.exec, Sink: sink,
 		OnStart: prog.started, OnResult: prog.ended,
@@ -136,12 +170,18 @@ type batchRunner struct {
 	flags run.Settings
 	env   run.Env
 	store *history.Store
+	// rounds, with --batch-api, gathers the model requests into batches.
+	rounds *batch.Rounds
 }
 
 // exec runs task t with its settings over the command line's, and says
 // what came of it as its result line.
 func (b *batchRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	start := time.Now()
+	if b.rounds != nil {
+		b.rounds.Begin()
+		defer b.rounds.End()
+	}
 	fail := func(err error) batch.Result {
 		return batch.Result{ID: t.ID, Status: batch.StatusError, ExitCode: exitCode(err), Error: oneLine(err.Error()),
 			DurationMS: time.Since(start).Milliseconds()}
@@ -186,6 +226,7 @@ type batchProgress struct {
 	done, failed, running  atomic.Int64
 	tokens                 atomic.Int64
 	mu                     sync.Mutex
+	wmu                    sync.Mutex // one line at a time on w
 	cost                   float64
 	costKnown              bool
 	tick                   *time.Ticker
@@ -256,8 +297,22 @@ func (p *batchProgress) line() string {
 	return "ask batch: " + strings.Join(parts, " · ")
 }
 
+// note writes a line above the progress line.
+func (p *batchProgress) note(line string) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.on {
+		fmt.Fprintf(p.w, "\r\x1b[K%s\n", line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
 func (p *batchProgress) draw() {
-	fmt.Fprintf(p.w, "\r\x1b[K%s", p.line())
+	line := p.line()
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 }
 
 // stop ends the line with its last state.
