@@ -68,6 +68,9 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	if j < 1 {
 		return usageErr("--jobs %d: give at least 1", j)
 	}
+	if c.Bool("batch-api") && j > 50000 {
+		return usageErr("--jobs %d: a batch of OpenAI's Batch API holds at most 50000 requests", j)
+	}
 	var shard batch.Shard
 	if c.IsSet("shard") {
 		var err error
