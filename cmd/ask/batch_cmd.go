@@ -133,7 +133,7 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	env := runEnv(c, stdio, statusFor(stdio, true))
 	env.Notes, env.MCPStarting, env.Limiter = nil, nil, lim
 	if env.Verbose {
-		env.Notes = stdio.Err
+		env.Notes = &lockedWriter{w: stdio.Err} // runs write at once
 	}
 	b := &batchRunner{stdio: stdio, flags: flags, env: env, store: &store}
 	prog := newBatchProgress(stdio, done, stdio.ErrTTY && !quiet)
@@ -329,4 +329,16 @@ func (p *batchProgress) stop() {
 		p.draw()
 		fmt.Fprintln(p.w)
 	})
+}
+
+// lockedWriter lets many runs write notes to one stream, a line at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
