@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/batch"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 )
@@ -405,5 +407,26 @@ func TestBatchProgressLine(t *testing.T) {
 				t.Errorf("stderr %q, want %q", r.stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestBatchTaskSettingsOverFlags: a task's settings lie over the command
+// line's for that task alone.
+func TestBatchTaskSettingsOverFlags(t *testing.T) {
+	t.Parallel()
+	m := startEcho(t, 0)
+	tasks := taskFile(t, 0,
+		`{"id":"a","prompt":"pa","no-tools":true}`,
+		`{"id":"b","prompt":"pb","no-tools":true,"model":"m-task","max-tokens":77}`)
+	r := runAsk(t, askEnv{server: m.Server}, "batch", "--model", "m-flag", tasks)
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	models := map[string]string{}
+	for _, body := range m.Requests() {
+		models[fakeprovider.FirstUserText(body)] = gjson.GetBytes(body, "model").String() + " " + gjson.GetBytes(body, "max_tokens").String() + gjson.GetBytes(body, "max_completion_tokens").String()
+	}
+	if models["pa"] != "m-flag " || models["pb"] != "m-task 77" {
+		t.Errorf("model and max tokens by prompt: %v", models)
 	}
 }
