@@ -48,7 +48,7 @@ task answered, else the highest task's.`,
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 4, Usage: "run up to `N` tasks at once"},
 			&cli.StringFlag{Name: "output", Usage: "append the results to `FILE` (not stdout) and skip the tasks it already holds"},
 			&cli.StringFlag{Name: "shard", Usage: "run only the tasks whose id hashes to shard `I/N` (0 ≤ I < N)"},
-			&cli.BoolFlag{Name: "batch-api", Usage: "send each round of model requests of all tasks as one batch of OpenAI's Batch API (half price; -j defaults to 1000)"},
+			&cli.BoolFlag{Name: "batch-api", Usage: "send each round of model requests of all tasks as one batch of the provider's batch interface (OpenAI, Anthropic: half price; -j defaults to 1000)"},
 		},
 		Action: func(c *cli.Context) error { return batchAction(c, stdio) },
 	}
@@ -67,9 +67,6 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	}
 	if j < 1 {
 		return usageErr("--jobs %d: give at least 1", j)
-	}
-	if c.Bool("batch-api") && j > 50000 {
-		return usageErr("--jobs %d: a batch of OpenAI's Batch API holds at most 50000 requests", j)
 	}
 	var shard batch.Shard
 	if c.IsSet("shard") {
@@ -94,11 +91,19 @@ func batchAction(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	if c.Bool("batch-api") {
-		if s.Provider.Value != "openai" {
-			return usageErr("--batch-api: only OpenAI's Batch API is supported, and the provider is %s (-p openai)", s.Provider.Value)
+		key := s.Key.Value.Reveal()
+		switch s.Provider.Value {
+		case "openai":
+			rounds = batch.NewRounds(s.BaseURL.Value, key, stdio.HTTP)
+		case "anthropic":
+			rounds = batch.NewAnthropicRounds(s.BaseURL.Value, key, stdio.HTTP)
+		default:
+			return usageErr("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API) or -p anthropic (Message Batches)", s.Provider.Value)
 		}
-		stdio.redactor.Add(s.Key.Value.Reveal())
-		rounds = batch.NewRounds(s.BaseURL.Value, s.Key.Value.Reveal(), stdio.HTTP)
+		if j > rounds.Limit() {
+			return usageErr("--jobs %d: a batch of %s holds at most %d requests", j, s.Provider.Value, rounds.Limit())
+		}
+		stdio.redactor.Add(key)
 	}
 
 	var in io.Reader = stdio.In

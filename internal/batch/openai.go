@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// Rounds sends the model requests of every run under way through OpenAI's
-// Batch API, at its discount: the runs' HTTP client is Transport, which
+// Rounds sends the model requests of every run under way through the
+// provider's batch interface (OpenAI's Batch API, Anthropic's Message
+// Batches), at its discount: the runs' HTTP client is Transport, which
 // holds each Chat Completions request back; when every run under way is
 // waiting for the model, the requests held go as one batch (a round), and
 // each run gets its reply once the batch is done, runs its tools locally,
@@ -38,6 +39,8 @@ type Rounds struct {
 	// OnRound is told of each batch as it is created; nil tells nobody.
 	OnRound func(id string, requests int)
 
+	eng engine
+
 	mu      sync.Mutex
 	active  int
 	pending []*held
@@ -57,11 +60,32 @@ type heldReply struct {
 	body   []byte
 }
 
-// NewRounds is a coordinator for the provider at baseURL.
+// engine is one provider's batch interface.
+type engine interface {
+	// model reports whether req is a model request a round takes.
+	model(req *http.Request) bool
+	// run sends the round's request bodies as one batch, waits for it and
+	// returns the replies by custom_id (the body's index); a request the
+	// batch did not answer is left out.
+	run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error)
+	// authorize sets the credentials of a batch request.
+	authorize(h http.Header, key string)
+	// limit is the most requests a batch holds.
+	limit() int
+}
+
+// NewRounds is a coordinator for OpenAI's Batch API at baseURL.
 func NewRounds(baseURL, key string, client *http.Client) *Rounds {
-	return &Rounds{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: client,
+	return newRounds(baseURL, key, client, openAIBatches{})
+}
+
+func newRounds(baseURL, key string, client *http.Client, eng engine) *Rounds {
+	return &Rounds{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: client, eng: eng,
 		Poll: 500 * time.Millisecond, MaxPoll: time.Minute, Settle: 100 * time.Millisecond, changed: make(chan struct{}, 1)}
 }
+
+// Limit is the most requests one batch holds.
+func (r *Rounds) Limit() int { return r.eng.limit() }
 
 // Begin and End count the runs under way: a round waits for all of them.
 func (r *Rounds) Begin() { r.mu.Lock(); r.active++; r.mu.Unlock(); r.kick() }
@@ -80,7 +104,7 @@ func (r *Rounds) Transport() http.RoundTripper { return roundsTransport{r} }
 type roundsTransport struct{ r *Rounds }
 
 func (t roundsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+	if !t.r.eng.model(req) {
 		return t.r.client().Transport.RoundTrip(req)
 	}
 	body, err := io.ReadAll(req.Body)
@@ -155,7 +179,11 @@ func (r *Rounds) ready() bool {
 
 // send runs one round and answers its requests.
 func (r *Rounds) send(ctx context.Context, round []*held) {
-	answers, err := r.batch(ctx, round)
+	bodies := make([][]byte, len(round))
+	for i, h := range round {
+		bodies[i] = h.body
+	}
+	answers, err := r.eng.run(ctx, r, bodies)
 	for i, h := range round {
 		a, ok := answers[strconv.Itoa(i)]
 		switch {
@@ -188,14 +216,25 @@ type BatchLine struct {
 	Body     json.RawMessage `json:"body"`
 }
 
-// batch uploads the round's requests, creates the batch, waits for it and
+// openAIBatches is OpenAI's Batch API.
+type openAIBatches struct{}
+
+func (openAIBatches) model(req *http.Request) bool {
+	return req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chat/completions")
+}
+
+func (openAIBatches) authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
+
+func (openAIBatches) limit() int { return 50000 }
+
+// run uploads the round's requests, creates the batch, waits for it and
 // reads its output and error files: the replies by custom_id (the
 // request's index in the round). A line of the error file with a response
 // is that request's reply; one without is left out (run again).
-func (r *Rounds) batch(ctx context.Context, round []*held) (map[string]heldReply, error) {
+func (openAIBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error) {
 	var input bytes.Buffer
-	for i, h := range round {
-		line, err := json.Marshal(BatchLine{CustomID: strconv.Itoa(i), Method: http.MethodPost, URL: "/v1/chat/completions", Body: h.body})
+	for i, body := range bodies {
+		line, err := json.Marshal(BatchLine{CustomID: strconv.Itoa(i), Method: http.MethodPost, URL: "/v1/chat/completions", Body: body})
 		if err != nil {
 			return nil, fmt.Errorf("request %d is not JSON: %w", i, err)
 		}
@@ -213,19 +252,16 @@ func (r *Rounds) batch(ctx context.Context, round []*held) (map[string]heldReply
 		return nil, fmt.Errorf("create the batch: %w", err)
 	}
 	if r.OnRound != nil {
-		r.OnRound(b.ID, len(round))
+		r.OnRound(b.ID, len(bodies))
 	}
-	wait := r.Poll
-	for !b.terminal() {
-		select {
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, r.MaxPoll)
+	err := r.poll(ctx, func() bool { return b.terminal() }, func() error {
 		if err := r.call(ctx, http.MethodGet, "/batches/"+b.ID, "", nil, &b); err != nil {
-			return nil, fmt.Errorf("read the batch %s: %w", b.ID, err)
+			return fmt.Errorf("read the batch %s: %w", b.ID, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	answers := map[string]heldReply{}
 	for _, id := range []string{b.OutputFileID, b.ErrorFileID} {
@@ -237,6 +273,24 @@ func (r *Rounds) batch(ctx context.Context, round []*held) (map[string]heldReply
 		}
 	}
 	return answers, nil
+}
+
+// poll reads the batch with read until done says so, waiting Poll at
+// first and twice as long each time, up to MaxPoll.
+func (r *Rounds) poll(ctx context.Context, done func() bool, read func() error) error {
+	wait := r.Poll
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, r.MaxPoll)
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type batchObject struct {
@@ -294,21 +348,26 @@ func (r *Rounds) upload(ctx context.Context, data []byte, out any) error {
 	return r.call(ctx, http.MethodPost, "/files", mw.FormDataContentType(), body.Bytes(), out)
 }
 
-// call sends one Batch API request; out is a *[]byte for a raw body, else
-// decoded JSON.
+// call sends one request of the batch interface to path under BaseURL,
+// or to an absolute URL; out is a *[]byte for a raw body, else decoded
+// JSON.
 func (r *Rounds) call(ctx context.Context, method, path, contentType string, body []byte, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, r.BaseURL+path, rd)
+	url := path
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		url = r.BaseURL + path
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	req.Header.Set("Authorization", "Bearer "+r.Key)
+	r.eng.authorize(req.Header, r.Key)
 	req.Header.Set("User-Agent", "ask")
 	resp, err := r.client().Do(req)
 	if err != nil {
