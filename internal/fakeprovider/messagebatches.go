@@ -140,7 +140,7 @@ func (m *MessageBatches) object(id string, b *msgBatch, results string) map[stri
 	now := time.Now().UTC()
 	obj := map[string]any{"id": id, "type": "message_batch", "processing_status": "in_progress",
 		"request_counts": map[string]int{"processing": 1, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},
-		"ended_at": nil, "created_at": now.Format(time.RFC3339Nano), "expires_at": now.Add(24 * time.Hour).Format(time.RFC3339Nano),
+		"ended_at":       nil, "created_at": now.Format(time.RFC3339Nano), "expires_at": now.Add(24 * time.Hour).Format(time.RFC3339Nano),
 		"archived_at": nil, "cancel_initiated_at": nil, "results_url": nil}
 	if results != "" {
 		obj["processing_status"] = "ended"
