@@ -49,8 +49,18 @@ if ! grep -q 'cart.go' <<<"$demo_out"; then
   exit 1
 fi
 
+# The GitHub Action and the README's workflow for it, through actionlint.
+echo "== actionlint"
+scripts/actionlint.sh
+
 echo "== go test -race"
 go test -race -count=1 ./...
+
+# The traces against a real Jaeger, when one is cached: building it takes
+# about 20 minutes on 2 cores, too long for every run (scripts/jaeger-traces.sh).
+if [ -x "$HOME/.cache/ask-jaeger/jaeger-v1.76.0" ] || [ -n "${ASK_JAEGER:-}" ]; then
+  scripts/jaeger-traces.sh
+fi
 
 # fuzz_once runs one target and prints its log; it fails on a finding.
 # Go 1.26's fuzz coordinator can also fail a clean run at the -fuzztime

@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 const citySchema = `{"type":"object","properties":{"city":{"type":"string"},"pop":{"type":"integer"}},"required":["city","pop"]}`
@@ -86,7 +87,7 @@ func TestSchemaRetryCarriesErrors(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: `{"city":"Oslo","pop":"many"}`}, fakeprovider.Reply{Text: `{"city":"Oslo","pop":1}`})
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv}, "--schema", citySchema, "--json", "q")
-	var out finalJSON
+	var out run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
 		t.Fatalf("code %d, stdout %q: %v", r.code, r.stdout, err)
 	}
@@ -109,7 +110,7 @@ func TestSchemaFailedJSON(t *testing.T) {
 	srv := fakeprovider.Start(bad, bad, bad)
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv}, "--schema", citySchema, "--json", "q")
-	var out finalJSON
+	var out run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("stdout %q: %v", r.stdout, err)
 	}
@@ -239,5 +240,34 @@ func TestFailedAnswerWriteExits1(t *testing.T) {
 		if r.code != fault.ExitPipe || r.stderr != "" {
 			t.Errorf("ask %v to a closed pipe: exit %d, stderr %q; want 141 and nothing", args, r.code, r.stderr)
 		}
+	}
+}
+
+// A provider's or a model's text cannot drive the terminal it is shown on:
+// an OSC 52 sequence in the answer, or in a provider's error, reaches a
+// terminal escaped. A pipe gets the answer's bytes as they are.
+func TestProviderTextCannotDriveTheTerminal(t *testing.T) {
+	t.Parallel()
+	const osc52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
+	for _, tt := range []struct {
+		env  askEnv
+		want string
+	}{
+		{askEnv{outTTY: true}, `done \u001b]52;c;cm0gLXJmIH4=\u0007` + "\n"},
+		{askEnv{}, "done " + osc52 + "\n"},
+	} {
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "done " + osc52})
+		defer srv.Close()
+		tt.env.server = srv
+		r := runAsk(t, tt.env, "hi")
+		if r.code != 0 || r.stdout != tt.want {
+			t.Errorf("stdout a terminal %v: %q, want %q", tt.env.outTTY, r.stdout, tt.want)
+		}
+	}
+	srv := fakeprovider.Start(fakeprovider.Reply{Status: 400, Body: `{"error":{"message":"bad ` + strings.ReplaceAll(osc52, "\x1b", `\u001b`) + `"}}`})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, tty: true}, "--retries", "0", "hi")
+	if strings.Contains(r.stderr, "\x1b]52") || !strings.Contains(r.stderr, `\u001b]52`) {
+		t.Errorf("the provider's error reached the terminal raw: %q", r.stderr)
 	}
 }

@@ -82,6 +82,7 @@ func TestReadArgsRefuses(t *testing.T) {
 		{[]string{"review:", "--allow-tool", "shell"}, "--allow-tool=shell after the prompt"},
 		{[]string{"review:", "--sandbox=off"}, "--sandbox=off after the prompt"},
 		{[]string{"review:", "--mcp", "x"}, "--mcp=x after the prompt"},
+		{[]string{"--safe", "review:", "--allow-host", "evil.example"}, "--allow-host=evil.example after the prompt"},
 		{[]string{"--safe", "review:", "--safe=false"}, "--safe=false after the prompt"},
 		{[]string{"review:", "--base-url=http://evil"}, "--base-url=http://evil after the prompt"},
 		{[]string{"hi", "--max-steps"}, "--max-steps needs a value: give a whole number"},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // conversationEnv runs ask with its state in a temporary directory.
@@ -532,7 +533,7 @@ func TestAsksOwnFilesAreOutOfReach(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var out finalJSON
+	var out run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ask-cli/ask/internal/demo"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 const demoQuestion = "Customers say discount codes make cart totals come out wrong. Find the cause and say how to fix it."
@@ -66,7 +67,7 @@ func TestDemoSession(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("replay of the demo: exit %d: %s", r.code, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}

@@ -87,7 +87,9 @@ func nearestFlag(name string, flags []cli.Flag) string {
 		names = append(names, f.Names()...)
 	}
 	for _, r := range settings.Rows() {
-		names = append(names, r.Name)
+		if !r.ConfigOnly {
+			names = append(names, r.Name)
+		}
 	}
 	best, dist := "", 3
 	for _, n := range names {

@@ -24,6 +24,9 @@ func runFlags(stdio *IO) []cli.Flag {
 	d := helpDefaults(stdio)
 	out := make([]cli.Flag, 0, len(settings.Rows()))
 	for _, r := range settings.Rows() {
+		if r.ConfigOnly {
+			continue
+		}
 		f := cliFlag(r, d)
 		// urfave/cli groups the flags by category at every start, which a
 		// run that shows no help need not pay for.
@@ -211,6 +214,9 @@ func kindOf(f cli.Flag) settings.Kind {
 func mainSpec(subs []*cli.Command) *commandSpec {
 	main := &commandSpec{name: "ask", flags: map[string]flagSpec{}, prompt: true}
 	for _, r := range settings.Rows() {
+		if r.ConfigOnly {
+			continue
+		}
 		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, afterPrompt: r.AfterPrompt, hint: valueHint(r.Kind, "see ask --help")}
 		main.flags[r.Name] = f
 		if r.Short != "" {

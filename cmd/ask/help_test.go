@@ -67,7 +67,7 @@ func TestHelpDefaults(t *testing.T) {
 func TestHelpExamples(t *testing.T) {
 	t.Parallel()
 	paths := commandPaths(t)
-	for name := range examples {
+	for name := range examples() {
 		if !slices.Contains(paths, name) {
 			t.Errorf("examples for %q, which is not a command", name)
 		}

@@ -108,7 +108,8 @@ func TestInitBudget(t *testing.T) {
 	if tree, err := exec.Command(bin, "--quiet", "--version").Output(); err != nil || string(tree) != string(out) {
 		t.Errorf("ask --quiet --version: %v, stdout %q; ask --version printed %q", err, tree, out)
 	}
-	// Nor does it die of SIGPIPE when stdout is closed.
+	// Nor does it die of SIGPIPE when stdout is closed: it exits 141, as
+	// DESIGN §7 has it, quietly.
 	for _, args := range [][]string{{"--version"}, {"--quiet", "--version"}} {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -117,10 +118,12 @@ func TestInitBudget(t *testing.T) {
 		r.Close()
 		cmd := exec.Command(bin, args...)
 		cmd.Stdout = w
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
 		err = cmd.Run()
 		w.Close()
-		if err != nil {
-			t.Errorf("ask %s into a closed pipe: %v, want exit 0", strings.Join(args, " "), err)
+		if cmd.ProcessState.ExitCode() != 141 || errOut.Len() > 0 {
+			t.Errorf("ask %s into a closed pipe: %v, stderr %q; want exit 141 and nothing said", strings.Join(args, " "), err, errOut.String())
 		}
 	}
 	costs, err := parseInitTrace(stderr.Bytes())

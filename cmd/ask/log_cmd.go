@@ -54,6 +54,7 @@ func logCommand(stdio *IO) *cli.Command {
 					return logList(c, stdio, strings.Join(c.Args().Slice(), " "))
 				},
 			},
+			logDiffCommand(stdio),
 		},
 	}
 }

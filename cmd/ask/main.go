@@ -27,6 +27,7 @@ import (
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/term"
 	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/trace"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.0.0").
@@ -54,16 +55,16 @@ type IO struct {
 	ErrTTY        bool
 	// ErrWidth is the width of stderr's terminal, 0 when unknown.
 	ErrWidth func() int
-	Getenv        func(string) string
-	Environ       func() []string
-	HTTP          *http.Client
-	Now           func() time.Time
-	Wd            string
-	TTYPath       string // where approvals are read; "" disables prompting
-	Net           netTimeouts
-	config        *run.Config         // the config file, read by useConfigFile
-	redactor      *providers.Redactor // hides the run's secrets in Out and Err
-	color         colorChoice
+	Getenv   func(string) string
+	Environ  func() []string
+	HTTP     *http.Client
+	Now      func() time.Time
+	Wd       string
+	TTYPath  string // where approvals are read; "" disables prompting
+	Net      providers.NetTimeouts
+	config   *run.Config         // the config file, read by useConfigFile
+	redactor *providers.Redactor // hides the run's secrets in Out and Err
+	color    colorChoice
 	// sandboxCheck says what the kernel can confine; nil asks it (tests
 	// pin an answer).
 	sandboxCheck func() sandbox.Support
@@ -94,7 +95,9 @@ func main() {
 func start(args []string) int {
 	if len(args) == 2 && args[1] == "--version" {
 		signal.Ignore(syscall.SIGPIPE)
-		printVersion(os.Stdout)
+		if err := printVersion(os.Stdout); errors.Is(err, syscall.EPIPE) {
+			return fault.ExitPipe // as the tree does: quiet, the shell's code for SIGPIPE
+		}
 		return exitOK
 	}
 	ctx, _ := interruptible(context.Background())
@@ -106,17 +109,17 @@ func systemIO() *IO {
 	force := os.Getenv("ASK_FORCE_TTY") != ""
 	return &IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		InTTY:   isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
-		OutTTY:  force || isatty.IsTerminal(os.Stdout.Fd()),
-		ErrTTY:  force || isatty.IsTerminal(os.Stderr.Fd()),
+		InTTY:    isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
+		OutTTY:   force || isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY:   force || isatty.IsTerminal(os.Stderr.Fd()),
 		ErrWidth: stderrWidth,
-		Getenv:  os.Getenv,
-		Environ: os.Environ,
-		HTTP:    &http.Client{Transport: newTransport(defaultNet)},
-		Now:     time.Now,
-		Wd:      wd,
-		TTYPath: "/dev/tty",
-		Net:     defaultNet,
+		Getenv:   os.Getenv,
+		Environ:  os.Environ,
+		HTTP:     &http.Client{Transport: providers.NewTransport(providers.DefaultNet)},
+		Now:      time.Now,
+		Wd:       wd,
+		TTYPath:  "/dev/tty",
+		Net:      providers.DefaultNet,
 	}
 }
 
@@ -160,6 +163,9 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 	out := &closedWatch{w: stdio.Out}
 	stdio.Out = out
 	stdio, flush := withRedaction(stdio)
+	// Spans go last, once everything is written, within trace.FlushTimeout:
+	// a collector that is down costs the exit no more (DESIGN §6).
+	defer func() { _ = trace.FlushAtExit() }()
 	defer func() {
 		flush()
 		// A reader that went away (ask log | head -1) is not a fault: the
@@ -257,7 +263,9 @@ func isFlagError(err error) bool {
 // message that starts with a command's path ("ask provider send: ...")
 // without its "ask ", which the prefix already says.
 func errorLine(s string) string {
-	s = termtext.FirstLine(s)
+	// A provider's or a server's words may be in it: escaped, they cannot
+	// drive the terminal.
+	s = termtext.Safe(termtext.FirstLine(s))
 	if rest, ok := strings.CutPrefix(s, "ask "); ok {
 		word, _, _ := strings.Cut(rest, " ")
 		if commandNames()[strings.TrimSuffix(word, ":")] {
@@ -282,8 +290,9 @@ func init() {
 }
 
 // printVersion writes the line `ask --version` prints.
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "ask version %s\n", versionString())
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "ask version %s\n", versionString())
+	return err
 }
 
 // versionString is the version with the commit the binary was built from.
@@ -303,7 +312,7 @@ func newApp(stdio *IO) *cli.App {
 // order, each with its examples and its usage errors.
 func subcommands(stdio *IO) []*cli.Command {
 	var out []*cli.Command
-	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand, batchCommand} {
+	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, undoCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand, batchCommand} {
 		c := build(stdio)
 		setUsageError(c, "ask "+c.Name)
 		addRunFlagsNotes(c, "ask")
@@ -333,7 +342,7 @@ func appWith(stdio *IO, subs []*cli.Command) *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return flagError(err, app.Flags, "ask")
 	}
-	app.Description = withExamples(app.Description, examples[app.Name])
+	app.Description = withExamples(app.Description, examples()[app.Name])
 	return app
 }
 

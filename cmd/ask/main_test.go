@@ -20,6 +20,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
 )
 
@@ -219,7 +220,7 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 		HTTP:    &http.Client{Timeout: 30 * time.Second, Transport: e.transport},
 		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 		Wd:      wd,
-		Net:     defaultNet,
+		Net:     providers.DefaultNet,
 		TTYPath: e.ttyPath,
 
 		sandboxCheck: noSandbox,
@@ -358,7 +359,7 @@ func TestJSONOutput(t *testing.T) {
 		fakeprovider.Reply{Text: "it says alpha"})
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv, wd: dir}, "--json", "what is in a.txt?")
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
 	}

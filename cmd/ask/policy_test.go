@@ -15,6 +15,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
@@ -41,7 +42,7 @@ func TestSafeRefusesWritesAndExits6(t *testing.T) {
 	if r.code != exitRefused {
 		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitRefused, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestDenyToolIsNotDeclared(t *testing.T) {
 	if d := declaredNames(srv.Requests()[0]); strings.Contains(d, "read_file") || !strings.Contains(d, "shell") {
 		t.Errorf("declared %s: read_file denied outright is hidden, shell with an argument pattern stays", d)
 	}
-	var got finalJSON
+	var got run.Summary
 	json.Unmarshal([]byte(r.stdout), &got)
 	if r.code != 0 || len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, "--deny-tool read_file") {
 		t.Errorf("exit %d denials %+v: a denied call is answered and listed, and is not a --safe refusal", r.code, got.Denials)
@@ -180,8 +181,8 @@ func answersOnTerminal(t *testing.T, answers string) string {
 }
 
 // policyTools adds a user tool that writes and requires approval to the
-// built-in read_file, write_file (writes, no approval) and shell (runs
-// commands, requires approval).
+// built-in read_file, write_file (writes, requires approval) and shell
+// (runs commands, requires approval).
 const policyTools = `{"tools":[{"name":"stamp","description":"Stamp the work directory","command":"echo stamped > stamped.txt",
   "risk":"write","requires_approval":true}]}`
 
@@ -217,6 +218,8 @@ func TestPolicyExitCodes(t *testing.T) {
 		exit     int
 	}{
 		{name: "agent, no terminal", tty: noTTY, declared: every,
+			want: "run,deny,deny,deny", reason: "no terminal to ask", exit: exitOK},
+		{name: "agent --accept-edits, no terminal: commands still ask", args: []string{"--accept-edits"}, tty: noTTY, declared: every,
 			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
 		// A terminal is /dev/tty: with stderr redirected (2>err.log) the
 		// person is still asked there.
@@ -227,21 +230,21 @@ func TestPolicyExitCodes(t *testing.T) {
 		{name: "agent, always on the terminal", errTTY: true, tty: "a\n", declared: every,
 			want: "run,run,run,run", exit: exitOK},
 		{name: "agent, no on the terminal", errTTY: true, tty: "n\n", declared: every,
-			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
-		{name: "agent, one by one", errTTY: true, tty: "o\ny\nn\n", declared: every,
+			want: "run,deny,deny,deny", reason: "declined", exit: exitOK},
+		{name: "agent, one by one", errTTY: true, tty: "o\ny\ny\nn\n", declared: every,
 			want: "run,run,run,deny", reason: "declined", exit: exitOK},
-		{name: "agent, o where it is not offered is asked again", errTTY: true, tty: "o\no\nn\no\ny\n", declared: every,
+		{name: "agent, o where it is not offered is asked again", errTTY: true, tty: "o\no\ny\no\nn\no\ny\n", declared: every,
 			want: "run,run,deny,run", reason: "declined", exit: exitOK},
 		{name: "answers come from the terminal, never from stdin", errTTY: true, tty: "n\n", stdin: "y\ny\na\n", declared: every,
-			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+			want: "run,deny,deny,deny", reason: "declined", exit: exitOK},
 		{name: "no terminal: stdin is not asked", errTTY: true, tty: noTTY, stdin: "y\ny\na\n", declared: every,
-			want: "run,run,deny,deny", reason: "no terminal to ask", exit: exitOK},
+			want: "run,deny,deny,deny", reason: "no terminal to ask", exit: exitOK},
 		{name: "agent --yes", args: []string{"--yes"}, tty: noTTY, declared: every,
 			want: "run,run,run,run", exit: exitOK},
 		{name: "agent --allow-tool with an argument pattern", args: []string{"--allow-tool", "shell:echo ran*"}, tty: noTTY, declared: every,
-			want: "run,run,deny,run", reason: "no terminal to ask", exit: exitOK},
+			want: "run,deny,deny,run", reason: "no terminal to ask", exit: exitOK},
 		{name: "agent --allow-tool that does not match", args: []string{"--allow-tool", "shell:git *"}, errTTY: true, tty: "n\n", declared: every,
-			want: "run,run,deny,deny", reason: "declined", exit: exitOK},
+			want: "run,deny,deny,deny", reason: "declined", exit: exitOK},
 		{name: "agent --deny-tool wins over --yes and --allow-tool", args: []string{"--yes", "--allow-tool", "shell", "--deny-tool", "shell", "--deny-tool", "write_*"}, tty: noTTY,
 			declared: "read_file,list_directory,search,edit_file,stamp",
 			want:     "run,deny,run,deny", reason: "--deny-tool", exit: exitOK},
@@ -278,7 +281,7 @@ func TestPolicyExitCodes(t *testing.T) {
 			if r.code != tt.exit {
 				t.Errorf("exit %d, want %d; stderr %s", r.code, tt.exit, r.stderr)
 			}
-			var got finalJSON
+			var got run.Summary
 			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 				t.Fatalf("stdout is not the final JSON (%v): %q; stderr %s", err, r.stdout, r.stderr)
 			}
@@ -345,7 +348,7 @@ func TestApprovalQuestionEndsAtTimeout(t *testing.T) {
 	if r.code != exitTimeout {
 		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitTimeout, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("stdout is not the final JSON (%v): %q", err, r.stdout)
 	}

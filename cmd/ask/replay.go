@@ -29,6 +29,7 @@ func replayCommand(stdio *IO) *cli.Command {
 			&cli.BoolFlag{Name: "check", Usage: "exit 1 with a diff when the requests this build makes differ from the recorded ones"},
 			&cli.BoolFlag{Name: "recorded-results", Usage: "use the recorded tool results instead of running the tools"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve every call that needs approval, and start the tools file and MCP servers the transcript names"},
+			&cli.BoolFlag{Name: "accept-edits", Usage: "let the file tools change files inside --workdir without asking; commands still ask"},
 			&cli.StringSliceFlag{Name: "allow-tool", Usage: "run calls matching `PATTERN` without asking; repeatable"},
 			&cli.StringSliceFlag{Name: "deny-tool", Usage: "refuse calls matching `PATTERN`; repeatable"},
 			&cli.BoolFlag{Name: "safe", Usage: "refuse every write or command the transcript's model asks for"},
@@ -105,8 +106,8 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	}
 	s, prompt, recorded, err := run.FromTranscript(events, run.ReplayOptions{
 		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir,
-		Yes: policyFlags.Yes, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
-		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork, MCPHeaders: policyFlags.MCPHeaders,
+		Yes: policyFlags.Yes, AcceptEdits: policyFlags.AcceptEdits, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
+		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork, AllowHosts: policyFlags.AllowHosts, MCPHeaders: policyFlags.MCPHeaders,
 	})
 	if err != nil {
 		return err

@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,7 +14,7 @@ import (
 	"github.com/ask-cli/ask/internal/bytesize"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
-	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
@@ -185,112 +183,19 @@ func runEnv(c *cli.Context, stdio *IO, status *term.StatusLine) run.Env {
 	return env
 }
 
-// readPrompt joins the arguments and, when stdin is not a terminal and
-// --no-stdin is not given, appends what it holds as context, up to
-// --max-stdin bytes. "-" alone means the prompt is stdin. A pipe is read to
-// its end: what comes through it may be the context (`sleep 8 | ask hi`
-// waits the 8 seconds). A file another program has read part of (the list
-// of `while read f; do ask "review $f"; done < files.txt`) is left alone,
-// so that the loop goes on.
+// readPrompt is the prompt of the arguments and stdin (prompts.User).
 func readPrompt(c *cli.Context, stdio *IO) (string, error) {
-	args := c.Args().Slice()
-	fromStdin := len(args) == 1 && args[0] == "-"
-	if fromStdin {
-		args = nil
-	}
-	if fromStdin && c.Bool("no-stdin") {
-		return "", usageErr("the prompt - means stdin, which --no-stdin says never to read")
-	}
-	prompt := strings.TrimSpace(strings.Join(args, " "))
-	var input string
-	verbose := c.Bool("verbose") && !c.Bool("quiet")
-	// "-" reads stdin even from a terminal, until Ctrl-D; otherwise a
-	// terminal's stdin is the person, not context.
-	readIt := (!stdio.InTTY || fromStdin) && stdio.In != nil && !c.Bool("no-stdin")
-	if readIt && !fromStdin && sharedFile(stdio.In) {
-		readIt = false
-		if verbose {
-			fmt.Fprintln(stdio.Err, "ask: stdin: not read: it is a file another program has read part of (a while-read loop's list)")
-		}
-	}
-	if readIt {
-		limit, err := stdinLimit(c)
-		if err != nil {
-			return "", err
-		}
-		b, err := readAll(c.Context, io.LimitReader(stdio.In, limit+1))
-		if err != nil && errors.Is(err, loop.ErrTimeout) {
-			return "", err
-		}
-		if err != nil {
-			return "", usageErr("read stdin: %v", err)
-		}
-		if int64(len(b)) > limit {
-			return "", usageErr("stdin holds more than %s, the cap on piped context; give --max-stdin with a larger size (such as 8M), or less input", bytesize.Format(limit))
-		}
-		input = strings.TrimSpace(string(b))
-		if verbose && len(b) > 0 {
-			fmt.Fprintf(stdio.Err, "ask: stdin: %s read (cap %s)\n", bytesize.Format(int64(len(b))), bytesize.Format(limit))
-		}
-	}
-	switch {
-	case fromStdin || prompt == "":
-		prompt = input
-	case input != "":
-		prompt += "\n\n<stdin>\n" + input + "\n</stdin>"
-	}
-	if prompt == "" {
-		return "", usageErr("no prompt: give it as arguments (ask \"why does make fail?\") or on stdin")
-	}
-	return prompt, nil
-}
-
-// stdinLimit is --max-stdin in bytes. Its default, 1M, is about a quarter
-// of a million tokens, more than most models take.
-func stdinLimit(c *cli.Context) (int64, error) {
 	v := cmp.Or(c.String("max-stdin"), settings.DefaultMaxStdin)
-	n, err := bytesize.Parse(v)
+	limit, err := bytesize.Parse(v)
 	if err != nil {
-		return 0, usageErr("--max-stdin %q: %v; give a size such as 512K, 4M or 1G", v, err)
+		return "", usageErr("--max-stdin %q: %v; give a size such as 512K, 4M or 1G", v, err)
 	}
-	return n, nil
-}
-
-// readAll reads r to its end, or until ctx is done: a pipe that stays
-// open must not hold the run past --timeout. The read goes on after, and
-// ends with the process.
-func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
-	type read struct {
-		b   []byte
-		err error
+	in := prompts.UserInput{Args: c.Args().Slice(), Stdin: stdio.In, StdinIsTerminal: stdio.InTTY,
+		NoStdin: c.Bool("no-stdin"), MaxStdin: limit}
+	if c.Bool("verbose") && !c.Bool("quiet") {
+		in.Notes = stdio.Err
 	}
-	done := make(chan read, 1)
-	go func() {
-		b, err := io.ReadAll(r)
-		done <- read{b, err}
-	}()
-	select {
-	case got := <-done:
-		return got.b, got.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-}
-
-// sharedFile reports whether in is a regular file read part-way already:
-// another program (a shell's `while read` loop) is going through it, and
-// what follows is its, not this run's context.
-func sharedFile(in io.Reader) bool {
-	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	off, err := f.Seek(0, io.SeekCurrent)
-	return err == nil && off > 0
+	return prompts.User(c.Context, in)
 }
 
 // presentation is how a run's outcome is shown: which of stdout's forms,
@@ -302,32 +207,6 @@ type presentation struct {
 	keep bool
 	// sink, when set, receives every event too (replay --check uses it).
 	sink io.Writer
-}
-
-// finalJSON is what --json prints.
-type finalJSON struct {
-	// ID is the run's: ask log show ID, ask replay ID, ask --resume ID.
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Answer string `json:"answer"`
-	// Value is the answer parsed, for a run with --schema whose answer
-	// validated, so that scripts need no fromjson.
-	Value     json.RawMessage `json:"value,omitempty"`
-	Provider  string          `json:"provider"`
-	Model     string          `json:"model"`
-	Steps     int             `json:"steps"`
-	ToolCalls []loop.Call     `json:"tool_calls"`
-	Usage     providers.Usage `json:"usage"`
-	// UsagePerStep is each model request's usage, in step order.
-	UsagePerStep []records.StepUsage `json:"usage_per_step"`
-	Denials      []records.Denial    `json:"denials"`
-	// Changes are the files the run changed, in order.
-	Changes    []records.Change `json:"changes"`
-	Error      string           `json:"error,omitempty"`
-	ExitCode   int              `json:"exit_code"`
-	DurationMS int64            `json:"duration_ms"`
-	// Cost is the run's cost as the provider reported it, when it did.
-	Cost *float64 `json:"cost,omitempty"`
 }
 
 // execute runs r and shows what came of it: the answer (or --json, or the
@@ -342,7 +221,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		OnProgress: status.Progress,
 	}
 	if p.transcript != "" {
-		f, err := os.Create(p.transcript)
+		f, err := records.Create(p.transcript)
 		if err != nil {
 			return usageErr("--transcript: %v", err)
 		}
@@ -368,7 +247,15 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	// where no step can turn out to be narration before tool calls: a run
 	// that offers no tools. Elsewhere a pipe gets the answer alone.
 	if (stdio.OutTTY || len(r.Declared) == 0) && !p.jsonOut && !p.events && !r.HasSchema() {
-		answer = term.NewAnswer(stdout, status)
+		var shown io.Writer = stdout
+		if stdio.OutTTY {
+			// On a terminal the model's text cannot drive it; a pipe gets
+			// the bytes as they are.
+			screen := &termtext.Writer{W: stdout}
+			defer screen.Flush()
+			shown = screen
+		}
+		answer = term.NewAnswer(shown, status)
 		out.Observe = func(ev records.Event) {
 			if ev.Type == records.TypeRequest {
 				answer.Step(ev.Step)
@@ -384,16 +271,7 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	var writeErr error
 	switch {
 	case p.jsonOut:
-		j := finalJSON{ID: res.ID, Status: res.Status, Answer: res.Answer, DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost, Provider: r.Provider.Name, Model: r.ModelName, Steps: res.Steps,
-			ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep), Denials: nonNil(res.Denials),
-			Changes: nonNil(res.Changes), ExitCode: code}
-		if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
-			j.Value = json.RawMessage(res.Answer)
-		}
-		if res.Err != nil {
-			j.Error = res.Err.Error()
-		}
-		writeErr = writeJSON(stdio.Out, j, stdio.OutTTY)
+		writeErr = writeJSON(stdio.Out, r.Summary(res), stdio.OutTTY)
 	case p.events:
 		// run.finished carries the answer.
 	case answer != nil && answer.Streamed():
@@ -403,7 +281,11 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	case res.Status == loop.StatusSchemaFailed:
 		// An answer that does not match --schema is not data; --json shows it.
 	case res.Answer != "":
-		_, writeErr = io.WriteString(stdio.Out, strings.TrimRight(res.Answer, "\n")+"\n")
+		text := strings.TrimRight(res.Answer, "\n") + "\n"
+		if stdio.OutTTY {
+			text = termtext.SafeLines(text)
+		}
+		_, writeErr = io.WriteString(stdio.Out, text)
 	}
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // A --safe refusal decides the exit code even when the run then stops at a
@@ -22,7 +23,7 @@ func TestSafeRefusalWinsOverALimit(t *testing.T) {
 	if r.code != exitRefused {
 		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitRefused, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}

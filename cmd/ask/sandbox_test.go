@@ -12,6 +12,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/sandbox/sandboxtest"
 )
@@ -81,7 +82,7 @@ func TestAdd(t *testing.T) {
 	if r.code != exitRefused {
 		t.Fatalf("exit %d, want %d (the write refused); stderr %s\nstdout %s", r.code, exitRefused, r.stderr, r.stdout)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestSandboxHidesPastRuns(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestSafeWithoutASandboxRefusesCommands(t *testing.T) {
 	if r.code != exitRefused {
 		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitRefused, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestSandboxFlag(t *testing.T) {
 	srv2 := fakeprovider.Start(fakeprovider.Reply{Calls: []providers.ToolCall{call("s", "touch ran")}}, fakeprovider.Reply{Text: "done"})
 	defer srv2.Close()
 	r = runAsk(t, askEnv{server: srv2, wd: wd}, "--sandbox", "read-only", "--yes", "--json", "go")
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("%v: %s", err, r.stderr)
 	}

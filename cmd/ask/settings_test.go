@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/run"
 )
 
 // writeConfig writes the config file ask finds under home.
@@ -170,7 +171,7 @@ func TestConfigDrivesTheRun(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Answer != "from the fake" || got.Model != "model-from-file" {
 		t.Fatalf("--json = %+v (%v)", got, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // oneShot is the command line of the bench's one-shot answer.
@@ -38,17 +39,21 @@ func parseAsRun(args []string) error {
 // Building the command tree and parsing a one-shot command line is paid
 // by every answer. It took 7,400 allocations when urfave/cli's Names ran a
 // regular expression about n² times per run and every subcommand was
-// built in full; 1,150 now. The budget catches a return of either, in
-// allocations, not time.
+// built in full; about 2,030 now, some 20 a run flag. The budget catches
+// a return of either, in allocations, not time, with room for a few more
+// flags.
 func TestStartAllocations(t *testing.T) {
-	const budget = 2000
+	budget := 2300.0
+	if raceEnabled {
+		budget = 2800 // the race detector moves more values to the heap
+	}
 	allocs := testing.AllocsPerRun(20, func() {
 		if err := parseAsRun(oneShot); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs > budget {
-		t.Errorf("building the tree and parsing a one-shot command line: %.0f allocations, budget %d", allocs, budget)
+		t.Errorf("building the tree and parsing a one-shot command line: %.0f allocations, budget %.0f", allocs, budget)
 	}
 }
 
@@ -88,7 +93,7 @@ func BenchmarkStartOneShot(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		stdio := &IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard, Getenv: func(k string) string { return env[k] },
-			Environ: func() []string { return nil }, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now, Wd: dir, Net: defaultNet, sandboxCheck: noSandbox}
+			Environ: func() []string { return nil }, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now, Wd: dir, Net: providers.DefaultNet, sandboxCheck: noSandbox}
 		code := runCLI(context.Background(), []string{"ask", "--provider", "openai", "--base-url", srv.URL, "--model", "fake-model", "--yes", "--quiet", "--workdir", dir, "say hello"}, stdio)
 		if code != 0 {
 			b.Fatalf("exit %d", code)

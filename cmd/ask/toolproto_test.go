@@ -12,6 +12,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -39,7 +40,7 @@ func TestToolProtocolJSON(t *testing.T) {
 	srv := fakeprovider.Start(textReplies("Reading it.\n"+readCall, "It says alpha.")...)
 	defer srv.Close()
 	r := runAsk(t, askEnv{server: srv, wd: workdir(t)}, "--tool-protocol", "json", "--json", "what is in a.txt?")
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
 		t.Fatalf("code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -164,7 +165,7 @@ func TestCommandProvider(t *testing.T) {
 	t.Parallel()
 	dir, cmd := modelScript(t, "\x1b[32m⠋\r\x1b[K\x1b[0m"+readCall, "It says alpha.")
 	r := runAsk(t, askEnv{wd: workdir(t)}, "--provider", "command", "--command", cmd, "--json", "what is in a.txt?")
-	var got finalJSON
+	var got run.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
 		t.Fatalf("code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
 	}

@@ -118,7 +118,7 @@ func TestToolsRun(t *testing.T) {
 		{name: "ask mode refuses a write", flags: []string{"--mode", "ask"}, calls: []providers.ToolCall{call("c1", "write_file", `{"path":"b.txt","content":"x"}`), call("c2", "read_file", `{"path":"a.txt"}`)},
 			want: []string{"error: denied: write_file writes files, which ask mode does not allow", "ok: alpha"}, wantErr: "ask: write_file denied"},
 		{name: "safe refuses and exits 6", flags: []string{"--safe"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"touch x"}`)},
-			wantCode: exitRefused, want: []string{"error: denied: refused by --safe: shell runs commands"}, wantErr: "1 tool call(s) refused by policy: shell"},
+			wantCode: exitRefused, want: []string{"error: denied: refused by --safe: shell runs commands"}, wantErr: "1 tool call refused by policy: shell"},
 		{name: "approval without a terminal", calls: []providers.ToolCall{call("c1", "shell", `{"command":"echo hi"}`)},
 			want: []string{"error: denied: shell needs approval and there is no terminal to ask"}, wantErr: "ask: shell denied: shell needs approval"},
 		{name: "--yes approves", flags: []string{"--yes"}, calls: []providers.ToolCall{call("c1", "shell", `{"command":"echo hi"}`)}, want: []string{"ok: hi"}},

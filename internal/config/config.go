@@ -25,6 +25,10 @@
 //	    "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]},
 //	    "linear": {"url": "https://mcp.linear.app/mcp", "headers": {"Authorization": "Bearer ${LINEAR_TOKEN}"}}
 //	  },
+//	  "hooks": {
+//	    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard", "timeout": 10}]}]
+//	  },
+//	  "prices": {"my-model": {"input": 0.5, "output": 1.5}},
 //	  "profiles": {
 //	    "ci": {"mode": "ask", "safe": true, "no_stream": true}
 //	  }
@@ -43,6 +47,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/settings"
 )
 
@@ -158,6 +163,14 @@ type File struct {
 	// MCPServers are the servers every run starts (unless disabled), by
 	// name. They belong to the top level only: a profile cannot hold them.
 	MCPServers map[string]MCPServer
+	// Hooks are the programs run at points of every run, in Claude Code's
+	// format. Top level only: a profile may be chosen by $ASK_PROFILE,
+	// which the environment a run starts in can set, and must not swap
+	// the guards the user put on every tool call.
+	Hooks hooks.Config
+	// Prices are what models cost, by model name, for --max-budget-usd
+	// when the provider reports no cost.
+	Prices map[string]Price
 
 	path  string
 	found bool
@@ -165,6 +178,12 @@ type File struct {
 	// ("tools.allow", "profiles.ci.mode"): a key that is present is set,
 	// even to false or 0, and errors can point at it.
 	keys map[string]position
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
 }
 
 // Path returns the config file to read: $ASK_CONFIG, else
@@ -253,6 +272,14 @@ func (f *File) check(providers []string) error {
 	}
 	if err := f.checkMCPServers(); err != nil {
 		return err
+	}
+	if event, msg := f.Hooks.Check(); msg != "" {
+		return f.errorAt("hooks."+event, msg)
+	}
+	for _, model := range sortedKeys(f.Prices) {
+		if p := f.Prices[model]; p.Input < 0 || p.Output < 0 || !f.has("prices."+model+".input") || !f.has("prices."+model+".output") {
+			return f.errorAt("prices."+model, `give "input" and "output", each in US dollars per million tokens, 0 or more`)
+		}
 	}
 	for _, name := range f.ProfileNames() {
 		if name == "" {

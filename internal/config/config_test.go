@@ -25,11 +25,16 @@ func TestParseErrors(t *testing.T) {
 		wantSubstr string
 	}{
 		{"unknown top-level key", "{\n  \"mdoe\": \"ask\"\n}", 2, 3, `unknown key "mdoe" at the top level: did you mean "mode"?`},
-		{"unknown key far from any", `{"frobnicate": 1}`, 1, 2, `known keys are aliases, color, max_steps, max_tokens, mcp,`},
+		{"unknown key far from any", `{"frobnicate": 1}`, 1, 2, `known keys are aliases, color, hooks, max_budget_tokens, max_budget_usd, max_rounds, max_steps,`},
 		{"unknown key in a profile", "{\"profiles\": {\"ci\": {\n\t\"mode\": \"ask\",\n\t\"yes\": true}}}", 3, 2, `unknown key "yes" in profiles.ci`},
 		{"unknown key in tools", `{"tools": {"alow": []}}`, 1, 12, `unknown key "alow" in tools: did you mean "allow"?`},
 		{"unknown key in a provider", `{"providers": {"openai": {"key": "x"}}}`, 1, 27, `unknown key "key" in providers.openai`},
 		{"key differing in case", `{"Mode": "ask"}`, 1, 2, `unknown key "Mode"`},
+		{"hooks in a profile", `{"profiles": {"a": {"hooks": {}}}}`, 1, 21, `"hooks" in profiles.a: belongs to the top level`},
+		{"unknown hook event", `{"hooks": {"Notification": []}}`, 1, 12, `hooks.Notification: unknown hook event`},
+		{"hook matcher not a regexp", `{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}]}}`, 1, 12, `hooks.PreToolUse: [0].matcher: "(" is not a regular expression`},
+		{"unknown key in a hook", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "cmd": "x"}]}]}}`, 1, 52, `unknown key "cmd"`},
+		{"price without output", `{"prices": {"m": {"input": 1}}}`, 1, 13, `prices.m: give "input" and "output"`},
 		{"profiles do not nest", `{"profiles": {"a": {"profiles": {}}}}`, 1, 21, `unknown key "profiles" in profiles.a`},
 		{"repeated key", "{\"mode\": \"ask\",\n \"mode\": \"plan\"}", 2, 2, `mode: appears twice`},
 		{"syntax error", "{\n  \"mode\": \"ask\"\n  \"model\": \"x\"\n}", 3, 3, `not valid JSON`},

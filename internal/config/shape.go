@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/settings"
 )
 
@@ -37,6 +38,8 @@ var fileShape = sync.OnceValue(func() *shape {
 	top := layerShape()
 	top.fields["profiles"] = &shape{kind: shapeMap, elem: layerShape()}
 	top.fields["mcpServers"] = &shape{kind: shapeMap, elem: shapeOf(reflect.TypeFor[MCPServer]())}
+	top.fields["hooks"] = shapeOf(reflect.TypeFor[hooks.Config]())
+	top.fields["prices"] = &shape{kind: shapeMap, elem: shapeOf(reflect.TypeFor[Price]())}
 	return top
 })
 

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/suggest"
 )
@@ -64,11 +65,13 @@ func decodeStrict(name string, data []byte, f *File) error {
 	var doc struct {
 		Profiles   map[string]json.RawMessage `json:"profiles"`
 		MCPServers map[string]MCPServer       `json:"mcpServers"`
+		Hooks      hooks.Config               `json:"hooks"`
+		Prices     map[string]Price           `json:"prices"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return w.typeError(err)
 	}
-	f.MCPServers = doc.MCPServers
+	f.MCPServers, f.Hooks, f.Prices = doc.MCPServers, doc.Hooks, doc.Prices
 	var err error
 	if f.Layer, err = w.layer(data, ""); err != nil {
 		return err
@@ -338,6 +341,14 @@ func (w *walker) typeError(err error) error {
 	return w.syntaxError(err)
 }
 
+// topLevelOnly are the sections a profile cannot hold.
+var topLevelOnly = map[string]bool{"hooks": true, "prices": true}
+
+var topLevelOnlyWhy = map[string]string{
+	"hooks":  "a profile may be chosen by $ASK_PROFILE, and must not swap the guards on every call",
+	"prices": "a model costs the same in every profile",
+}
+
 // unknownKey names the key and suggests the closest known one.
 func unknownKey(name, path string, fields map[string]*shape) string {
 	if path == "" && (name == "servers" || name == "inputs") {
@@ -353,6 +364,9 @@ func unknownKey(name, path string, fields map[string]*shape) string {
 		known = append(known, k)
 	}
 	sort.Strings(known)
+	if topLevelOnly[name] && strings.HasPrefix(path, "profiles.") {
+		return fmt.Sprintf("%q in %s: belongs to the top level of the file, not to a profile (%s)", name, path, topLevelOnlyWhy[name])
+	}
 	if best := suggest.Nearest(strings.ToLower(name), known, 2); best != "" {
 		return fmt.Sprintf("unknown key %q %s: did you mean %q?", name, where, best)
 	}

@@ -100,7 +100,7 @@ func runCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.Too
 				h.OnStart(c)
 			}
 			mu.Unlock()
-			content, isErr := box.Call(ctx, c.Name, c.Arguments)
+			content, isErr := box.Call(context.WithValue(ctx, callIDKey{}, c.ID), c.Name, c.Arguments)
 			mu.Lock()
 			defer mu.Unlock()
 			if abandoned {
@@ -135,6 +135,15 @@ func runCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.Too
 		}
 	}
 	return out
+}
+
+type callIDKey struct{}
+
+// CallID is the id of the call a Toolbox.Call's ctx is for, "" outside
+// one: what ties the tool's own work (an MCP request) to the call's span.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }
 
 // ArgumentChecker is a Toolbox that refuses arguments the gate and the

@@ -74,3 +74,23 @@ func TestRefusedArgumentsNeverReachTheGate(t *testing.T) {
 		t.Error("RunCalls changed the caller's calls")
 	}
 }
+
+// idBox answers each call with the call id its context carries.
+type idBox struct{}
+
+func (idBox) Call(ctx context.Context, _, _ string) (string, bool) { return loop.CallID(ctx), false }
+
+// Each call's context names the call, so that a tracer can tie the tool's
+// own requests to the call's span; outside a call there is none.
+func TestCallContextNamesTheCall(t *testing.T) {
+	t.Parallel()
+	out := loop.RunCalls(context.Background(), nil, idBox{}, []providers.ToolCall{
+		{ID: "c1", Name: "a", Arguments: "{}"}, {ID: "c2", Name: "b", Arguments: "{}"},
+	}, loop.CallHooks{})
+	if out[0].Result.Content != "c1" || out[1].Result.Content != "c2" {
+		t.Errorf("the calls saw ids %q and %q", out[0].Result.Content, out[1].Result.Content)
+	}
+	if id := loop.CallID(context.Background()); id != "" {
+		t.Errorf("CallID outside a call = %q", id)
+	}
+}

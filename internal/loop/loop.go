@@ -52,6 +52,10 @@ const (
 	StatusError         = "error"
 	// StatusSchemaFailed: the final answer never matched Config.Schema.
 	StatusSchemaFailed = "schema_failed"
+	// StatusCheckFailed: --until's check never passed (Config.Verify).
+	StatusCheckFailed = "check_failed"
+	// StatusBudget: the run's token or cost budget ran out (Config.Budget).
+	StatusBudget = "budget"
 )
 
 // Causes the caller attaches to its context so that the loop can tell a
@@ -121,11 +125,40 @@ type Config struct {
 	// change resets the stuck-model count.
 	Changes func() int
 
+	// Verify, when set, is asked about every final answer (one that
+	// matched Schema): a Stop hook, --until's check. Its Again sends the
+	// model back to work; its Status ends the run so.
+	Verify func(ctx context.Context, answer string) Verdict
+	// Budget, when set, is asked before every request after the first,
+	// with what the run has used so far and what the last request used.
+	Budget func(spent, last providers.Usage) BudgetState
+
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
 	OnText func(string)
 	// OnProgress is told when a step or a tool starts.
 	OnProgress func(Progress)
+}
+
+// Verdict is Config.Verify's answer about a final answer. The zero value
+// lets the run complete.
+type Verdict struct {
+	// Again, when set, goes back to the model as the next user turn.
+	Again string
+	// Status, when set, ends the run with it, and Err says why.
+	Status string
+	Err    error
+}
+
+// BudgetState is how much of a budget is left before a request.
+type BudgetState struct {
+	// Spent: the budget is used up; the run stops before the request.
+	Spent bool
+	// Last: one more request like the last would use it up, so this one
+	// is the last step, without tools.
+	Last bool
+	// Why says which budget, for the run's error.
+	Why string
 }
 
 // Progress is a moment of the run worth showing on a status line.
@@ -192,6 +225,9 @@ type runner struct {
 	refused     bool
 	schema      *Schema
 	schemaErrs  int // final answers that did not match the schema
+	// budgetLast: this step is the last the budget allows, for budgetWhy.
+	budgetLast bool
+	budgetWhy  string
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -211,6 +247,9 @@ func (r *runner) run(ctx context.Context) {
 	}
 
 	for step := 1; ; step++ {
+		if step > 1 && r.budget() {
+			return
+		}
 		r.res.Steps = step
 		r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
 		req := providers.Request{
@@ -224,7 +263,7 @@ func (r *runner) run(ctx context.Context) {
 		}
 		// The last step the limit allows withholds the tools and says so,
 		// so that a run stopped by its limit still ends with an answer.
-		if step == r.cfg.MaxSteps && len(r.cfg.Tools) > 0 {
+		if (step == r.cfg.MaxSteps || r.budgetLast) && len(r.cfg.Tools) > 0 {
 			req.NoToolCalls = true
 			// In the system prompt rather than as a message after the
 			// conversation: Gemini refuses two user turns in a row, and
@@ -271,6 +310,11 @@ func (r *runner) run(ctx context.Context) {
 				return
 			}
 			continue
+		}
+		if r.budgetLast {
+			r.res.Status, r.res.Err = StatusBudget, errors.New(r.budgetWhy)
+			r.closeCalls(turn.Calls, "not run: the run stopped at its budget")
+			return
 		}
 		if step >= r.cfg.MaxSteps {
 			r.finish(StatusMaxSteps)
@@ -392,14 +436,12 @@ func (r *runner) hooks(step int) providers.Hooks {
 // used up and the run stops with StatusSchemaFailed.
 func (r *runner) answered(ctx context.Context) bool {
 	if r.schema == nil {
-		r.finish(StatusCompleted)
-		return true
+		return r.verify(ctx)
 	}
 	answer, err := r.schema.Check(r.res.Answer)
 	if err == nil {
 		r.res.Answer = answer
-		r.finish(StatusCompleted)
-		return true
+		return r.verify(ctx)
 	}
 	r.schemaErrs++
 	switch {
@@ -419,6 +461,59 @@ func (r *runner) answered(ctx context.Context) bool {
 		return true
 	}
 	r.history = append(r.history, msg)
+	return false
+}
+
+// verify puts a final answer to Config.Verify: the run completes, ends as
+// it says, or goes on with its words as the next user turn (false). The
+// last step a budget allows ends the run StatusBudget, answer and all.
+func (r *runner) verify(ctx context.Context) bool {
+	if r.budgetLast {
+		r.res.Status, r.res.Err = StatusBudget, errors.New(r.budgetWhy)
+		return true
+	}
+	if r.cfg.Verify == nil {
+		r.finish(StatusCompleted)
+		return true
+	}
+	v := r.cfg.Verify(ctx, r.res.Answer)
+	switch {
+	case v.Status != "":
+		r.res.Status, r.res.Err = v.Status, v.Err
+		return true
+	case v.Again == "":
+		r.finish(StatusCompleted)
+		return true
+	case r.res.Steps >= r.cfg.MaxSteps:
+		// Going back is one more request, which the step limit forbids.
+		r.res.Status = StatusMaxSteps
+		return true
+	}
+	msg, err := r.protocol().UserMessage(v.Again)
+	if err != nil {
+		r.fail(ctx, err)
+		return true
+	}
+	r.history = append(r.history, msg)
+	return false
+}
+
+// budget asks Config.Budget before a request: true when the budget is
+// spent and the run has ended StatusBudget.
+func (r *runner) budget() bool {
+	if r.cfg.Budget == nil {
+		return false
+	}
+	var last providers.Usage
+	if n := len(r.res.UsagePerStep); n > 0 {
+		last = r.res.UsagePerStep[n-1].Usage
+	}
+	b := r.cfg.Budget(r.res.Usage, last)
+	if b.Spent {
+		r.res.Status, r.res.Err = StatusBudget, errors.New(b.Why)
+		return true
+	}
+	r.budgetLast, r.budgetWhy = b.Last, b.Why
 	return false
 }
 

@@ -65,3 +65,78 @@ func TestWritesIntoVersionControlAreAsked(t *testing.T) {
 		t.Errorf("without a terminal: %+v", v[0])
 	}
 }
+
+// shellTool runs commands and needs approval.
+type shellTool struct{}
+
+func (shellTool) Info() tools.Info {
+	return tools.Info{Name: ShellTool, Risk: tools.Exec, RequiresApproval: true}
+}
+func (shellTool) Run(context.Context, json.RawMessage) (string, error) { return "", nil }
+
+// fileWriter is writer as the real file tools are: it needs approval.
+type fileWriter struct{ writer }
+
+func (fileWriter) Info() tools.Info {
+	return tools.Info{Name: "write_file", Risk: tools.Write, RequiresApproval: true}
+}
+
+// The file tools need approval like commands. --accept-edits, or an
+// "always" answered to one of them, approves their edits inside the
+// working directory and nothing else: commands still ask, and a write into
+// version control is still a person's decision, each time.
+func TestAcceptEdits(t *testing.T) {
+	t.Parallel()
+	plain := providers.ToolCall{ID: "1", Name: "write_file", Arguments: `{"path":"notes.txt"}`}
+	git := providers.ToolCall{ID: "2", Name: "write_file", Arguments: `{"path":".git/config"}`}
+	cmd := providers.ToolCall{ID: "3", Name: ShellTool, Arguments: `{"command":"go test"}`}
+	all := []tools.Tool{fileWriter{}, shellTool{}}
+	tests := []struct {
+		name        string
+		acceptEdits bool
+		person      *recorder // nil: no terminal
+		calls       []providers.ToolCall
+		want        string // per call: run or deny
+		wantAsked   int
+	}{
+		{"no terminal: an edit is denied", false, nil, []providers.ToolCall{plain}, "deny", 0},
+		{"--accept-edits: the edit runs, the command is denied", true, nil, []providers.ToolCall{plain, cmd}, "run,deny", 0},
+		{"--accept-edits: never into .git", true, nil, []providers.ToolCall{git}, "deny", 0},
+		{"--accept-edits at a terminal: only the command is asked", true, &recorder{answer: No}, []providers.ToolCall{plain, cmd}, "run,deny", 1},
+		{"--accept-edits at a terminal: .git is asked", true, &recorder{answer: Yes}, []providers.ToolCall{git}, "run", 1},
+		{"at a terminal: an edit is asked", false, &recorder{answer: No}, []providers.ToolCall{plain}, "deny", 1},
+	}
+	for _, tt := range tests {
+		var prompter Prompter
+		if tt.person != nil {
+			prompter = tt.person
+		}
+		p := New(ModeAgent, false, false, nil, nil, prompter, all)
+		p.AcceptEdits = tt.acceptEdits
+		var got []string
+		for _, v := range p.Check(context.Background(), tt.calls) {
+			got = append(got, map[bool]string{true: "run", false: "deny"}[v.Allowed])
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, strings.Join(got, ","), tt.want)
+		}
+		if tt.person != nil && tt.person.asked != tt.wantAsked {
+			t.Errorf("%s: asked %d, want %d", tt.name, tt.person.asked, tt.wantAsked)
+		}
+	}
+
+	// "Always" to an edit is --accept-edits for the rest of the run: the
+	// next edit is not asked, a command and a write into .git are.
+	person := &asking{answer: Always}
+	p := New(ModeAgent, false, false, nil, nil, person, all)
+	p.Check(context.Background(), []providers.ToolCall{plain})
+	if len(person.pending) != 1 || person.pending[0].Always != AlwaysEdits {
+		t.Fatalf("asked %+v, want one question offering always %q", person.pending, AlwaysEdits)
+	}
+	person.answer = No
+	p.Check(context.Background(), []providers.ToolCall{{ID: "4", Name: "write_file", Arguments: `{"path":"other.txt"}`}})
+	p.Check(context.Background(), []providers.ToolCall{git, cmd})
+	if len(person.pending) != 3 || person.pending[1].Name != "write_file" || person.pending[1].Always != "" || person.pending[2].Name != ShellTool {
+		t.Errorf("after always: asked %+v, want the .git write (without always) and the command", person.pending)
+	}
+}

@@ -65,15 +65,24 @@ type Pending struct {
 	// command's time limit). Nil when Summary already shows them all.
 	Args []Arg
 	Risk tools.Risk
-	// Always is what the answer Always approves for the rest of the run,
-	// to be shown with it ("[a]lways go test"): for the shell tool, the
-	// program and subcommand of each command in the line, comma-separated
-	// ("go test, go vet"), whatever their arguments; for another tool, its
-	// name. It is "" when Always can approve nothing beyond this call (a
+	// Always says what the answer Always approves for the rest of the run,
+	// to be shown with it ("[a]lways any go test"): for the shell tool,
+	// the program and subcommand of each command in the line, whatever
+	// their arguments ("any go test, any go vet"); for the file tools,
+	// every edit inside the working directory; for another tool, any call
+	// of it. It is "" when Always can approve nothing beyond this call (a
 	// command line that cannot be judged statically); Always is then a
 	// yes to this call alone.
 	Always string
+	// Replaces is the content of the file a write replaces, so that the
+	// question can show the write as a change; Replacing is false for a
+	// new file, and for a call that is not a write.
+	Replaces  string
+	Replacing bool
 }
+
+// AlwaysEdits is Pending.Always for the file tools.
+const AlwaysEdits = "any edit inside the working directory"
 
 // Arg is one argument of a call: its name, and its value as text (a
 // string as it is, anything else as compact JSON). A prompter escapes it.
@@ -99,10 +108,13 @@ type Verdict struct {
 
 // Policy is the decision rules of one run.
 type Policy struct {
-	Mode  string
-	Safe  bool
-	Yes   bool // --yes: approve every gated call
-	Allow []Pattern
+	Mode string
+	Safe bool
+	Yes  bool // --yes: approve every gated call
+	// AcceptEdits is --accept-edits: the file tools change files inside
+	// the working directory without asking; commands still ask.
+	AcceptEdits bool
+	Allow       []Pattern
 	// Deny is every layer's deny rules together (config file, profile,
 	// flags): a deny rule is never replaced by a higher layer's.
 	Deny []Pattern
@@ -111,11 +123,17 @@ type Policy struct {
 	// NoSandbox is why commands cannot run in the sandbox here, told in
 	// --safe's refusals; "" when they can or no sandbox was asked for.
 	NoSandbox string
+	// Advisor, when set, is asked about every call before the rules.
+	Advisor Advisor
 
 	infos  map[string]tools.Info
 	tools  map[string]tools.Tool
 	mu     sync.Mutex
 	always map[string]bool // tools approved for the rest of the run
+	// alwaysEdits: a person answered Always to a file tool's call, which
+	// approves the file tools' edits inside the working directory, as
+	// --accept-edits does.
+	alwaysEdits bool
 	// alwaysCmds holds the shell commands (simpleCommand.key) approved
 	// for the rest of the run.
 	alwaysCmds map[string]bool
@@ -138,9 +156,22 @@ func New(mode string, safe, yes bool, allow, deny []Pattern, prompter Prompter, 
 }
 
 // controlWriter is a tool that can tell when a call writes into a version
-// control directory (write_file, edit_file).
+// control directory: the file tools (write_file, edit_file), which never
+// reach outside the working directory.
 type controlWriter interface {
 	WritesControl(arguments string) (path string, ok bool)
+}
+
+// replacer is a file tool that can tell what a write would replace.
+type replacer interface {
+	Replaces(arguments string) (content string, ok bool)
+}
+
+// fileTool reports whether name is one of the file tools, whose calls
+// --accept-edits and an "always" for edits approve.
+func (p *Policy) fileTool(name string) bool {
+	_, ok := p.tools[name].(controlWriter)
+	return ok && p.infos[name].Risk == tools.Write
 }
 
 // writesControl is the path inside a version control directory that a
@@ -188,8 +219,9 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	verdicts := make([]Verdict, len(calls))
 	var ask []int
 	control := false
+	advice := p.advise(ctx, calls)
 	for i, c := range calls {
-		v, needsApproval := p.decide(c)
+		v, needsApproval := p.decide(c, advice[i])
 		verdicts[i] = v
 		if needsApproval {
 			ask = append(ask, i)
@@ -218,25 +250,23 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	if p.Prompter == nil {
 		for _, i := range ask {
 			verdicts[i] = Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
+			if p.fileTool(calls[i].Name) {
+				verdicts[i].Reason = fmt.Sprintf("%s changes files and needs approval, and there is no terminal to ask; rerun with --accept-edits (edits inside the working directory), --yes or --allow-tool %s", calls[i].Name, calls[i].Name)
+			}
 			if calls[i].Name == ShellTool {
 				if ok, _ := p.unjudged(calls[i].Name, readLine(Summary(calls[i].Arguments))); ok {
 					verdicts[i].Reason = "shell needs approval and there is no terminal to ask: the line cannot be judged statically and a deny rule names shell, so neither --yes nor an allow rule allows it; write it without expansions"
 				}
 			}
 			if path := p.writesControl(calls[i]); path != "" {
-				verdicts[i].Reason = fmt.Sprintf("%s would write %s, which version control runs or reads as code: only a yes on a terminal allows that (--yes and --allow-tool do not)", calls[i].Name, path)
+				verdicts[i].Reason = fmt.Sprintf("%s would write %s, which version control runs or reads as code: only a yes on a terminal allows that (--yes, --accept-edits and --allow-tool do not)", calls[i].Name, path)
 			}
 		}
 		return verdicts
 	}
 	pending := make([]Pending, len(ask))
 	for k, i := range ask {
-		pending[k] = Pending{Name: calls[i].Name, Summary: Summary(calls[i].Arguments), Args: otherArgs(calls[i].Arguments), Risk: p.infos[calls[i].Name].Risk}
-		keys := alwaysKeys(calls[i])
-		pending[k].Always = strings.Join(keys, ", ")
-		if calls[i].Name != ShellTool {
-			pending[k].Always = calls[i].Name
-		}
+		pending[k] = p.pending(calls[i])
 	}
 	answers, err := p.Prompter.Approve(ctx, pending)
 	// Fail closed: only an explicit yes or always runs a call; an error, a
@@ -249,13 +279,17 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 			verdicts[i] = Verdict{Allowed: true}
 		case answers[k] == Always:
 			verdicts[i] = Verdict{Allowed: true}
+			// Never for writes into version control: decide asks first.
 			p.mu.Lock()
-			if calls[i].Name == ShellTool {
+			switch {
+			case calls[i].Name == ShellTool:
 				for _, key := range alwaysKeys(calls[i]) {
 					p.alwaysCmds[key] = true
 				}
-			} else {
-				p.always[calls[i].Name] = true // never for writes into version control: decide asks first
+			case p.fileTool(calls[i].Name):
+				p.alwaysEdits = true
+			default:
+				p.always[calls[i].Name] = true
 			}
 			p.mu.Unlock()
 		case answers[k] == No:
@@ -267,10 +301,34 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	return verdicts
 }
 
+// pending describes a call for the approval question.
+func (p *Policy) pending(c providers.ToolCall) Pending {
+	pd := Pending{Name: c.Name, Summary: Summary(c.Arguments), Args: otherArgs(c.Arguments), Risk: p.infos[c.Name].Risk}
+	switch {
+	case c.Name == ShellTool:
+		var covers []string
+		for _, key := range alwaysKeys(c) {
+			covers = append(covers, "any "+key)
+		}
+		pd.Always = strings.Join(covers, ", ")
+	case p.fileTool(c.Name):
+		pd.Always = AlwaysEdits
+		if p.writesControl(c) != "" {
+			pd.Always = "" // a person decides each such write
+		}
+	default:
+		pd.Always = "any " + c.Name + " call"
+	}
+	if r, ok := p.tools[c.Name].(replacer); ok {
+		pd.Replaces, pd.Replacing = r.Replaces(c.Arguments)
+	}
+	return pd
+}
+
 // decide applies the rules that need no person, in order of precedence:
 // --safe for writes and commands, deny patterns, read-only modes, allow
 // patterns and --yes, then the tool's own approval requirement.
-func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
+func (p *Policy) decide(c providers.ToolCall, advice Advice) (v Verdict, needsApproval bool) {
 	info, known := p.infos[c.Name]
 	if !known {
 		// The registry answers unknown tools with an error result.
@@ -285,6 +343,9 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 			reason += " and the sandbox " + p.NoSandbox
 		}
 		return Verdict{Reason: reason, Refusal: true}, false
+	}
+	if advice.Decision == AdviseDeny {
+		return Verdict{Reason: advice.Reason}, false
 	}
 	subject := Summary(c.Arguments)
 	var line *shellLine
@@ -309,17 +370,28 @@ func (p *Policy) decide(c providers.ToolCall) (v Verdict, needsApproval bool) {
 	if p.writesControl(c) != "" {
 		return Verdict{}, true // before --yes, allow rules and "always"
 	}
+	if advice.Decision == AdviseAsk {
+		return Verdict{Allowed: p.Yes}, !p.Yes
+	}
 	if p.confinedUnderSafe(info) && !unjudged {
 		// A command confined to the read-only sandbox: nothing to approve.
 		return Verdict{Allowed: true}, false
 	}
-	if !unjudged && allowed(p.Allow, c.Name, subject, line) {
+	if !unjudged && (allowed(p.Allow, c.Name, subject, line) || advice.Decision == AdviseAllow) {
 		return Verdict{Allowed: true}, false
 	}
+	// Seam: an allowing PreToolUse hook counts as an allow rule (DESIGN
+	// §5 Hooks), so it belongs here, after --safe, the deny rules, the
+	// modes and writes into version control, none of which it overrides.
 	p.mu.Lock()
 	always := p.always[c.Name]
 	if line != nil {
 		always = line.approved(p.alwaysCmds)
+	}
+	if p.fileTool(c.Name) {
+		// The file tools reach nothing outside the working directory, and
+		// writes into version control were asked about above.
+		always = p.alwaysEdits || p.AcceptEdits
 	}
 	p.mu.Unlock()
 	if !info.RequiresApproval || p.Yes || always {

@@ -262,29 +262,29 @@ func TestAlwaysApprovesTheCommandShown(t *testing.T) {
 			}
 		}
 	}
-	check("go test ./...", Always, true, "go test")
+	check("go test ./...", Always, true, "any go test")
 	check("go test -run X ./internal/...", Always, false, "")
 	check("  go   test", Always, false, "")
-	check("go build", Always, true, "go build")
-	check("go vet ./...", Yes, true, "go vet")
-	check("go vet ./...", Yes, true, "go vet") // a yes is for that call only
-	check("go test ./... ; rm -rf x", Yes, true, "go test, rm")
-	check("go test ./... ; rm -rf x", Yes, true, "go test, rm")
+	check("go build", Always, true, "any go build")
+	check("go vet ./...", Yes, true, "any go vet")
+	check("go vet ./...", Yes, true, "any go vet") // a yes is for that call only
+	check("go test ./... ; rm -rf x", Yes, true, "any go test, any rm")
+	check("go test ./... ; rm -rf x", Yes, true, "any go test, any rm")
 	check("go test ./... && go build && go test", Yes, false, "") // both approved by now
 	check("echo $X", Always, true, "")                            // not static: always approves nothing more
 	check("echo $X", Always, true, "")
-	check("sh -c 'go test'", Always, true, "sh, go test")
+	check("sh -c 'go test'", Always, true, "any sh, any go test")
 	check("sh -c 'go test ./...'", Always, false, "")
-	check("sh -c 'go vet'", Always, true, "sh, go vet")
+	check("sh -c 'go vet'", Always, true, "any sh, any go vet")
 
-	// Another tool's "always" is the tool, as before.
+	// Another tool's "always" is any call of the tool.
 	q := New(ModeAgent, false, false, nil, nil, person, all)
 	person.pending = nil
 	for range 2 {
 		q.Check(context.Background(), []providers.ToolCall{{ID: "1", Name: "deploy", Arguments: `{}`}})
 	}
-	if len(person.pending) != 1 || person.pending[0].Always != "deploy" {
-		t.Errorf("deploy: asked %+v, want once, with Always \"deploy\"", person.pending)
+	if len(person.pending) != 1 || person.pending[0].Always != "any deploy call" {
+		t.Errorf("deploy: asked %+v, want once, with Always \"any deploy call\"", person.pending)
 	}
 }
 

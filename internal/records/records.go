@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ask-cli/ask/internal/providers"
 )
@@ -27,8 +28,14 @@ const (
 	TypeToolFinished = "tool.finished"
 	TypeToolDenied   = "tool.denied"
 	TypeFileChanged  = "file.changed"
-	TypeError        = "error"
-	TypeRunFinished  = "run.finished"
+	// TypeHook is one hook's decision (DESIGN §5, Hooks).
+	TypeHook = "hook"
+	// TypeCheckFinished is one run of --until's check.
+	TypeCheckFinished = "check.finished"
+	// TypeNetwork is a connection through the sandbox's proxy.
+	TypeNetwork     = "network"
+	TypeError       = "error"
+	TypeRunFinished = "run.finished"
 )
 
 // Event is one line of a transcript. Fields not used by an event's type are
@@ -47,6 +54,8 @@ type Event struct {
 	Model    string    `json:"model,omitempty"`
 	Mode     string    `json:"mode,omitempty"`
 	Settings *Settings `json:"settings,omitempty"`
+	// Git is the working directory's repository as the run found it.
+	Git *GitState `json:"git,omitempty"`
 
 	// request, response
 	URL        string            `json:"url,omitempty"`
@@ -67,8 +76,25 @@ type Event struct {
 	DurationMS int64  `json:"duration_ms,omitempty"` // also run.finished's
 	Reason     string `json:"reason,omitempty"`
 
-	// file.changed: one file, as a change of run.finished's list.
+	// file.changed: one file, as a change of run.finished's list, with
+	// what undo and `ask log diff` need (Contents).
 	*Change
+	*Contents
+
+	// hook: the hook's event and command, and its decision (Reason says
+	// why). check.finished: the command, its round, whether it passed and
+	// its exit code (its output is Content).
+	HookEvent string `json:"event,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Decision  string `json:"decision,omitempty"`
+	Round     int    `json:"round,omitempty"`
+	Passed    *bool  `json:"passed,omitempty"`
+	CheckExit *int   `json:"check_exit_code,omitempty"`
+
+	// network: a connection through the sandbox's proxy (--allow-host).
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Allowed *bool  `json:"allowed,omitempty"`
 
 	// retry, error
 	Attempt int    `json:"attempt,omitempty"`
@@ -187,6 +213,69 @@ func (c Change) String() string {
 		return fmt.Sprintf("wrote %s (+%d -%d)", c.Path, *c.LinesAdded, *c.LinesRemoved)
 	}
 	return fmt.Sprintf("%s %s (+%d -%d)", c.Action, c.Path, *c.LinesAdded, *c.LinesRemoved)
+}
+
+// Contents are a changed file's content before and after the change, each
+// up to 1 MB: text as a string, anything else (not UTF-8) in base64. A
+// command's changes have no before; a file larger than 1 MB has no
+// content, but its hash after is there whatever its size.
+type Contents struct {
+	Before       *string `json:"before,omitempty"`
+	BeforeBase64 []byte  `json:"before_base64,omitempty"`
+	After        *string `json:"after,omitempty"`
+	AfterBase64  []byte  `json:"after_base64,omitempty"`
+	// AfterSHA256 is the SHA-256 of the file as the change left it, in
+	// hex; "" when it was deleted.
+	AfterSHA256 string `json:"after_sha256,omitempty"`
+	// Omitted says why content that could have been recorded was not.
+	Omitted string `json:"omitted,omitempty"`
+}
+
+// SetBefore records the content before the change.
+func (c *Contents) SetBefore(b []byte) { c.Before, c.BeforeBase64 = encode(b) }
+
+// SetAfter records the content after the change.
+func (c *Contents) SetAfter(b []byte) { c.After, c.AfterBase64 = encode(b) }
+
+// BeforeBytes returns the content before the change, and whether it was
+// recorded.
+func (c *Contents) BeforeBytes() ([]byte, bool) { return decode(c.Before, c.BeforeBase64) }
+
+// AfterBytes returns the content after the change, and whether it was
+// recorded.
+func (c *Contents) AfterBytes() ([]byte, bool) { return decode(c.After, c.AfterBase64) }
+
+func encode(b []byte) (*string, []byte) {
+	if utf8.Valid(b) {
+		s := string(b)
+		return &s, nil
+	}
+	return nil, bytes.Clone(b)
+}
+
+func decode(s *string, b64 []byte) ([]byte, bool) {
+	switch {
+	case s != nil:
+		return []byte(*s), true
+	case b64 != nil:
+		return b64, true
+	}
+	return nil, false
+}
+
+// GitState is what undo needs of the repository the run started in: the
+// commit checked out, and which of the working directory's tracked files
+// differed from it, so that a file a command changed can be restored from
+// git only if it was clean.
+type GitState struct {
+	// Head is the commit checked out ("" before the first commit).
+	Head string `json:"head"`
+	// Prefix is the working directory's path in the repository, "" at
+	// its top or ending in "/".
+	Prefix string `json:"prefix"`
+	// Dirty are the tracked files, relative to the working directory,
+	// that differed from Head in the index or the working tree.
+	Dirty []string `json:"dirty"`
 }
 
 // Denial is a call the policy refused.

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
@@ -35,6 +37,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/suggest"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -77,6 +80,9 @@ type Env struct {
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
+	// ProxyDial connects the --allow-host proxy to an allowed host; nil
+	// resolves and dials as the system does. Tests map names here.
+	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Limiter paces the requests of every run of the process (ask batch);
 	// nil paces none.
 	Limiter providers.Limiter
@@ -108,6 +114,8 @@ type Run struct {
 	toolbox loop.Toolbox
 	tools   map[string]tools.Info
 	gate    loop.Gate
+	// hooks are the config file's, nil for none or under --no-hooks.
+	hooks   *hooks.Runner
 	schema  json.RawMessage
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
@@ -115,6 +123,8 @@ type Run struct {
 	root        *tools.Root // where the file tools work; it reports their changes
 	env         Env
 	closers     []func()
+	// network hears of the --allow-host proxy's connections.
+	network networkHook
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -172,6 +182,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
 		return nil, err
 	}
+	if err := r.checkBudget(); err != nil {
+		return nil, err
+	}
 	key, err := r.key()
 	if err != nil {
 		return nil, err
@@ -196,17 +209,24 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	for _, p := range env.Private {
 		root.Hide(AbsPath(env.Wd, p))
 	}
-	// Whatever variable the key came from stays with ask.
-	root.Scrub(row.KeyEnv...)
 	r.workdir, r.root = root.Dir(), root
+	// Every credential the run can know of stays with ask: out of the
+	// tools' environment, and scrubbed from what they return.
+	secretVars, secrets := r.credentials(key)
+	root.Scrub(secretVars...)
+	if s.Safe.Value {
+		// Under --safe, commands get what a build needs, and what the
+		// config names.
+		root.KeepOnly(s.SandboxEnv.Value...)
+	}
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
-	if key != "" {
-		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(key)}
+	if len(secrets) > 0 {
+		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(secrets...)}
 	}
 	r.System = prompts.System(prompts.Env{
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
@@ -278,6 +298,12 @@ func (s Settings) check() error {
 		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
 	case s.MaxTokens.Value < 0:
 		return fault.Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
+	case s.MaxRounds.IsGiven() && s.MaxRounds.Value < 1:
+		return fault.Usagef("--max-rounds must be at least 1")
+	case s.MaxBudgetTokens.IsGiven() && s.MaxBudgetTokens.Value < 1:
+		return fault.Usagef("--max-budget-tokens must be at least 1 (leave it out for no budget)")
+	case s.MaxBudgetUSD.IsGiven() && s.MaxBudgetUSD.Value <= 0:
+		return fault.Usagef("--max-budget-usd must be an amount above 0 (leave it out for no budget)")
 	}
 	switch s.ToolProtocol.Value {
 	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:
@@ -373,8 +399,10 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
+	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
+	r.useHooks(pol, root)
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
@@ -544,7 +572,7 @@ func (r *Run) RunCalls(parent context.Context, calls []providers.ToolCall, onDen
 	case cause != nil && parent.Err() != nil:
 		return results, cause
 	case len(refused) > 0:
-		return results, asKind(Refused, fmt.Errorf("%d tool call(s) refused by policy: %s", len(refused), strings.Join(refused, ", ")))
+		return results, asKind(Refused, fmt.Errorf("%s refused by policy: %s", termtext.Plural(len(refused), "tool call", "tool calls"), strings.Join(refused, ", ")))
 	}
 	return results, nil
 }

@@ -88,6 +88,12 @@ func (c *Config) layers() (Settings, error) {
 	if servers := c.mcpServers(); len(servers) > 0 {
 		s.MCPServers = Given(servers, "config "+c.File.Name())
 	}
+	if len(c.File.Hooks) > 0 {
+		s.Hooks = Given(c.File.Hooks, "config "+c.File.Name())
+	}
+	if len(c.File.Prices) > 0 {
+		s.Prices = Given(c.File.Prices, "config "+c.File.Name())
+	}
 	return s, nil
 }
 

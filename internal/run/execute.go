@@ -15,6 +15,8 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
+	"github.com/ask-cli/ask/internal/trace"
+	"github.com/ask-cli/ask/internal/undo"
 )
 
 // Output is where a run's events go and who watches it; the CLI chooses.
@@ -77,8 +79,17 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
+	// Spans, when the OTEL_* variables ask for them; the CLI flushes them
+	// at exit.
+	tr, err := trace.StartRun(ctx, trace.Options{Getenv: r.env.Getenv, Version: r.env.Version, Secrets: r.Secrets()})
+	if err != nil {
+		r.note("warning: %v", err)
+	}
+	if tr != nil {
+		rec.Observe(tr.Observe)
+	}
 	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), Git: r.gitState(ctx)})
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
@@ -88,12 +99,23 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if r.caller != nil {
 		r.caller.Cache = r.cache(r.firstMessage(prompt))
 	}
-	res := loop.Run(ctx, loop.Config{
-		Model: r.model, System: r.System, Prompt: prompt, Attachments: r.attachments,
-		Tools: r.Declared, Toolbox: watchedTools{r.toolbox, r.root}, Gate: r.gate, MaxSteps: r.MaxSteps,
+	// PostToolUse hooks run inside the watch, so that what a formatter
+	// hook changes after a command is reported with it.
+	box := r.toolbox
+	if r.hooks != nil {
+		box = hookedTools{box, r.hooks}
+	}
+	box = watchedTools{box, r.root, tr}
+	transcript := ""
+	if out.History != nil && out.History.Dir != "" {
+		transcript = out.History.Path(id)
+	}
+	res := r.runLoop(ctx, id, transcript, rec, prompt, loop.Config{
+		Model: r.model, System: r.System, Attachments: r.attachments,
+		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
-		Recorder: rec, OnText: out.OnText,
+		Recorder: rec, OnText: out.OnText, Verify: r.verifier(rec), Budget: r.budget(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {
@@ -112,12 +134,26 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
 }
 
+// runLoop runs the loop on prompt between the session hooks: a prompt a
+// UserPromptSubmit hook blocks is never sent.
+func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string, cfg loop.Config) *loop.Result {
+	defer r.endHooks(ctx)
+	prompt, err := r.startHooks(ctx, id, transcript, rec, prompt)
+	if err != nil {
+		rec.Emit(records.Event{Type: records.TypeError, Error: err.Error()})
+		return &loop.Result{Status: loop.StatusError, Err: err}
+	}
+	cfg.Prompt = prompt
+	return loop.Run(ctx, cfg)
+}
+
 // watchChanges records every file the tools change as a file.changed
 // event of the step running, and returns the list so far, for
 // run.finished.
 func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []records.Change {
 	var mu sync.Mutex
 	var changes []records.Change
+	contents := contentBudget{seen: map[string]bool{}}
 	if r.root == nil {
 		return func() []records.Change { return nil }
 	}
@@ -128,9 +164,13 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 			ch.LinesAdded, ch.LinesRemoved = &added, &removed
 		}
 		mu.Lock()
+		content := contents.of(c)
 		changes = append(changes, ch)
 		mu.Unlock()
-		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch})
+		rec.Emit(records.Event{Type: records.TypeFileChanged, Step: int(step.Load()), Change: &ch, Contents: content})
+	})
+	r.network.set(func(host string, port int, allowed bool) {
+		rec.Emit(records.Event{Type: records.TypeNetwork, Step: int(step.Load()), Host: host, Port: port, Allowed: &allowed})
 	})
 	r.root.OnWatchProblem(func(msg string) {
 		r.note("warning: %s", msg)
@@ -151,15 +191,76 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 	}
 }
 
+// maxRunContent bounds the content a run's changes record in all: a
+// command rewriting a tree, or a model editing a large file again and
+// again, must not make a transcript of hundreds of megabytes. Past it,
+// only the hashes are recorded, and undo and ask log diff say why they
+// cannot do more.
+const maxRunContent = 64 << 20
+
+// contentBudget decides what content each change records.
+type contentBudget struct {
+	seen     map[string]bool // paths changed before in this run
+	recorded int
+}
+
+// of is the content a change records: its content before only the first
+// time the run changes a file (undo needs no other), and nothing but the
+// hash once the run's budget is spent.
+func (b *contentBudget) of(c tools.Change) *records.Contents {
+	out := &records.Contents{AfterSHA256: c.AfterSHA256}
+	first := !b.seen[c.Path]
+	b.seen[c.Path] = true
+	size := len(c.After)
+	if first {
+		size += len(c.Before)
+	}
+	if (c.HasBefore && first || c.HasAfter) && b.recorded+size > maxRunContent {
+		out.Omitted = "the run's changes passed 64 MB of recorded content"
+		return out
+	}
+	b.recorded += size
+	if c.HasBefore && first {
+		out.SetBefore(c.Before)
+	}
+	if c.HasAfter {
+		out.SetAfter(c.After)
+	}
+	return out
+}
+
+// gitState is the repository the run starts in, for `ask undo` to know
+// which files a command changes it may restore from git: taken only when
+// a tool whose changes are watched (the shell, user and MCP tools) is
+// declared, since the file tools record what they replace themselves,
+// and not under --safe, where commands change nothing.
+func (r *Run) gitState(ctx context.Context) *records.GitState {
+	if r.root == nil || r.Settings.Safe.Value {
+		return nil // --safe: commands change nothing
+	}
+	for _, t := range r.Declared {
+		if !tools.ReportsOwnChanges(t.Name) {
+			st, err := undo.GitStateOf(ctx, r.workdir)
+			if err != nil && r.env.Verbose {
+				r.note("ask undo will not restore what commands change from git: %v", err)
+			}
+			return st
+		}
+	}
+	return nil
+}
+
 // watchedTools reports, as the file changes of each call, what a tool that
 // does not say it itself changed in the working directory: the shell, user
 // tools, MCP tools (DESIGN §5: the change watcher).
 type watchedTools struct {
 	loop.Toolbox
-	root *tools.Root
+	root  *tools.Root
+	trace *trace.Run // nil when not tracing
 }
 
 func (w watchedTools) Call(ctx context.Context, name, arguments string) (string, bool) {
+	ctx = w.trace.CallContext(ctx, loop.CallID(ctx))
 	if w.root == nil || tools.ReportsOwnChanges(name) {
 		return w.Toolbox.Call(ctx, name, arguments)
 	}

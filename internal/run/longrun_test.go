@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,25 @@ func serveNotes() int {
 			json.Unmarshal(req.Params.Arguments, &args)
 			err := os.WriteFile("note.txt", []byte(args.Text), 0o644)
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint("saved: ", err)}}}, nil
+		})
+	// A read-only tool that reaches the network on the model's word (H4).
+	s.AddTool(&sdk.Tool{Name: "fetch", Description: "Fetch a URL", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}}}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var args struct{ URL string }
+			json.Unmarshal(req.Params.Arguments, &args)
+			resp, err := http.Get(args.URL)
+			if err != nil {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "fetch failed: " + err.Error()}}, IsError: true}, nil
+			}
+			resp.Body.Close()
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "fetched: " + resp.Status}}}, nil
+		})
+	// trace_meta answers with the trace context the call's _meta carried.
+	s.AddTool(&sdk.Tool{Name: "trace_meta", Description: "Show the call's trace context",
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint("traceparent=", req.Params.Meta["traceparent"])}}}, nil
 		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -85,18 +85,50 @@ func listTools(ctx context.Context, s Settings, env Env, specs []mcp.Server, ent
 	if _, err := os.Stat(wd); err != nil {
 		return fault.Usagef("--workdir: %v", err)
 	}
-	for i := range specs {
-		specs[i].Optional = true
+	// The servers start as a run would start them: in the run's sandbox
+	// where asked, and every one there under --safe; a remote one under
+	// --safe only when --allow-host names it.
+	r := &Run{Settings: s, env: env, workdir: wd}
+	if r.env.Getenv == nil {
+		r.env.Getenv = func(string) string { return "" }
 	}
-	servers, err := mcp.Start(ctx, specs, mcp.Options{
-		Dir: wd, Env: tools.ChildEnv(os.Environ()), Reserved: builtinNames(), Version: env.Version,
-		Getenv: env.Getenv, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Starting: env.MCPStarting,
+	defer r.Close()
+	sb, err := r.sandbox()
+	if err != nil {
+		return err
+	}
+	var started []mcp.Server
+	var index []int // of each started server's entry
+	for i, sp := range specs {
+		if why := s.remoteRefused(sp); sp.Remote() && why != "" {
+			entries[i].Error = why
+			continue
+		}
+		sp.Optional = true
+		sp.Sandbox = sp.Sandbox || s.Safe.Value
+		started = append(started, sp)
+		index = append(index, i)
+	}
+	if len(started) == 0 {
+		return nil
+	}
+	child := &tools.Root{}
+	vars, _ := r.credentials("")
+	child.Scrub(vars...)
+	if s.Safe.Value {
+		child.KeepOnly(s.SandboxEnv.Value...)
+	}
+	servers, err := mcp.Start(ctx, started, mcp.Options{
+		Dir: wd, Env: child.ChildEnv(), Reserved: builtinNames(), Version: env.Version,
+		Getenv: env.Getenv, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value && len(s.AllowHosts.Value) == 0, Sandbox: sb,
+		Starting: env.MCPStarting,
 	})
 	if err != nil {
 		return err // only an interruption: every server is optional
 	}
 	defer servers.Close()
-	for i, l := range servers.Listing() {
+	for j, l := range servers.Listing() {
+		i := index[j]
 		if l.Err != nil {
 			var auth *mcp.AuthError
 			entries[i].Error, entries[i].AuthFailed = l.Err.Error(), errors.As(l.Err, &auth)

@@ -23,7 +23,8 @@ func (r *Run) Outcome(res *loop.Result) (int, string) {
 	switch res.Status {
 	case loop.StatusCompleted:
 		code = fault.ExitOK
-	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed:
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed,
+		loop.StatusCheckFailed, loop.StatusBudget:
 		code = fault.ExitLimit
 	case loop.StatusTimeout:
 		code = fault.ExitTimeout
@@ -109,7 +110,7 @@ func (r *Run) Why(res *loop.Result) string {
 		why = "stopped: the model made the same tool call, answered the same way, five times in a row with no file changed"
 	case loop.StatusParseFailures:
 		why = "stopped: three replies in a row did not follow the tool protocol"
-	case loop.StatusSchemaFailed:
+	case loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget:
 		why = fmt.Sprintf("stopped: %v", res.Err)
 	case loop.StatusTimeout:
 		why = fmt.Sprintf("stopped: --timeout %s reached", r.Timeout)
@@ -160,7 +161,7 @@ func (r *Run) NoKeyFallback(err error) bool {
 // limited reports whether a status is a limit the run reached.
 func limited(status string) bool {
 	switch status {
-	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed:
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget:
 		return true
 	}
 	return false
@@ -172,5 +173,5 @@ func refusals(res *loop.Result) string {
 	for _, d := range res.Denials {
 		names = append(names, d.Name)
 	}
-	return fmt.Sprintf("%d tool call(s) refused by policy: %s", len(res.Denials), strings.Join(names, ", "))
+	return fmt.Sprintf("%s refused by policy: %s", termtext.Plural(len(res.Denials), "tool call", "tool calls"), strings.Join(names, ", "))
 }

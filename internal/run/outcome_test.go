@@ -76,3 +76,26 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
+
+// The line that says why names the refused calls, counted in words a
+// person reads ("1 tool call", never "1 tool call(s)").
+func TestWhyCountsRefusals(t *testing.T) {
+	t.Parallel()
+	r := &Run{}
+	tests := []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"shell"}, "1 tool call refused by policy: shell"},
+		{[]string{"shell", "write_file"}, "2 tool calls refused by policy: shell, write_file"},
+	}
+	for _, tt := range tests {
+		res := loop.Result{Status: loop.StatusDenied, Refused: true}
+		for _, n := range tt.names {
+			res.Denials = append(res.Denials, records.Denial{Name: n})
+		}
+		if got := r.Why(&res); got != tt.want {
+			t.Errorf("Why = %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -50,14 +50,17 @@ type ReplayOptions struct {
 	Workdir string
 	// The replaying invocation's policy: its --yes, --allow-tool,
 	// --deny-tool and --safe. Nothing the transcript records grants a call.
-	Yes   Setting[bool]
-	Allow Setting[[]string]
-	Deny  Setting[[]string]
-	Safe  Setting[bool]
+	Yes         Setting[bool]
+	AcceptEdits Setting[bool]
+	Allow       Setting[[]string]
+	Deny        Setting[[]string]
+	Safe        Setting[bool]
 	// Sandbox and AllowNetwork confine the commands the replay runs; the
 	// transcript's are never used.
 	Sandbox      Setting[string]
 	AllowNetwork Setting[bool]
+	// AllowHosts is the replaying invocation's --allow-host.
+	AllowHosts Setting[[]string]
 	// MCPHeaders are sent to the MCP URLs the transcript names: it keeps
 	// none, since they may hold credentials.
 	MCPHeaders Setting[[]string]
@@ -102,10 +105,12 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	// What this invocation allows: its own flags, and --safe if either the
 	// recorded run or this one asks for it.
 	s.Yes, s.Allow, s.Deny = opt.Yes.Or(s.Yes), opt.Allow.Or(s.Allow), opt.Deny.Or(s.Deny)
+	s.AcceptEdits = opt.AcceptEdits.Or(s.AcceptEdits)
 	if opt.Safe.Value {
 		s.Safe = opt.Safe
 	}
 	s.Sandbox, s.AllowNetwork = opt.Sandbox.Or(s.Sandbox), opt.AllowNetwork.Or(s.AllowNetwork)
+	s.AllowHosts = opt.AllowHosts.Or(s.AllowHosts)
 	s.Schema = Given(string(set.Schema), src)
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}
@@ -198,7 +203,9 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	allow, _ := policy.ParsePatterns(s.Allow.Value)
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
+	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny)
+	r.useHooks(pol, root) // the replaying invocation's hooks, never the file's
 	r.useTools(registry, pol)
 	r.Declared = declared
 	if rp.recordedResults {

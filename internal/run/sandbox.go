@@ -6,7 +6,10 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"sync"
 
+	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/sandbox"
 )
@@ -21,11 +24,19 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 	if err != nil {
 		level = sandbox.Off // the default, when no layer gave one
 	}
-	implied := s.Safe.Value && level == sandbox.Off
-	if implied {
+	// --safe is read-only whatever --sandbox says (a workdir sandbox
+	// would let unapproved commands write the checkout).
+	implied := s.Safe.Value && level != sandbox.ReadOnly
+	if s.Safe.Value {
+		if level == sandbox.Workdir {
+			r.note("--safe runs commands in the read-only sandbox: --sandbox workdir (%s) is not used", s.Sandbox.Source)
+		}
 		level = sandbox.ReadOnly
 	}
 	if level == sandbox.Off {
+		if len(s.AllowHosts.Value) > 0 {
+			r.note("warning: --allow-host (%s) narrows only sandboxed commands' network: with --sandbox off, commands reach every host", s.AllowHosts.Source)
+		}
 		return nil, nil
 	}
 	check := r.env.SandboxCheck
@@ -51,12 +62,32 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 	if cache := MCPCacheDir(r.env.Getenv); cache != "" {
 		hidden = append(hidden, cache)
 	}
+	for _, h := range s.SandboxHide.Value {
+		abs := AbsPath(r.workdir, h)
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		hidden = append(hidden, abs)
+	}
+	var size int64
+	if v := s.SandboxScratchSize.Value; v != "" {
+		if size, err = bytesize.Parse(v); err != nil || size <= 0 {
+			return nil, fault.Usagef("--sandbox-scratch-size %q: give a size such as 512M or 2G", v)
+		}
+	}
+	if s.SandboxMaxProcesses.Value < 0 {
+		return nil, fault.Usagef("--sandbox-max-processes must be 0 (the default) or more")
+	}
 	sb := &sandbox.Sandbox{
 		Policy: sandbox.Policy{
 			Level: level, Workdir: r.workdir, Scratch: scratch, AllowNetwork: s.AllowNetwork.Value,
-			Hidden: hidden,
+			Hidden: hidden, MaxProcesses: s.SandboxMaxProcesses.Value, ScratchSize: size,
 		},
 		Support: check(),
+	}
+	if hosts := s.AllowHosts.Value; len(hosts) > 0 && !s.AllowNetwork.Value {
+		sb.Proxy = &sandbox.Proxy{Hosts: hosts, OnConnect: r.network.tell, Dial: r.env.ProxyDial}
+		r.closers = append(r.closers, sb.Proxy.Close)
 	}
 	r.closers = append(r.closers, sb.Close) // the scratch file system
 	// Under --safe alone, the refusals say why; no warning for a run that
@@ -65,6 +96,28 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 		fmt.Fprintf(r.env.Notes, "ask: warning: --sandbox %s: the sandbox %s; every command will be refused\n", level, p)
 	}
 	return sb, nil
+}
+
+// networkHook passes the proxy's connections on to the run's transcript
+// once it is being written (Execute).
+type networkHook struct {
+	mu sync.Mutex
+	fn func(host string, port int, allowed bool)
+}
+
+func (h *networkHook) set(fn func(host string, port int, allowed bool)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fn = fn
+}
+
+func (h *networkHook) tell(host string, port int, allowed bool) {
+	h.mu.Lock()
+	fn := h.fn
+	h.mu.Unlock()
+	if fn != nil {
+		fn(host, port, allowed)
+	}
 }
 
 // home is the user's home directory, where the credential stores are.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
@@ -49,6 +50,11 @@ type Settings struct {
 	KeyVars []string
 	// MCPServers are the config file's mcpServers that are not disabled.
 	MCPServers Setting[[]mcp.Server]
+	// Hooks are the config file's hooks (its top level's: never a
+	// profile's, never the repository's).
+	Hooks Setting[hooks.Config]
+	// Prices are the config file's model prices, for --max-budget-usd.
+	Prices Setting[map[string]config.Price]
 	// Aliases are the config file's short names for models, which
 	// --model resolves; shown by `ask config`.
 	Aliases Setting[map[string]string]
@@ -56,6 +62,11 @@ type Settings struct {
 	// Conversation is the earlier run carried on (--continue, --resume),
 	// nil for none.
 	Conversation *Conversation
+
+	// Credentials are the config file's providers' key variables and
+	// keys, every provider's and not only the running one's: kept from the
+	// tools' processes and scrubbed from what tools return.
+	Credentials Credentials
 
 	// keyFile is the config file the key came from, "" when it came from
 	// the environment: such a file should be private.
@@ -75,6 +86,8 @@ func over(hi, lo Settings) Settings {
 	out.Values = settings.Over(hi.Values, lo.Values)
 	out.Profile = hi.Profile.Or(lo.Profile)
 	out.MCPServers = hi.MCPServers.Or(lo.MCPServers)
+	out.Hooks = hi.Hooks.Or(lo.Hooks)
+	out.Prices = hi.Prices.Or(lo.Prices)
 	if out.Conversation == nil {
 		out.Conversation = lo.Conversation
 	}
@@ -157,6 +170,14 @@ func Resolve(in Inputs) (Settings, error) {
 	s.Aliases = cfg.aliases()
 	s.BaseURL = resolveBaseURL(s.BaseURL, row, cfg, in.Getenv)
 	s.Key, s.KeyVars, s.keyFile = resolveKey(row, cfg, in.Getenv)
+	for name, p := range cfg.Resolved.Providers {
+		if p.KeyEnv != "" {
+			s.Credentials.Vars = append(s.Credentials.Vars, p.KeyEnv)
+		}
+		if k, _ := cfg.apiKey(name); k != "" {
+			s.Credentials.Values = append(s.Credentials.Values, k.Reveal())
+		}
+	}
 	if c := s.Conversation; c != nil {
 		// Held settings this run has anyway need no one's word.
 		if c.held.BaseURL == s.BaseURL.Value {
@@ -312,6 +333,7 @@ func (s Settings) Entries() []Entry {
 	}
 	return append(out,
 		Entry{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
+		Entry{"hooks", list(hookLines(s.Hooks.Value)), cmp.Or(s.Hooks.Source, "none: name them under hooks in the config file")},
 		Entry{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
 	)
 }
@@ -328,6 +350,24 @@ func shown(v any) any {
 		return list(v)
 	}
 	return v
+}
+
+// hookLines are the hooks as `ask config` lists them: "EVENT [MATCHER]:
+// COMMAND", by event.
+func hookLines(c hooks.Config) []string {
+	var out []string
+	for _, event := range hooks.Events {
+		for _, g := range c[event] {
+			for _, h := range g.Hooks {
+				m := ""
+				if g.Matcher != "" {
+					m = " " + g.Matcher
+				}
+				out = append(out, fmt.Sprintf("%s%s: %s", event, m, h.Command))
+			}
+		}
+	}
+	return out
 }
 
 func aliasValue(m map[string]string) map[string]string {

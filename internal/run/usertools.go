@@ -1,14 +1,18 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/tools"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
@@ -44,6 +48,9 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		sp.Sandbox = sp.Sandbox || s.SandboxMCP.Value
 		specs = append(specs, sp)
 	}
+	// Under --safe, a remote server left is one --allow-host names: its
+	// read-only tools may reach it (NoNetwork below).
+	specs = r.confineServers(specs, root)
 	if len(specs) == 0 {
 		return extra, nil
 	}
@@ -57,7 +64,7 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 		taken = append(taken, t.Info().Name)
 	}
 	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
-		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value, Sandbox: root.Sandbox,
+		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value && len(s.AllowHosts.Value) == 0, Sandbox: root.Sandbox,
 		CacheDir: MCPCacheDir(r.env.Getenv), Starting: r.env.MCPStarting}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
@@ -75,6 +82,54 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	}
 	r.closers = append(r.closers, servers.Close)
 	return append(extra, servers.Tools()...), nil
+}
+
+// confineServers holds the servers to what the run may do. Under --safe,
+// and in a replay whose invocation has a sandbox, every server's program
+// starts in the sandbox, or is refused there: a config's command line may
+// run the checkout's own code (python3 -m NAME finds NAME.py in it), and a
+// transcript's may be anything. Under --safe a remote server is not
+// contacted, nor sent its tokens, unless --allow-network or --allow-host
+// names its host.
+func (r *Run) confineServers(specs []mcp.Server, root *tools.Root) []mcp.Server {
+	s := r.Settings
+	all := root.Sandbox.Active() && (s.Safe.Value || r.env.Replay != nil)
+	out := specs[:0:0]
+	for _, sp := range specs {
+		if !sp.Remote() {
+			sp.Sandbox = sp.Sandbox || all
+			out = append(out, sp)
+			continue
+		}
+		if why := s.remoteRefused(sp); why != "" {
+			r.note("%s", why)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// remoteRefused says why a remote server is not contacted: under --safe,
+// only one on a host --allow-host names (or with --allow-network) is; ""
+// when it may be.
+func (s Settings) remoteRefused(sp mcp.Server) string {
+	if !s.Safe.Value || s.AllowNetwork.Value {
+		return ""
+	}
+	host := ""
+	if u, err := url.Parse(sp.URL); err == nil {
+		host = u.Hostname()
+	}
+	port := 443
+	if strings.HasPrefix(sp.URL, "http:") {
+		port = 80
+	}
+	if p := (sandbox.Proxy{Hosts: s.AllowHosts.Value}); host != "" && p.Allowed(host, port) {
+		return ""
+	}
+	return fmt.Sprintf("%s: not contacted under --safe: nothing leaves the machine but the model's requests (--allow-host %s would allow it)",
+		cmp.Or(sp.Origin, "MCP server "+providers.RedactURL(sp.URL)), cmp.Or(host, "HOST"))
 }
 
 // mcpServers turns --mcp values into servers: a URL is reached with the

@@ -14,8 +14,13 @@
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the
-// new namespaces; that child confines itself and then executes the
-// command, which inherits the confinement. Nothing needs installing.
+// new namespaces; that child sets the namespaces up and stays as their
+// init, without capabilities: it starts a second stage that confines
+// itself with the other layers and executes the command, which inherits
+// the confinement; it passes signals on, reaps orphans, and relays the
+// proxy's bridge (--allow-host: an HTTP proxy ask runs outside, the
+// commands' only way out, reached on the namespace's loopback). Nothing
+// needs installing.
 //
 // It fails closed: where the kernel cannot confine, Confine refuses with one
 // line saying what is missing, and a child that cannot confine itself
@@ -152,6 +157,9 @@ type Sandbox struct {
 	Policy Policy
 	// Support is what this kernel can do (Check), told once per run.
 	Support Support
+	// Proxy, when set (--allow-host), is the commands' only way out of
+	// their network namespace, bridged in by the child.
+	Proxy *Proxy
 
 	mu         sync.Mutex
 	scratch    *os.File // the run's scratch file system, a detached mount
@@ -248,7 +256,15 @@ func (s *Sandbox) Confine(cmd *exec.Cmd) (*Job, error) {
 			return refuse(fmt.Sprintf("cannot make the scratch space: %v", err))
 		}
 	}
-	return start(cmd, self, s.Policy, s.Support, env, scratch)
+	var proxy *Proxy
+	if s.Proxy != nil && !s.Policy.AllowNetwork {
+		proxy = s.Proxy
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return isProxyVar(name) // the child's init names ask's
+		})
+	}
+	return start(cmd, self, s.Policy, s.Support, env, scratch, proxy)
 }
 
 // scratchEnv points the temporary and cache directories into the scratch
@@ -288,14 +304,23 @@ func isScratchVar(name string) bool {
 // exec, whether it could confine itself.
 type Job struct {
 	r, w *os.File
+	// bridge is the child's end of the proxy's bridge, released with w.
+	bridge *os.File
 }
 
 // Started releases the parent's end of the report pipe. Call it once the
 // command has started (or failed to).
 func (j *Job) Started() {
-	if j != nil && j.w != nil {
+	if j == nil {
+		return
+	}
+	if j.w != nil {
 		j.w.Close()
 		j.w = nil
+	}
+	if j.bridge != nil {
+		j.bridge.Close()
+		j.bridge = nil
 	}
 }
 

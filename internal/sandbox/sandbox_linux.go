@@ -48,7 +48,14 @@ func Main() {
 		}
 		os.Exit(0)
 	case childArg:
-		os.Exit(child(os.Args[2:]))
+		os.Exit(child(os.Args[2:], false))
+	case execArg:
+		os.Exit(child(os.Args[2:], true))
+	case reaperArg:
+		// Not os.Exit: a race-detecting build sleeps a second there,
+		// while what the command left behind lives on (PID 1's exit
+		// ends it).
+		syscall.Exit(reaperMain(os.Args[2:]))
 	}
 }
 
@@ -87,7 +94,7 @@ func nsAttr(attr *syscall.SysProcAttr, how string, network bool) {
 
 // start rewrites cmd to start self as the child, in the sandbox's
 // namespaces.
-func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratch *os.File) (*Job, error) {
+func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratch *os.File, proxy *Proxy) (*Job, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %v", err)
@@ -99,10 +106,23 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratc
 		cs.ScratchFD = 3 + len(cmd.ExtraFiles)
 		cmd.ExtraFiles = append(cmd.ExtraFiles, scratch)
 	}
+	var bridge *os.File
+	if proxy != nil && !p.AllowNetwork && !p.without(LayerNamespaces) {
+		if bridge, err = bridgePair(proxy); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+		cs.ProxyFD = 3 + len(cmd.ExtraFiles)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, bridge)
+	}
 	spec, err := json.Marshal(cs)
 	if err != nil {
 		r.Close()
 		w.Close()
+		if bridge != nil {
+			bridge.Close()
+		}
 		return nil, err
 	}
 	cmd.Args = append([]string{self, childArg, string(spec), strconv.Itoa(fd), cmd.Path}, cmd.Args...)
@@ -114,23 +134,22 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratc
 		attr = &copied
 	}
 	if !p.without(LayerNamespaces) {
-		// --allow-host will keep the network namespace (network false
-		// here) and bridge ask's proxy in: the proxy's socket goes in as
-		// one more of cmd.ExtraFiles, named in childSpec like the scratch
-		// file system, and a process of the child's serves it on the
+		// With --allow-host the network namespace stays, and ask's proxy
+		// is bridged in (bridge): the child's init serves it on the
 		// namespace's loopback. The command itself still makes no UNIX
 		// socket (seccomp).
 		nsAttr(attr, s.Namespaces, p.AllowNetwork)
 	}
 	cmd.SysProcAttr = attr
-	return &Job{r: r, w: w}, nil
+	return &Job{r: r, w: w, bridge: bridge}, nil
 }
 
-// childSpec is what the child is told: the policy, and the descriptor of
-// the run's scratch file system (0: none).
+// childSpec is what the child is told: the policy, and the descriptors of
+// the run's scratch file system and of the proxy's bridge (0: none).
 type childSpec struct {
 	Policy
 	ScratchFD int `json:"scratch_fd,omitempty"`
+	ProxyFD   int `json:"proxy_fd,omitempty"`
 }
 
 func check() Support {
@@ -238,7 +257,10 @@ func probeInside(args []string) error {
 // child confines this process as the policy says and executes the
 // command. args are POLICY-JSON REPORT-FD PATH ARGV... A failure before
 // the command runs is written to the report pipe, which the exec closes.
-func child(args []string) int {
+// In new namespaces the first stage sets them up and stays as their init
+// (initMain), which starts the second (second) to confine itself further
+// and execute the command.
+func child(args []string, second bool) int {
 	// Capabilities belong to a thread: the one that drops them executes
 	// the command.
 	runtime.LockOSThread()
@@ -265,10 +287,11 @@ func child(args []string) int {
 	if len(p.Without) > 0 && !testing.Testing() {
 		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
-	if !p.without(LayerNamespaces) {
+	if !p.without(LayerNamespaces) && !second {
 		if err := isolate(p, cs.ScratchFD); err != nil {
 			return fail(fmt.Errorf("the namespaces layer failed: %w", err))
 		}
+		return initMain(cs, report, args[2], args[3:])
 	}
 	if err := limit(p); err != nil {
 		return fail(err)

@@ -18,6 +18,8 @@ func check() Support {
 
 func (s *Sandbox) scratchFS() (*os.File, error) { return nil, errors.New("the sandbox needs Linux") }
 
-func start(*exec.Cmd, string, Policy, Support, []string, *os.File) (*Job, error) {
+func start(*exec.Cmd, string, Policy, Support, []string, *os.File, *Proxy) (*Job, error) {
 	return nil, errors.New("the sandbox needs Linux")
 }
+
+func isProxyVar(string) bool { return false }

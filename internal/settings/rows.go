@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ask-cli/ask/internal/bytesize"
 )
 
 // Kind is the type of a setting's value.
@@ -47,6 +49,8 @@ type Row struct {
 	// Adds joins the lists of every layer instead of replacing a lower
 	// layer's (deny rules: each layer may only add to them).
 	Adds bool
+	// ConfigOnly rows have no flag: the config file (Key) gives them.
+	ConfigOnly bool
 	// Bound settings belong to one provider: the config file gives them
 	// per provider, and a run resolves them once the provider is known.
 	Bound bool
@@ -102,6 +106,8 @@ const (
 	DefaultTimeout  = 30 * time.Minute
 	DefaultRetries  = 2
 	DefaultMaxStdin = "1M"
+	// DefaultMaxRounds is how many times --until's check runs.
+	DefaultMaxRounds = 3
 )
 
 func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
@@ -136,6 +142,21 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:  "stop the whole invocation (stdin, MCP servers, requests, tools) after this long; 0 for no limit",
 			check: notNegative,
 			field: field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
+		{Name: "until", Category: CategoryLimits, Kind: String, Default: "",
+			Help:  "end the run only when the shell command line `CMD` succeeds: run it (in the working directory, in the run's sandbox, without asking) when the model answers, and send its failing output back, up to --max-rounds times",
+			field: field(func(v *Values) *Setting[string] { return &v.Until })},
+		{Name: "max-rounds", Category: CategoryLimits, Key: "max_rounds", Kind: Int, Default: DefaultMaxRounds, AfterPrompt: true,
+			Help:  "run --until's check at most `N` times; when the last fails, the run ends check_failed (exit 5)",
+			check: atLeast(1, "must be at least 1"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxRounds })},
+		{Name: "max-budget-tokens", Category: CategoryLimits, Key: "max_budget_tokens", Kind: Int, AfterPrompt: true,
+			Help:  "stop before a request once the run's input and output tokens reach `N` (exit 5), the last step answering without tools",
+			check: atLeast(1, "must be at least 1 (leave it out for no budget)"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxBudgetTokens })},
+		{Name: "max-budget-usd", Category: CategoryLimits, Key: "max_budget_usd", Kind: Float, AfterPrompt: true,
+			Help:  "stop before a request once the run has cost `USD` (exit 5), from the provider's reported cost or the config file's prices; a model whose cost cannot be known is an error",
+			check: positive,
+			field: field(func(v *Values) *Setting[float64] { return &v.MaxBudgetUSD })},
 		{Name: "tool-protocol", Category: CategoryProvider, Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
 			Help:  "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
 			field: field(func(v *Values) *Setting[string] { return &v.ToolProtocol })},
@@ -169,6 +190,10 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "yes", Category: CategoryTools, Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
 			Help:  "approve every call that needs approval",
 			field: field(func(v *Values) *Setting[bool] { return &v.Yes })},
+		// Not AfterPrompt: it widens what the model may do.
+		{Name: "accept-edits", Category: CategoryTools, Key: "tools.accept_edits", Kind: Bool, Default: false,
+			Help:  "let the file tools change files inside the working directory without asking (never .git and the like); commands still ask",
+			field: field(func(v *Values) *Setting[bool] { return &v.AcceptEdits })},
 		{Name: "tools-file", Category: CategoryTools, Key: "tools.file", Kind: String, Default: "",
 			Help:  "offer the commands declared in the JSON `FILE` as tools",
 			field: field(func(v *Values) *Setting[string] { return &v.ToolsFile })},
@@ -197,9 +222,30 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "allow-network", Category: CategoryTools, Kind: Bool, Default: false,
 			Help:  "let sandboxed commands reach the network",
 			field: field(func(v *Values) *Setting[bool] { return &v.AllowNetwork })},
+		{Name: "allow-host", Category: CategoryTools, Kind: List, Default: []string(nil), Key: "sandbox.allow_hosts",
+			Help:  "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
+			check: hostPatterns,
+			field: field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
+		{Name: "sandbox-hide", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.hide", Adds: true,
+			Help:  "hide the file or directory `PATH` from sandboxed commands too, besides the credential stores; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.SandboxHide })},
+		{Name: "sandbox-env", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.env",
+			Help:  "under --safe, pass the environment variable `NAME` on to commands too (they get only what a build needs); repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.SandboxEnv })},
+		{Name: "sandbox-max-processes", Category: CategoryTools, ConfigOnly: true, Kind: Int, Default: 0, Key: "sandbox.max_processes",
+			Help:  "the most processes and threads one sandboxed command may have at once (0: 1024)",
+			check: atLeast(0, "must be 0 (the default) or more"),
+			field: field(func(v *Values) *Setting[int] { return &v.SandboxMaxProcesses })},
+		{Name: "sandbox-scratch-size", Category: CategoryTools, ConfigOnly: true, Kind: String, Default: "", Key: "sandbox.scratch_size",
+			Help:  "the sandbox's scratch space for the whole run, a `SIZE` such as 512M or 2G (default 2G)",
+			check: byteSize,
+			field: field(func(v *Values) *Setting[string] { return &v.SandboxScratchSize })},
 		{Name: "sandbox-mcp", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "start the MCP servers' commands inside the sandbox too (a remote server is reached by ask itself, never sandboxed)",
 			field: field(func(v *Values) *Setting[bool] { return &v.SandboxMCP })},
+		{Name: "no-hooks", Category: CategoryTools, Kind: Bool, Default: false,
+			Help:  "run none of the config file's hooks (a hook may deny calls, so this is no flag for after the prompt)",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoHooks })},
 		{Name: "no-tools", Category: CategoryTools, Kind: Bool, Default: false, AfterPrompt: true,
 			Help:  "offer the model no tools",
 			field: field(func(v *Values) *Setting[bool] { return &v.NoTools })},
@@ -255,6 +301,32 @@ func ByKey(key string) (Row, bool) {
 	return Row{}, false
 }
 
+// byteSize checks a size such as 2G ("" is the default).
+func byteSize(v any) string {
+	s, _ := v.(string)
+	if s == "" {
+		return ""
+	}
+	if n, err := bytesize.Parse(s); err != nil || n <= 0 {
+		return fmt.Sprintf("%q: give a size such as 512M or 2G", s)
+	}
+	return ""
+}
+
+// hostPatterns checks --allow-host values: a host name, an IP address, or
+// *. and a domain; no scheme, port or path.
+func hostPatterns(v any) string {
+	list, _ := v.([]string)
+	for _, h := range list {
+		name := strings.TrimPrefix(h, "*.")
+		ipv6 := strings.Count(name, ":") > 1
+		if name == "" || strings.ContainsAny(name, "/@* \t") || !ipv6 && strings.Contains(name, ":") {
+			return fmt.Sprintf("%q: give a host name such as proxy.golang.org or *.npmjs.org, without a scheme, port or path", h)
+		}
+	}
+	return ""
+}
+
 func atLeast(n int, msg string) func(any) string {
 	return func(v any) string {
 		if i, _ := v.(int); i < n {
@@ -276,6 +348,13 @@ func nonEmpty(msg string) func(any) string {
 func notNegative(v any) string {
 	if d, _ := v.(time.Duration); d < 0 {
 		return fmt.Sprintf("%q: give a duration such as 30s or 5m, or 0 for none", d.String())
+	}
+	return ""
+}
+
+func positive(v any) string {
+	if f, _ := v.(float64); f <= 0 {
+		return fmt.Sprintf("%g: give an amount above 0 (leave it out for no budget)", f)
 	}
 	return ""
 }

@@ -73,10 +73,20 @@ type Values struct {
 	Sandbox      Setting[string]
 	AllowNetwork Setting[bool]
 	SandboxMCP   Setting[bool]
-	Allow        Setting[[]string]
-	Deny         Setting[[]string]
-	Yes          Setting[bool]
-	NoTools      Setting[bool]
+	// AllowHosts are the names sandboxed commands may reach through ask's
+	// proxy (--allow-host).
+	AllowHosts          Setting[[]string]
+	SandboxHide         Setting[[]string]
+	SandboxEnv          Setting[[]string]
+	SandboxMaxProcesses Setting[int]
+	SandboxScratchSize  Setting[string]
+	Allow               Setting[[]string]
+	Deny                Setting[[]string]
+	Yes                 Setting[bool]
+	// AcceptEdits lets the file tools change files inside the working
+	// directory without asking.
+	AcceptEdits Setting[bool]
+	NoTools     Setting[bool]
 	// NoProjectFile leaves the project's AGENTS.md out of the system prompt.
 	NoProjectFile Setting[bool]
 	ToolsFile     Setting[string]
@@ -100,6 +110,14 @@ type Values struct {
 	// Schema is a file, or the schema itself when it starts with "{".
 	Schema Setting[string]
 	Color  Setting[string]
+	// Until is the check a run must pass to complete, "" for none.
+	Until     Setting[string]
+	MaxRounds Setting[int]
+	// The budgets; 0 (not given) for none.
+	MaxBudgetTokens Setting[int]
+	MaxBudgetUSD    Setting[float64]
+	// NoHooks runs none of the config file's hooks.
+	NoHooks Setting[bool]
 }
 
 // Defaults is the built-in layer.

@@ -8,13 +8,21 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // Print prints rows under a header, in columns, for a person.
 func Print(w io.Writer, header []string, rows ...[]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, row := range append([][]string{header}, rows...) {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		cells := make([]string, len(row))
+		for i, c := range row {
+			// A provider's or a server's text: nothing in it may drive the
+			// terminal (OSC 52 sets the clipboard).
+			cells[i] = termtext.Safe(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
 }

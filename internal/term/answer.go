@@ -36,7 +36,9 @@ func (a *Answer) Text(text string) {
 		return
 	}
 	a.status.Clear()
-	if a.streamed && a.step != a.textStep {
+	// After an approval question the cursor is at the start of the line
+	// below it, and the question already parts the texts: no blank line.
+	if a.streamed && a.step != a.textStep && !a.status.afterQuestion() {
 		sep := "\n\n"
 		if a.endsInNewline || a.status.EndedLine() {
 			sep = "\n"

@@ -25,6 +25,9 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root, err := tools.NewRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +48,16 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 		{"an edit shows both texts", "edit_file",
 			args(map[string]any{"path": ".git/config", "old_text": "[core]", "new_text": "[core]\n\thooksPath = /tmp/evil"}),
 			[]string{"old_text: [core]", "new_text (2 lines):", `| \thooksPath = /tmp/evil`, "change:\n    - [core]\n    + [core]\n    + \\thooksPath = /tmp/evil\n"}},
+		{"an overwrite shows its diff against the file", "write_file",
+			args(map[string]any{"path": "notes.txt", "content": "one\n2\x1b[2J\nthree\n"}),
+			[]string{"change to the file it replaces (3 lines):\n    @@ -1,3 +1,3 @@\n      one\n    - two\n    + 2\\u001b[2J\n      three\n",
+				"[a]lways any edit inside the working directory: "}},
+		{"a new file shows its content", "write_file",
+			args(map[string]any{"path": "new.txt", "content": "hello\nworld\n"}),
+			[]string{"content (2 lines):\n    | hello\n    | world\n"}},
+		{"an edit offers always for edits", "edit_file",
+			args(map[string]any{"path": "notes.txt", "old_text": "two", "new_text": "2"}),
+			[]string{"change:\n    - two\n    + 2\n", "[a]lways any edit inside the working directory: "}},
 		{"a tool's other arguments", "deploy",
 			args(map[string]any{"url": "https://ok.example", "target": "prod", "force": true, "extra": map[string]any{"wipe": "all"}}),
 			[]string{"https://ok.example", "target: prod", "force: true", `extra: {"wipe":"all"}`}},
@@ -71,6 +84,9 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 				if !strings.Contains(shown, w) {
 					t.Errorf("the question does not show %q:\n%s", w, shown)
 				}
+			}
+			if strings.Contains(tt.arguments, ".git/") && strings.Contains(shown, "[a]") {
+				t.Errorf("a write into .git offers always: %q", shown)
 			}
 			if strings.ContainsAny(shown, "\x1b\r") {
 				t.Errorf("the question printed a control character raw: %q", shown)

@@ -2,6 +2,8 @@ package term
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/ask-cli/ask/internal/records"
@@ -36,6 +38,15 @@ func NoteLine(ev records.Event, verbose bool) string {
 		return fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
 	case records.TypeFileChanged:
 		return termtext.Safe(ev.Change.String())
+	case records.TypeNetwork:
+		// A refused connection always: the person learns which host to
+		// allow. An allowed one when verbose. The host is the command's.
+		switch {
+		case ev.Allowed != nil && !*ev.Allowed:
+			return fmt.Sprintf("step %d: network: %s refused (not an --allow-host host, or not port 80 or 443)", ev.Step, termtext.Safe(net.JoinHostPort(ev.Host, strconv.Itoa(ev.Port))))
+		case verbose:
+			return fmt.Sprintf("step %d: network: %s", ev.Step, termtext.Safe(net.JoinHostPort(ev.Host, strconv.Itoa(ev.Port))))
+		}
 	}
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 // verbose, and a model's arguments cannot redraw the terminal.
 func TestNoteLine(t *testing.T) {
 	t.Parallel()
+	yes, no := true, false
 	tests := []struct {
 		name    string
 		ev      records.Event
@@ -29,6 +30,11 @@ func TestNoteLine(t *testing.T) {
 		{"a tool that worked", records.Event{Type: records.TypeToolFinished, Step: 2, Name: "shell", Content: "ok"}, true, ""},
 		{"a denial", records.Event{Type: records.TypeToolDenied, Step: 3, Name: "shell", Reason: "the user declined this call"}, false,
 			"step 3: shell denied: the user declined this call"},
+		{"a refused connection", records.Event{Type: records.TypeNetwork, Step: 4, Host: "evil.example\u001b]52;c;x", Port: 443, Allowed: &no}, false,
+			`step 4: network: evil.example\u001b]52;c;x:443 refused (not an --allow-host host, or not port 80 or 443)`},
+		{"an allowed connection, quietly", records.Event{Type: records.TypeNetwork, Step: 4, Host: "proxy.golang.org", Port: 443, Allowed: &yes}, false, ""},
+		{"an allowed connection, verbose", records.Event{Type: records.TypeNetwork, Step: 4, Host: "proxy.golang.org", Port: 443, Allowed: &yes}, true,
+			"step 4: network: proxy.golang.org:443"},
 	}
 	for _, tt := range tests {
 		if got := NoteLine(tt.ev, tt.verbose); got != tt.want {

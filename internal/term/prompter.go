@@ -16,8 +16,11 @@ import (
 
 // Prompter is the policy's approval prompter on a terminal: y (this
 // call), n, or a (always, for the rest of the run, what the question names:
-// for a shell line its programs and subcommands, such as "go test"; not
-// offered for a line that cannot be judged). The calls of one step
+// for a shell line its programs and subcommands, "any go test"; for the
+// file tools, any edit inside the working directory; not offered for a
+// line that cannot be judged, nor for a write into version control). Each
+// call is shown whole, escaped, an edit or an overwrite as the change it
+// makes, and a question starts on a line of its own. The calls of one step
 // are asked together; "y" or "a" answers all of them, or "o" asks about
 // them one by one. It is terminal I/O, so it lives here and the policy
 // knows it only as a policy.Prompter.
@@ -38,6 +41,9 @@ type Prompter struct {
 	lines   chan string   // lines read from In; closed when the reader stops
 	done    chan struct{} // closed by Close
 	readErr error         // why the reader stopped; written before lines is closed
+	// line is the status line of the run on the same terminal, which
+	// knows where streamed answer text left the cursor; nil for none.
+	line *StatusLine
 }
 
 // errTerminalClosed is the reader's end after Close.
@@ -104,6 +110,8 @@ func (t *Prompter) Approve(ctx context.Context, calls []policy.Pending) ([]polic
 	}
 	t.init()
 	t.reading.Do(func() { go t.read() })
+	t.startLine()
+	defer t.line.answered()
 	if len(calls) == 1 {
 		fmt.Fprint(t.Out, arguments(calls[0], "  "))
 		a, err := t.ask(ctx, question(calls[0]), offers{always: calls[0].Always != ""})
@@ -141,6 +149,15 @@ func (t *Prompter) Approve(ctx context.Context, calls []policy.Pending) ([]polic
 	return answers, nil
 }
 
+// startLine makes the question start on a line of its own: below model
+// text streamed without its newline (models end the sentence before a
+// call without one), never glued to it.
+func (t *Prompter) startLine() {
+	if t.line.takeMidLine() {
+		fmt.Fprint(t.Out, "\n")
+	}
+}
+
 // question asks about one call, offering "always" for what it would
 // approve.
 func question(c policy.Pending) string {
@@ -161,6 +178,8 @@ func (t *Prompter) Confirm(ctx context.Context, question string) (bool, error) {
 	}
 	t.init()
 	t.reading.Do(func() { go t.read() })
+	t.startLine()
+	defer t.line.answered()
 	a, err := t.ask(ctx, question, offers{})
 	return a == policy.Yes, err
 }
@@ -211,6 +230,11 @@ func (t *Prompter) ask(ctx context.Context, question string, offer offers) (poli
 func arguments(c policy.Pending, indent string) string {
 	var b strings.Builder
 	for _, a := range c.Args {
+		if a.Name == "content" && c.Replacing {
+			// A write over a file is shown as the change it makes to it.
+			writeChange(&b, indent, c.Replaces, a.Value)
+			continue
+		}
 		name := termtext.Safe(a.Name)
 		lines := valueLines(a.Value)
 		if len(lines) == 1 && !strings.HasSuffix(a.Value, "\n") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -254,9 +255,9 @@ func TestAlwaysNamesWhatItApproves(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
 	p := &Prompter{In: strings.NewReader("a\n"), Out: &out}
-	got, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "go test ./...", Risk: tools.Exec, Always: "go test"}})
+	got, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "go test ./...", Risk: tools.Exec, Always: "any go test"}})
 	p.Close()
-	if err != nil || got[0] != policy.Always || !strings.Contains(out.String(), "[a]lways go test: ") {
+	if err != nil || got[0] != policy.Always || !strings.Contains(out.String(), "[a]lways any go test: ") {
 		t.Errorf("%v %v, question %q", got, err, out.String())
 	}
 
@@ -266,5 +267,44 @@ func TestAlwaysNamesWhatItApproves(t *testing.T) {
 	p.Close()
 	if err != nil || got[0] != policy.Yes || strings.Contains(out.String(), "[a]") || strings.Count(out.String(), "allow") != 2 {
 		t.Errorf("%v %v, questions %q: want no [a] offered and the a asked again", got, err, out.String())
+	}
+}
+
+// The approval question starts on a line of its own, whatever the model's
+// text before it left on the terminal, and the text after the answer
+// follows on the next line, with no blank line between (issue 30).
+func TestQuestionStartsOnItsOwnLine(t *testing.T) {
+	t.Parallel()
+	const question = "ask: allow shell (exec) rm -rf build? [y]es [n]o [a]lways any rm: "
+	tests := []struct {
+		name   string
+		before string // the model's text streamed before its call
+		want   string // the screen; the typed answer's echo is the terminal's
+	}{
+		{"text without its newline", "I will clean up first.", "I will clean up first.\n" + question + "Done."},
+		{"text ending its line", "I will clean up first.\n", "I will clean up first.\n" + question + "Done."},
+		{"no text", "", question + "Done."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var screen strings.Builder // stdout and /dev/tty are one terminal
+			status := NewStatusLine(io.Discard, false, Palette{}, 80)
+			answer := NewAnswer(&screen, status)
+			tp := &Prompter{In: strings.NewReader("y\n"), Out: &screen}
+			defer tp.Close()
+			p := HoldWhileAsking(status, tp)
+			answer.Step(1)
+			answer.Text(tt.before)
+			got, err := p.Approve(context.Background(), []policy.Pending{{Name: "shell", Summary: "rm -rf build", Risk: tools.Exec, Always: "any rm"}})
+			if err != nil || got[0] != policy.Yes {
+				t.Fatalf("%v %v", got, err)
+			}
+			answer.Step(2)
+			answer.Text("Done.")
+			if screen.String() != tt.want {
+				t.Errorf("screen %q\nwant   %q", screen.String(), tt.want)
+			}
+		})
 	}
 }

@@ -37,9 +37,14 @@ type StatusLine struct {
 	shown   bool
 	ticking bool
 	// midLine: answer text on the same terminal ended without a newline,
-	// so the status must go below it instead of over it. ended says the
-	// status did end such a line, so the answer need not.
+	// so the status, or a question, must go below it instead of over it.
+	// It is kept whether or not the line is on: a question is asked on the
+	// terminal with or without it. ended says the status did end such a
+	// line, so the answer need not.
 	midLine, ended bool
+	// asked: a question was answered on the terminal since the last
+	// answer text, so the cursor is at the start of the line below it.
+	asked bool
 	// holds counts open approval questions; while there is one, the line
 	// is not drawn, and heldShown says whether to draw it after.
 	holds     int
@@ -162,11 +167,12 @@ func (s *StatusLine) text(elapsed time.Duration) string {
 
 // Wrote notes answer text written to stdout, which shares the terminal.
 func (s *StatusLine) Wrote(text string) {
-	if !s.on || text == "" {
+	if text == "" {
 		return
 	}
 	s.mu.Lock()
 	s.midLine, s.ended = !strings.HasSuffix(text, "\n"), false
+	s.asked = false
 	s.mu.Unlock()
 }
 
@@ -179,6 +185,39 @@ func (s *StatusLine) EndedLine() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ended
+}
+
+// takeMidLine reports whether answer text left the cursor mid-line, for a
+// question about to end that line; from then on, it is not. A nil line
+// knows of no text.
+func (s *StatusLine) takeMidLine() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mid := s.midLine
+	s.midLine = false
+	return mid
+}
+
+// answered notes that a question was answered: the person's Enter left
+// the cursor at the start of a line.
+func (s *StatusLine) answered() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.midLine, s.asked = false, true
+	s.mu.Unlock()
+}
+
+// afterQuestion reports whether a question was answered since the last
+// answer text.
+func (s *StatusLine) afterQuestion() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked
 }
 
 // Clear erases the line until the next progress.
@@ -249,8 +288,13 @@ func (s *StatusLine) release() {
 }
 
 // HoldWhileAsking wraps the approval prompter so that line is off the
-// terminal while a question is open and back after the answer.
+// terminal while a question is open and back after the answer. A terminal
+// Prompter also learns from line where answer text left the cursor, so
+// that its questions start on a line of their own.
 func HoldWhileAsking(line *StatusLine, p policy.Prompter) policy.Prompter {
+	if t, ok := p.(*Prompter); ok {
+		t.line = line
+	}
 	return statusHoldingPrompter{Prompter: p, line: line}
 }
 

@@ -4,6 +4,7 @@ package termtext
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -90,4 +91,51 @@ func FirstLine(s string) string {
 		s = s[:i] + " …"
 	}
 	return s
+}
+
+// Writer passes text to a terminal with its control characters made
+// visible, as Safe writes them, but line breaks and tabs kept: a model's
+// or a provider's text streamed to a terminal cannot drive it (an escape
+// sequence can set the clipboard, OSC 52, or rewrite what is on the
+// screen). A C1 control arriving split across two writes is held until
+// its second byte.
+type Writer struct {
+	W    io.Writer
+	held []byte // the first byte of a two-byte sequence
+}
+
+func (w *Writer) Write(p []byte) (int, error) {
+	in := append(w.held, p...)
+	w.held = nil
+	var out []byte
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		switch {
+		case c == '\n' || c == '\t':
+			out = append(out, c)
+		case c < 0x20 || c == 0x7f:
+			out = fmt.Appendf(out, `\u%04x`, c)
+		case c == 0xc2 && i+1 == len(in):
+			w.held = []byte{c} // may start a C1 control: wait for the next byte
+		case c == 0xc2 && in[i+1] >= 0x80 && in[i+1] <= 0x9f:
+			out = fmt.Appendf(out, `\u%04x`, in[i+1]) // C1, as U+0080–U+009F
+			i++
+		default:
+			out = append(out, c)
+		}
+	}
+	if _, err := w.W.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes a held byte.
+func (w *Writer) Flush() error {
+	if len(w.held) == 0 {
+		return nil
+	}
+	_, err := w.W.Write(w.held)
+	w.held = nil
+	return err
 }

@@ -73,3 +73,34 @@ func TestFirstLine(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterDisarmsTheTerminal: a stream of a model's text cannot set the
+// clipboard (OSC 52), clear the screen or move the cursor, in one write or
+// split across writes, and keeps its lines and tabs.
+func TestWriterDisarmsTheTerminal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		chunks []string
+		want   string
+	}{
+		{[]string{"fine\n\ttext"}, "fine\n\ttext"},
+		{[]string{"copy \x1b]52;c;cm0gLXJmIH4=\x07 now"}, `copy \u001b]52;c;cm0gLXJmIH4=\u0007 now`},
+		{[]string{"clear\x1b[2J"}, `clear\u001b[2J`},
+		{[]string{"c1 \xc2", "\x9b2J csi"}, `c1 \u009b2J csi`},
+		{[]string{"é is \xc3\xa9 and \xc2\xa0 nbsp"}, "é is é and \u00a0 nbsp"},
+		{[]string{"over\rwrite"}, `over\u000dwrite`},
+	}
+	for _, tt := range tests {
+		var out strings.Builder
+		w := &Writer{W: &out}
+		for _, c := range tt.chunks {
+			if n, err := w.Write([]byte(c)); err != nil || n != len(c) {
+				t.Fatalf("Write(%q) = %d, %v", c, n, err)
+			}
+		}
+		w.Flush()
+		if out.String() != tt.want {
+			t.Errorf("%q: wrote %q, want %q", tt.chunks, out.String(), tt.want)
+		}
+	}
+}

@@ -2,7 +2,16 @@ package tools
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+
+	"github.com/ask-cli/ask/internal/noblock"
 )
+
+// MaxRecordedContent bounds the content of a file a change carries, before
+// and after (DESIGN §6: up to 1 MB), so that a transcript stays readable.
+const MaxRecordedContent = 1 << 20
 
 // Change is a file a tool created, edited, overwrote or deleted.
 type Change struct {
@@ -13,6 +22,17 @@ type Change struct {
 	Added, Removed int
 	Counted        bool
 	Tool           string
+	// Before is the file's content before the change, when a file tool
+	// changed a file of at most MaxRecordedContent bytes (HasBefore).
+	Before    []byte
+	HasBefore bool
+	// After is the content the change left, up to MaxRecordedContent
+	// bytes (HasAfter), and AfterSHA256 its SHA-256 in hex whatever its
+	// size: how undo knows the file is still as the run left it. Both are
+	// empty for a file deleted.
+	After       []byte
+	HasAfter    bool
+	AfterSHA256 string
 }
 
 // OnChange makes fn hear of every file a tool changes in the working
@@ -32,8 +52,67 @@ func (r *Root) changed(c Change) {
 		}
 	}
 	if r.onChange != nil {
+		if c.Action != "deleted" && c.AfterSHA256 == "" {
+			r.readAfter(&c)
+		}
 		r.onChange(c)
 	}
+}
+
+// readAfter fills in what a command left in a file it changed: its hash,
+// and its content when small enough. A file that is no longer a regular
+// file (a symbolic link, a FIFO) is left without them.
+func (r *Root) readAfter(c *Change) {
+	osRoot, err := r.openRoot()
+	if err != nil {
+		return
+	}
+	defer osRoot.Close()
+	f, info, err := noblock.OpenIn(osRoot, c.Path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if !info.Mode().IsRegular() {
+		return
+	}
+	h := sha256.New()
+	var head bytes.Buffer
+	if _, err := io.Copy(io.MultiWriter(h, &limitedBuffer{&head, MaxRecordedContent + 1}), f); err != nil {
+		return
+	}
+	c.AfterSHA256 = hex.EncodeToString(h.Sum(nil))
+	if head.Len() <= MaxRecordedContent {
+		c.After, c.HasAfter = head.Bytes(), true
+	}
+}
+
+// limitedBuffer keeps the first n bytes written to it and takes the rest
+// without keeping it.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	n   int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.n - l.buf.Len(); room > 0 {
+		l.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// contentChange fills in a file tool's change with the content before
+// (nil when the file was new) and after, and the hash of after.
+func contentChange(c Change, before []byte, existed bool, after []byte) Change {
+	if existed && len(before) <= MaxRecordedContent {
+		c.Before, c.HasBefore = before, true
+	}
+	if len(after) <= MaxRecordedContent {
+		c.After, c.HasAfter = after, true
+	}
+	sum := sha256.Sum256(after)
+	c.AfterSHA256 = hex.EncodeToString(sum[:])
+	return c
 }
 
 // OnWatchProblem makes fn hear, once, that the working directory cannot

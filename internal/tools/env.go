@@ -2,6 +2,7 @@ package tools
 
 import (
 	"maps"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -59,15 +60,65 @@ func (r *Root) Scrub(names ...string) { r.scrub = append(r.scrub, names...) }
 // without credentials (ChildEnv) and without the variables Scrub named,
 // and with nothing that waits on a terminal (noTerminal).
 func (r *Root) ChildEnv() []string {
-	env := slices.DeleteFunc(ChildEnv(os.Environ()), func(kv string) bool {
-		name, _, _ := strings.Cut(kv, "=")
+	environ := os.Environ
+	if r.Environ != nil {
+		environ = r.Environ
+	}
+	env := slices.DeleteFunc(ChildEnv(environ()), func(kv string) bool {
+		name, value, _ := strings.Cut(kv, "=")
 		_, overridden := noTerminal[name]
+		if r.keepOnly && !slices.Contains(r.keep, name) && !BuildVar(name, value) {
+			return true
+		}
 		return overridden || slices.Contains(r.scrub, name)
 	})
 	for _, name := range slices.Sorted(maps.Keys(noTerminal)) {
 		env = append(env, name+"="+noTerminal[name])
 	}
 	return env
+}
+
+// KeepOnly narrows the tools' environment to what a build needs
+// (BuildVar) and the variables named (--safe, with the config file's
+// sandbox.env).
+func (r *Root) KeepOnly(names ...string) {
+	r.keepOnly = true
+	r.keep = append(r.keep, names...)
+}
+
+// buildVars are the variables a build or a test needs, by name; buildPrefixes
+// by the start of the name.
+var (
+	buildVars = []string{
+		"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "PWD", "CI",
+		"TMPDIR", "TEMP", "TMP", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
+		"GOPATH", "GOROOT", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GONOPROXY", "GONOSUMDB", "GOSUMDB", "GOTOOLCHAIN",
+		"GOCACHE", "GOMODCACHE", "GOTMPDIR", "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOEXPERIMENT", "GOWORK",
+		"GOTELEMETRY", "GODEBUG", "GOMAXPROCS", "CGO_ENABLED", "CGO_CFLAGS", "CGO_LDFLAGS",
+		"CC", "CXX", "AR", "LD", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "PKG_CONFIG_PATH",
+		"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "RUSTFLAGS", "CARGO_TARGET_DIR",
+		"JAVA_HOME", "GRADLE_USER_HOME", "MAVEN_OPTS",
+		"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "VIRTUAL_ENV", "PYENV_ROOT", "PYENV_VERSION",
+		"PIP_CACHE_DIR", "NODE_PATH", "NODE_ENV", "NVM_DIR", "npm_config_cache", "NPM_CONFIG_CACHE", "YARN_CACHE_FOLDER",
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+	}
+	buildPrefixes = []string{"LC_"}
+)
+
+// BuildVar says whether a variable is one a build needs. A proxy variable
+// whose URL carries a password is not.
+func BuildVar(name, value string) bool {
+	if !slices.Contains(buildVars, name) && !slices.ContainsFunc(buildPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+		return false
+	}
+	if strings.Contains(value, "@") && strings.Contains(value, "://") {
+		if u, err := url.Parse(value); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // noTerminal keeps a model's commands from waiting on a terminal nobody

@@ -38,8 +38,14 @@ type Root struct {
 	// read or write: ask's own state, config and transcript, which a model
 	// running in $HOME could otherwise rewrite to steer the next run.
 	hidden []string
-	// scrub are variables kept from child processes (Scrub).
-	scrub []string
+	// scrub are variables kept from child processes (Scrub); with
+	// keepOnly, only build variables and keep reach them (KeepOnly).
+	scrub    []string
+	keepOnly bool
+	keep     []string
+	// Environ is the environment child processes start from; nil is
+	// os.Environ.
+	Environ func() []string
 	// onChange hears of every file a tool changes (OnChange).
 	onChange func(Change)
 	// watch finds what watched calls change (Watch); onWatchProblem hears

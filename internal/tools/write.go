@@ -31,7 +31,8 @@ func (editFile) Info() Info {
 			`"old_text":{"type":"string"},` +
 			`"new_text":{"type":"string"}},` +
 			`"required":["path","old_text","new_text"]}`),
-		Risk: Write,
+		Risk:             Write,
+		RequiresApproval: true, // DESIGN §5: a change to a file is approved like a command
 	}
 }
 
@@ -101,7 +102,7 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(oldText, newText)
-	t.root.changed(Change{Path: rel, Action: "edited", Added: added, Removed: removed, Counted: true, Tool: "edit_file"})
+	t.root.changed(contentChange(Change{Path: rel, Action: "edited", Added: added, Removed: removed, Counted: true, Tool: "edit_file"}, content, true, updated))
 
 	line := bytes.Count(content[:at], []byte{'\n'}) + 1
 	msg := fmt.Sprintf("edited %s: replaced %s at line %d with %s",
@@ -131,7 +132,8 @@ func (writeFile) Info() Info {
 			`"path":{"type":"string"},` +
 			`"content":{"type":"string"}},` +
 			`"required":["path","content"]}`),
-		Risk: Write,
+		Risk:             Write,
+		RequiresApproval: true,
 	}
 }
 
@@ -156,7 +158,8 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	defer osRoot.Close()
 
 	perm, keepMode, verb := fs.FileMode(0o666), false, "created"
-	var before []byte // what an overwrite replaces, for its line counts
+	var before []byte // what an overwrite replaces, for its line counts and undo
+	existed := false
 	switch info, err := osRoot.Stat(rel); {
 	case err == nil && info.IsDir():
 		return "", fmt.Errorf("write_file: %q is a directory", args.Path)
@@ -168,7 +171,9 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		// model's text something that runs (a hook, a script on PATH).
 		perm, keepMode, verb = info.Mode().Perm()&^0o111, true, "overwrote"
 		if info.Size() <= editMaxFileSize {
-			before, _ = osRoot.ReadFile(rel)
+			var err error
+			before, err = osRoot.ReadFile(rel)
+			existed = err == nil
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, unwrapPathError(err))
@@ -183,8 +188,43 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(before, data)
-	t.root.changed(Change{Path: rel, Action: verb, Added: added, Removed: removed, Counted: true, Tool: "write_file"})
+	t.root.changed(contentChange(Change{Path: rel, Action: verb, Added: added, Removed: removed, Counted: true, Tool: "write_file"}, before, existed, data))
 	return fmt.Sprintf("%s %s: wrote %s", verb, args.Path, termtext.Plural(len(data), "byte", "bytes")), nil
+}
+
+// replacesMax bounds the file a write's approval question shows a change
+// against; a larger one is shown as the new content alone.
+const replacesMax = 1 << 20
+
+// Replaces is the content of the file a call would overwrite, read as the
+// write would resolve its path, so that the approval question can show the
+// write as a change to it; ok is false for a new file, or one that cannot
+// be read or is too large to show as a change.
+func (t writeFile) Replaces(arguments string) (content string, ok bool) {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(arguments), &args) != nil || args.Path == "" {
+		return "", false
+	}
+	osRoot, rel, err := t.root.openRel(args.Path, true) // as the write resolves it
+	if err != nil {
+		return "", false
+	}
+	defer osRoot.Close()
+	f, info, err := noblock.OpenIn(osRoot, rel) // a FIFO planted there must not hang the question
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if !info.Mode().IsRegular() || info.Size() > replacesMax {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, replacesMax+1))
+	if err != nil || len(b) > replacesMax {
+		return "", false
+	}
+	return string(b), true
 }
 
 // writeAtomic replaces rel by writing a temporary file next to it and

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -185,4 +186,35 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("overwritten in.txt mode = %v, want 0600 kept", info.Mode().Perm())
 	}
 	assertNoTempFiles(t, dir)
+}
+
+// Replaces reads what a write would overwrite, resolved as the write
+// resolves its path, so that the approval question can show the change;
+// nothing for a new file, a FIFO (read without hanging), a directory, a
+// path outside the working directory, or a file too large to show.
+func TestWriteReplaces(t *testing.T) {
+	t.Parallel()
+	root := newTestRoot(t, map[string]string{"notes.txt": "one\ntwo\n", "dir/": "", "big.txt": strings.Repeat("x", replacesMax+1)})
+	if err := mkfifo(filepath.Join(root.dir, "fifo")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, want string
+		ok         bool
+	}{
+		{"notes.txt", "one\ntwo\n", true},
+		{"./dir/../notes.txt", "one\ntwo\n", true},
+		{"new.txt", "", false},
+		{"fifo", "", false},
+		{"dir", "", false},
+		{"../outside.txt", "", false},
+		{"big.txt", "", false},
+	}
+	for _, tt := range tests {
+		args, _ := json.Marshal(map[string]string{"path": tt.path, "content": "x"})
+		got, ok := writeFile{root}.Replaces(string(args))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: %q, %v; want %q, %v", tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
 }

@@ -83,6 +83,9 @@ type Provider struct {
 	// PublicModels: the model listing needs no key (OpenRouter's), so
 	// `ask models` works before one is set.
 	PublicModels bool
+	// ReportsCost: every response says what it cost (OpenRouter's
+	// usage.cost), so --max-budget-usd needs no prices.
+	ReportsCost bool
 	// Default: the provider chosen when nothing names one and no key
 	// variable is set (DESIGN §3: Ollama on localhost). One row has it.
 	Default bool

@@ -47,7 +47,7 @@ var all = []Provider{
 		// OpenRouter passes cache_control on to Claude, and to Gemini, which
 		// reads the last mark; the other models it serves cache by
 		// themselves.
-		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true},
+		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true, ReportsCost: true},
 	{Name: "openai", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
 		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true},
 	{Name: "openai-responses", Protocol: "responses", New: only(responses.New), BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},

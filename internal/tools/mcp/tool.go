@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -69,7 +70,7 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, err
 	if err := t.checkLate(); err != nil {
 		return "", err
 	}
-	res, err := srv.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	res, err := srv.session.CallTool(ctx, &sdk.CallToolParams{Meta: traceMeta(ctx), Name: t.remote, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: the call was cancelled (%v)", t.info.Name, context.Cause(ctx))
@@ -119,3 +120,19 @@ func oneLine(err error) string {
 
 // RemoteName is the tool's name on its server.
 func (t *remoteTool) RemoteName() string { return t.remote }
+
+// traceMeta is the W3C trace context of ctx as MCP carries it, in the
+// request's _meta (traceparent, tracestate), so that a traced server's
+// spans join the run's trace; nil when ctx carries no span.
+func traceMeta(ctx context.Context) sdk.Meta {
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return nil
+	}
+	meta := sdk.Meta{}
+	for k, v := range carrier {
+		meta[k] = v
+	}
+	return meta
+}

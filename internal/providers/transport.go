@@ -1,4 +1,4 @@
-package main
+package providers
 
 import (
 	"net"
@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// netTimeouts are the network's time limits. Users bound a whole run with
-// --timeout instead; tests shorten these through IO.Net.
-type netTimeouts struct {
+// NetTimeouts are the network's time limits. Users bound a whole run with
+// --timeout instead; tests shorten them.
+type NetTimeouts struct {
 	// Connect bounds opening a TCP connection; a provider that cannot be
 	// reached fails (and is retried) rather than hanging.
 	Connect time.Duration
@@ -22,16 +22,17 @@ type netTimeouts struct {
 	StreamIdle time.Duration
 }
 
-var defaultNet = netTimeouts{
+// DefaultNet are the limits a run has.
+var DefaultNet = NetTimeouts{
 	Connect:        30 * time.Second,
 	TLSHandshake:   15 * time.Second,
 	ResponseHeader: 5 * time.Minute,
 	StreamIdle:     2 * time.Minute,
 }
 
-// newTransport bounds connecting and waiting for response headers; a
+// NewTransport bounds connecting and waiting for response headers; a
 // stream's silences are bounded by the caller's idle timeout instead.
-func newTransport(n netTimeouts) *http.Transport {
+func NewTransport(n NetTimeouts) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: n.Connect, KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = n.TLSHandshake

@@ -14,9 +14,10 @@ import (
 	"github.com/ask-cli/ask/internal/tools"
 )
 
-// TestRulesAttacks replays issue 29's attacks on the rules (C2, H2, L2)
-// through the policy: the rules as the flags give them, with and without
-// --yes, where nobody can be asked.
+// TestRulesAttacks replays the known attacks on the rules (a comment ending
+// in a backslash, a redirection under an exact rule, a line deny rules
+// cannot read) through the policy: the rules as the flags give them, with
+// and without --yes, where nobody can be asked.
 func TestRulesAttacks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -113,10 +114,10 @@ func TestAlwaysDoesNotCoverWhatTheParserMisreads(t *testing.T) {
 		first, then string
 		wantAlways  string // what the first question offers
 	}{
-		{"git status", "git status # x \\\ntouch P", "git status"},
-		{"cat", "cat > ~/.bashrc <<EOF\nx\nEOF", "cat"},
-		{"cat > notes.txt", "cat > ~/.bashrc", "cat > notes.txt"},
-		{"git status 2>&1", "git status 2> ~/.bashrc", "git status"},
+		{"git status", "git status # x \\\ntouch P", "any git status"},
+		{"cat", "cat > ~/.bashrc <<EOF\nx\nEOF", "any cat"},
+		{"cat > notes.txt", "cat > ~/.bashrc", "any cat > notes.txt"},
+		{"git status 2>&1", "git status 2> ~/.bashrc", "any git status"},
 	}
 	for _, tt := range tests {
 		person := &asking{answer: Always}

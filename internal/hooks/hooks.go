@@ -1,0 +1,449 @@
+// Package hooks runs the programs the user's config file names at points
+// of a run, in Claude Code's hook format, so that a script written for
+// Claude Code works unchanged (DESIGN §5, Hooks). The format follows
+// Claude Code's hooks reference, https://code.claude.com/docs/en/hooks
+// (formerly https://docs.anthropic.com/en/docs/claude-code/hooks): the
+// events, the matcher (a regular expression over the tool's name), the
+// JSON a hook reads on stdin, the exit codes (0 go on, 2 block with
+// stderr as the reason) and the JSON answers on stdout
+// (hookSpecificOutput.permissionDecision for PreToolUse, the older
+// top-level decision approve/block, decision "block" for PostToolUse,
+// Stop and UserPromptSubmit, and "continue": false).
+//
+// Unlike Claude Code, a PreToolUse or UserPromptSubmit hook that fails
+// (any other exit code), times out or answers what cannot be read denies:
+// a guard that cannot answer is never a silent allow.
+package hooks
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The events of Claude Code's format that a run of ask has.
+const (
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	PreToolUse       = "PreToolUse"
+	PostToolUse      = "PostToolUse"
+	Stop             = "Stop"
+	SessionEnd       = "SessionEnd"
+)
+
+// Events are the events a config file may name, in the order a run meets
+// them.
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd}
+
+// DefaultTimeout is a hook's time limit when it names none (Claude Code's).
+const DefaultTimeout = 60 * time.Second
+
+// Decisions, as the hook event records them.
+const (
+	Allow = "allow"
+	Deny  = "deny"
+	Ask   = "ask"
+	Block = "block" // PostToolUse, Stop, UserPromptSubmit
+	None  = "none"  // the hook said nothing: the run goes on as it would
+	Error = "error" // a hook of an event that cannot deny failed
+)
+
+// Config is the config file's "hooks" object: groups by event.
+type Config map[string][]Group
+
+// Group is one entry of an event's list: the hooks to run for the tools
+// Matcher names.
+type Group struct {
+	// Matcher is a regular expression a tool's whole name must match,
+	// ask's or Claude Code's (Bash for shell); "" or "*" match every tool.
+	// Only the tool events use it.
+	Matcher string    `json:"matcher"`
+	Hooks   []Command `json:"hooks"`
+}
+
+// Command is one hook: a command line run by /bin/sh.
+type Command struct {
+	Type    string `json:"type"` // "command", the only type ask runs
+	Command string `json:"command"`
+	// Timeout is in seconds; 0 is DefaultTimeout.
+	Timeout int `json:"timeout"`
+}
+
+// claudeNames are Claude Code's names for ask's built-in tools, which a
+// matcher may use (DESIGN §5).
+var claudeNames = map[string]string{
+	"shell":          "Bash",
+	"read_file":      "Read",
+	"write_file":     "Write",
+	"edit_file":      "Edit",
+	"search":         "Grep",
+	"list_directory": "LS",
+}
+
+// Check says what is wrong with the config: the event whose list holds
+// the fault ("" for none) and what, in the words of a config file's error.
+func (c Config) Check() (event, msg string) {
+	for _, event := range sortedKeys(c) {
+		if !slices.Contains(Events, event) {
+			return event, "unknown hook event: choose " + strings.Join(Events, ", ")
+		}
+		for i, g := range c[event] {
+			if _, err := compile(g.Matcher); err != nil {
+				return event, fmt.Sprintf("[%d].matcher: %v", i, err)
+			}
+			if len(g.Hooks) == 0 {
+				return event, fmt.Sprintf(`[%d].hooks: is empty: give at least one {"type": "command", "command": "..."}`, i)
+			}
+			for j, h := range g.Hooks {
+				at := fmt.Sprintf("[%d].hooks[%d]", i, j)
+				switch {
+				case h.Type != "command":
+					return event, fmt.Sprintf(`%s.type: %q: ask runs hooks of type "command" only`, at, h.Type)
+				case strings.TrimSpace(h.Command) == "":
+					return event, at + ".command: is empty: name the program to run"
+				case h.Timeout < 0:
+					return event, at + ".timeout: must be a number of seconds, 0 or more"
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// compile reads a matcher. Claude Code matches a plain name exactly and
+// reads the rest as a regular expression, so the expression is anchored.
+func compile(matcher string) (*regexp.Regexp, error) {
+	if matcher == "" || matcher == "*" {
+		return nil, nil
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a regular expression: %w", matcher, err)
+	}
+	return re, nil
+}
+
+// matches reports whether a group applies to a tool, by ask's name or
+// Claude Code's.
+func (g Group) matches(tool string) bool {
+	re, err := compile(g.Matcher)
+	switch {
+	case err != nil:
+		return false // Check refused it already
+	case re == nil || tool == "":
+		return true
+	}
+	return re.MatchString(tool) || claudeNames[tool] != "" && re.MatchString(claudeNames[tool])
+}
+
+// Record is one hook's decision, for the run's `hook` event.
+type Record struct {
+	Event, Command, Decision, Reason string
+	// Tool and ToolUseID name the call of a tool event.
+	Tool, ToolUseID string
+}
+
+// Runner runs the hooks of one run.
+type Runner struct {
+	Config Config
+	// Dir is the working directory the hooks run in and cwd says.
+	Dir string
+	// Env is the hooks' environment: the tools' child environment, with
+	// no keys.
+	Env []string
+	// SessionID and TranscriptPath go to every hook as Claude Code's
+	// session_id and transcript_path.
+	SessionID, TranscriptPath string
+	// PermissionMode is Claude Code's name for how calls are approved:
+	// "default", "plan" or "bypassPermissions" (--yes).
+	PermissionMode string
+	// OnRecord is told every hook's decision; nil drops them.
+	OnRecord func(Record)
+}
+
+// Has reports whether any hook is named for event.
+func (r *Runner) Has(event string) bool { return r != nil && len(r.Config[event]) > 0 }
+
+// Verdict is what the hooks of one event decided together.
+type Verdict struct {
+	// Decision is Allow, Deny, Ask, Block or None: a deny (or block) wins
+	// over an ask, an ask over an allow.
+	Decision string
+	// Reason is the deciding hook's, one line, naming it.
+	Reason string
+	// Context is what SessionStart and UserPromptSubmit hooks add to the
+	// prompt (their plain stdout, or additionalContext).
+	Context string
+}
+
+// rank orders decisions: a deny or block wins; a failure that cannot deny
+// (Error) only beats silence.
+var rank = map[string]int{None: 0, Error: 1, Allow: 2, Ask: 3, Deny: 4, Block: 4}
+
+// Input is the event's own fields of the JSON a hook reads.
+type Input struct {
+	ToolName     string          `json:"tool_name,omitempty"`
+	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	ToolResponse any             `json:"tool_response,omitempty"`
+	Prompt       string          `json:"prompt,omitempty"`
+	// StopHookActive: the model is answering again because a Stop hook
+	// sent it back (a hook checks it to avoid sending it back forever).
+	StopHookActive *bool  `json:"stop_hook_active,omitempty"`
+	Source         string `json:"source,omitempty"` // SessionStart
+	EndReason      string `json:"reason,omitempty"` // SessionEnd
+}
+
+// Run runs the hooks of event that apply to in.ToolName, one after
+// another, and combines their decisions; each is recorded. Without hooks
+// the verdict is None.
+func (r *Runner) Run(ctx context.Context, event string, in Input) Verdict {
+	v := Verdict{Decision: None}
+	if !r.Has(event) {
+		return v
+	}
+	payload, err := r.payload(event, in)
+	if err != nil {
+		return r.record(event, "", in, Verdict{Decision: failDecision(event), Reason: "hook input: " + err.Error()}, v)
+	}
+	for _, g := range r.Config[event] {
+		if isToolEvent(event) && !g.matches(in.ToolName) {
+			continue
+		}
+		for _, h := range g.Hooks {
+			one := r.runOne(ctx, event, h, payload)
+			v = r.record(event, h.Command, in, one, v)
+		}
+	}
+	return v
+}
+
+// record emits one hook's decision and folds it into the verdict so far.
+func (r *Runner) record(event, command string, in Input, one, v Verdict) Verdict {
+	if r.OnRecord != nil {
+		r.OnRecord(Record{Event: event, Command: command, Decision: one.Decision, Reason: one.Reason, Tool: in.ToolName, ToolUseID: in.ToolUseID})
+	}
+	if one.Context != "" {
+		v.Context = strings.TrimLeft(v.Context+"\n"+one.Context, "\n")
+	}
+	if rank[one.Decision] > rank[v.Decision] {
+		v.Decision, v.Reason = one.Decision, one.Reason
+	}
+	return v
+}
+
+func isToolEvent(event string) bool { return event == PreToolUse || event == PostToolUse }
+
+// failDecision is what a hook that fails decides: a guard before a call
+// or a prompt denies; after the fact, the failure is told (PostToolUse)
+// or only recorded (Stop, SessionStart, SessionEnd).
+func failDecision(event string) string {
+	switch event {
+	case PreToolUse:
+		return Deny
+	case UserPromptSubmit, PostToolUse:
+		return Block
+	}
+	return Error
+}
+
+func (r *Runner) payload(event string, in Input) ([]byte, error) {
+	common := map[string]any{
+		"session_id":      r.SessionID,
+		"transcript_path": r.TranscriptPath,
+		"cwd":             r.Dir,
+		"hook_event_name": event,
+		"permission_mode": cmp.Or(r.PermissionMode, "default"),
+	}
+	own, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(own, &fields); err != nil {
+		return nil, err
+	}
+	for k, v := range fields {
+		common[k] = v
+	}
+	return json.Marshal(common)
+}
+
+// maxOutput bounds what is kept of a hook's stdout and stderr.
+const maxOutput = 64 << 10
+
+// runOne runs one hook and reads its answer.
+func (r *Runner) runOne(ctx context.Context, event string, h Command, payload []byte) Verdict {
+	name := oneLine(h.Command, 60)
+	fail := func(format string, args ...any) Verdict {
+		return Verdict{Decision: failDecision(event), Reason: fmt.Sprintf("%s hook %q ", event, name) + fmt.Sprintf(format, args...)}
+	}
+	timeout := DefaultTimeout
+	if h.Timeout > 0 {
+		timeout = time.Duration(h.Timeout) * time.Second
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(hctx, "/bin/sh", "-c", h.Command)
+	cmd.Dir = r.Dir
+	// Claude Code's own variable, which hook scripts use to find the
+	// project.
+	cmd.Env = append(slices.Clone(r.Env), "CLAUDE_PROJECT_DIR="+r.Dir)
+	cmd.Stdin = bytes.NewReader(payload)
+	var stdout, stderr bounded
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Its own process group, killed whole at the timeout: a hook's
+	// children must not hold the pipes open.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	switch {
+	case hctx.Err() != nil && ctx.Err() == nil:
+		return fail("timed out after %s", timeout)
+	case ctx.Err() != nil:
+		return fail("was stopped: %v", context.Cause(ctx))
+	}
+	var exitErr *exec.ExitError
+	code := 0
+	if err != nil {
+		if !errors.As(err, &exitErr) {
+			return fail("could not run: %v", err)
+		}
+		code = exitErr.ExitCode()
+	}
+	switch code {
+	case 0:
+		return r.answer(event, name, stdout.String(), fail)
+	case 2:
+		// Blocking: stderr is the reason the model is given.
+		reason := oneLine(stderr.String(), 500)
+		if reason == "" {
+			reason = fmt.Sprintf("blocked by the %s hook %q (exit 2)", event, name)
+		}
+		return Verdict{Decision: blockDecision(event), Reason: reason}
+	}
+	msg := oneLine(stderr.String(), 200)
+	if msg != "" {
+		msg = ": " + msg
+	}
+	return fail("failed (exit %d)%s", code, msg)
+}
+
+// blockDecision is what blocking means for an event.
+func blockDecision(event string) string {
+	if event == PreToolUse {
+		return Deny
+	}
+	return Block
+}
+
+// output is the JSON a hook may print on stdout (Claude Code's fields).
+type output struct {
+	Continue   *bool  `json:"continue"`
+	StopReason string `json:"stopReason"`
+	// Decision is PreToolUse's older "approve"/"block", and "block" for
+	// PostToolUse, Stop and UserPromptSubmit.
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+	Specific *struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		AdditionalContext        string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// answer reads the stdout of a hook that exited 0: nothing, plain text (a
+// context for SessionStart and UserPromptSubmit, else ignored, as Claude
+// Code does), or a JSON answer.
+func (r *Runner) answer(event, name, stdout string, fail func(string, ...any) Verdict) Verdict {
+	text := strings.TrimSpace(stdout)
+	if text == "" {
+		return Verdict{Decision: None}
+	}
+	if !strings.HasPrefix(text, "{") {
+		if event == SessionStart || event == UserPromptSubmit {
+			return Verdict{Decision: None, Context: text}
+		}
+		return Verdict{Decision: None}
+	}
+	var out output
+	dec := json.NewDecoder(strings.NewReader(text))
+	if err := dec.Decode(&out); err != nil || dec.More() {
+		return fail("answered JSON that cannot be read: %s", oneLine(text, 80))
+	}
+	v := Verdict{Decision: None}
+	if out.Specific != nil {
+		if e := out.Specific.HookEventName; e != "" && e != event {
+			return fail("answered for %q, not %s", e, event)
+		}
+		v.Context = out.Specific.AdditionalContext
+	}
+	reason := oneLine(out.Reason, 500)
+	switch {
+	case event == PreToolUse && out.Specific != nil && out.Specific.PermissionDecision != "":
+		switch d := out.Specific.PermissionDecision; d {
+		case Allow, Deny, Ask:
+			v.Decision, reason = d, oneLine(out.Specific.PermissionDecisionReason, 500)
+		default:
+			return fail("answered permissionDecision %q: want allow, deny or ask", d)
+		}
+	case out.Decision == "":
+	case event == PreToolUse && out.Decision == "approve":
+		v.Decision = Allow
+	case out.Decision == Block:
+		v.Decision = blockDecision(event)
+	default:
+		return fail("answered decision %q: want %s", out.Decision, map[bool]string{true: `"approve" or "block"`, false: `"block"`}[event == PreToolUse])
+	}
+	if out.Continue != nil && !*out.Continue && (event == PreToolUse || event == UserPromptSubmit || event == PostToolUse) {
+		// "continue": false stops what the hook guards.
+		v.Decision, reason = blockDecision(event), oneLine(out.StopReason, 500)
+	}
+	if (v.Decision == Deny || v.Decision == Block) && reason == "" {
+		reason = fmt.Sprintf("blocked by the %s hook %q", event, name)
+	}
+	v.Reason = reason
+	return v
+}
+
+// bounded keeps the first maxOutput bytes written to it.
+type bounded struct{ bytes.Buffer }
+
+func (b *bounded) Write(p []byte) (int, error) {
+	if room := maxOutput - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*bounded)(nil)
+
+// oneLine folds text to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,58 @@
+package run
+
+import (
+	"encoding/json"
+
+	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/records"
+)
+
+// Summary is what a run came to as --json prints it (DESIGN §6); lists are
+// empty rather than null, for jq.
+type Summary struct {
+	// ID is the run's: ask log show ID, ask replay ID, ask --resume ID.
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Answer string `json:"answer"`
+	// Value is the answer parsed, for a run with --schema whose answer
+	// validated, so that scripts need no fromjson.
+	Value     json.RawMessage `json:"value,omitempty"`
+	Provider  string          `json:"provider"`
+	Model     string          `json:"model"`
+	Steps     int             `json:"steps"`
+	ToolCalls []loop.Call     `json:"tool_calls"`
+	Usage     providers.Usage `json:"usage"`
+	// UsagePerStep is each model request's usage, in step order.
+	UsagePerStep []records.StepUsage `json:"usage_per_step"`
+	Denials      []records.Denial    `json:"denials"`
+	// Changes are the files the run changed, in order.
+	Changes    []records.Change `json:"changes"`
+	Error      string           `json:"error,omitempty"`
+	ExitCode   int              `json:"exit_code"`
+	DurationMS int64            `json:"duration_ms"`
+	// Cost is the run's cost as the provider reported it, when it did.
+	Cost *float64 `json:"cost,omitempty"`
+}
+
+// Summary is res, a result of r, as --json prints it.
+func (r *Run) Summary(res *Result) Summary {
+	s := Summary{ID: res.ID, Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName,
+		Steps: res.Steps, ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep),
+		Denials: nonNil(res.Denials), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
+		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost}
+	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
+		s.Value = json.RawMessage(res.Answer)
+	}
+	if res.Err != nil {
+		s.Error = res.Err.Error()
+	}
+	return s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
