@@ -312,7 +312,7 @@ func newApp(stdio *IO) *cli.App {
 // order, each with its examples and its usage errors.
 func subcommands(stdio *IO) []*cli.Command {
 	var out []*cli.Command
-	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, undoCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand} {
+	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, undoCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand, batchCommand} {
 		c := build(stdio)
 		setUsageError(c, "ask "+c.Name)
 		addRunFlagsNotes(c, "ask")

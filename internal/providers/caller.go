@@ -58,6 +58,22 @@ type Caller struct {
 	// Sleep waits between attempts; nil waits for real. Replays and tests
 	// replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// Limiter, when set, is shared by every caller of the process (ask
+	// batch): each attempt waits on it, and a 429 or 529 slows them all.
+	Limiter Limiter
+}
+
+// Limiter paces the requests of many callers as one: a provider's rate
+// limit is the account's, not one run's.
+type Limiter interface {
+	// Wait blocks until a request may go, or ctx ends.
+	Wait(ctx context.Context) error
+	// Throttled is told of a 429 or 529, with the server's Retry-After (0
+	// when it gave none).
+	Throttled(retryAfter time.Duration)
+	// Succeeded is told of a request the server took.
+	Succeeded()
 }
 
 // CurrentProtocol returns c.Protocol, which the loop renders history in.
@@ -261,6 +277,11 @@ func (c *Caller) send(ctx context.Context, method, url string, body []byte, h Ho
 			h.OnRequest(RedactURL(string(c.hideKey([]byte(url)))), Redact(req.Header), body)
 		}
 
+		if c.Limiter != nil {
+			if err := c.Limiter.Wait(ctx); err != nil {
+				return nil, err
+			}
+		}
 		resp, err := client.Do(req)
 		var failure error
 		var retryAfter time.Duration
@@ -271,6 +292,9 @@ func (c *Caller) send(ctx context.Context, method, url string, body []byte, h Ho
 			}
 			failure = c.hideKeyInError(fmt.Errorf("%s: %w", c.Provider, scrubURLError(err)))
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			if c.Limiter != nil {
+				c.Limiter.Succeeded()
+			}
 			return resp, nil
 		default:
 			data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -289,6 +313,9 @@ func (c *Caller) send(ctx context.Context, method, url string, body []byte, h Ho
 			}
 			failure = apiErr
 			retryAfter = parseRetryAfter(resp.Header, time.Now())
+			if c.Limiter != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == 529) {
+				c.Limiter.Throttled(retryAfter)
+			}
 		}
 		if attempt >= c.Retries {
 			return nil, failure

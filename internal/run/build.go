@@ -83,6 +83,9 @@ type Env struct {
 	// ProxyDial connects the --allow-host proxy to an allowed host; nil
 	// resolves and dials as the system does. Tests map names here.
 	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Limiter paces the requests of every run of the process (ask batch);
+	// nil paces none.
+	Limiter providers.Limiter
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -241,7 +244,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	caller := &providers.Caller{
 		Provider: row.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
 		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
-		Temperature: s.temperature(), Reasoning: s.Reasoning.Value,
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Limiter: env.Limiter,
 	}
 	if env.Replay != nil {
 		caller.HTTP = &http.Client{Transport: env.Replay.transport}

@@ -1,0 +1,327 @@
+package batch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestReadDone(t *testing.T) {
+	t.Parallel()
+	ok := `{"id":"a","status":"completed","exit_code":0}` + "\n"
+	failed := `{"id":"b","status":"error","exit_code":3}` + "\n"
+	noID := `{"id":"","line":4,"status":"invalid","exit_code":2}` + "\n"
+	tests := []struct {
+		name, file string
+		keep       int
+		ids        []string
+		code       int
+		err        string
+	}{
+		{name: "empty", file: ""},
+		{name: "whole", file: ok + failed + noID, keep: len(ok + failed + noID), ids: []string{"a", "b"}, code: 3},
+		{name: "torn last line", file: ok + `{"id":"c","sta`, keep: len(ok), ids: []string{"a"}},
+		{name: "torn inside a rune", file: ok + "{\"id\":\"\xe2\x82", keep: len(ok), ids: []string{"a"}},
+		{name: "zeros a crash left", file: ok + "\x00\x00\x00", keep: len(ok), ids: []string{"a"}},
+		{name: "not ours", file: "hello\n" + ok, err: "line 1 is not a result line"},
+		{name: "whole bad last line", file: ok + "hello\n", err: "line 2 is not a result line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			done, keep, err := ReadDone(strings.NewReader(tt.file))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keep != int64(tt.keep) {
+				t.Errorf("keep %d, want %d", keep, tt.keep)
+			}
+			for _, id := range tt.ids {
+				if !done.HasID(id) {
+					t.Errorf("%s not done", id)
+				}
+			}
+			if done.Code != tt.code {
+				t.Errorf("code %d, want %d", done.Code, tt.code)
+			}
+		})
+	}
+}
+
+func TestOpenOutputCutsTornLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	whole := `{"id":"a","status":"completed","exit_code":0}` + "\n"
+	os.WriteFile(path, []byte(whole+`{"id":"b"`), 0o644)
+	out, err := OpenOutput(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Sink().Write(Result{ID: "b", Status: "completed"}); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 2 || lines[0]+"\n" != whole || !strings.HasPrefix(lines[1], `{"id":"b","run_id"`) {
+		t.Errorf("file:\n%s", b)
+	}
+}
+
+func TestShards(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 3, 7, 16} {
+		count := make([]int, n)
+		for i := range 5000 {
+			id := fmt.Sprint("task-", i)
+			in := 0
+			for s := range n {
+				if (Shard{I: s, N: n}).Takes(id) {
+					in++
+					count[s]++
+				}
+			}
+			if in != 1 {
+				t.Fatalf("%s is in %d of %d shards", id, in, n)
+			}
+		}
+		for s, c := range count {
+			if c < 5000/n/2 {
+				t.Errorf("shard %d/%d has %d of 5000: the hash is lopsided", s, n, c)
+			}
+		}
+	}
+	// The hash is FNV-1a, fixed: other machines agree.
+	if !(Shard{I: int(uint64(0xcbf29ce484222325) % 5), N: 5}).Takes("") {
+		t.Error("the shard of the empty id is not FNV-1a's")
+	}
+	for _, tt := range []struct {
+		in   string
+		want Shard
+		err  bool
+	}{{"0/4", Shard{0, 4}, false}, {" 3/4", Shard{3, 4}, false}, {"4/4", Shard{}, true}, {"-1/4", Shard{}, true}, {"1", Shard{}, true}, {"0/0", Shard{}, true}, {"x/2", Shard{}, true}} {
+		got, err := ParseShard(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+}
+
+func TestLimiterHoldsEveryWaiter(t *testing.T) {
+	t.Parallel()
+	l := NewLimiter(8)
+	l.Throttled(300 * time.Millisecond)
+	if l.Allowed() != 4 {
+		t.Errorf("allowed %d after a throttle, want 4", l.Allowed())
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	var early atomic.Int32
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Wait(context.Background())
+			if time.Since(start) < 250*time.Millisecond {
+				early.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if early.Load() > 0 {
+		t.Errorf("%d waiters went before Retry-After", early.Load())
+	}
+	// Successes give the places back, one per run of successes.
+	for range 100 {
+		l.Succeeded()
+	}
+	if l.Allowed() != 8 {
+		t.Errorf("allowed %d after successes, want 8", l.Allowed())
+	}
+	// Without Retry-After, the hold doubles while throttles go on.
+	l.Throttled(0)
+	l.Throttled(0)
+	l.mu.Lock()
+	hold := time.Until(l.until)
+	l.mu.Unlock()
+	if hold < 800*time.Millisecond || hold > 1100*time.Millisecond {
+		t.Errorf("hold %v after two throttles, want about 1s", hold)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Wait(ctx); err == nil {
+		t.Error("Wait ignored its context")
+	}
+}
+
+// runTasks runs tasks through Run with exec, returning the results in order.
+func runTasks(t *testing.T, cfg Config) (Summary, []Result, error) {
+	t.Helper()
+	var buf bytes.Buffer
+	cfg.Sink = NewSink(&buf, nil)
+	sum, err := Run(context.Background(), cfg)
+	var out []Result
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		r, perr := ParseResultLine([]byte(l))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		out = append(out, r)
+	}
+	return sum, out, err
+}
+
+func TestRunBoundsWorkersAndSkipsDone(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&in, `{"id":"t%d","prompt":"p"}`+"\n", i)
+	}
+	in.WriteString("oops\n")
+	done, _, _ := ReadDone(strings.NewReader(`{"id":"t5","status":"completed","exit_code":0}` + "\n"))
+	var now, peak atomic.Int32
+	var ran sync.Map
+	sum, results, err := runTasks(t, Config{Input: strings.NewReader(in.String()), J: 6, Done: done,
+		Exec: func(ctx context.Context, task Task) Result {
+			n := now.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			time.Sleep(2 * time.Millisecond)
+			now.Add(-1)
+			if _, again := ran.LoadOrStore(task.ID, true); again {
+				t.Errorf("%s ran twice", task.ID)
+			}
+			code := 0
+			if task.ID == "t7" {
+				code = 5
+			}
+			return Result{ID: task.ID, Status: "completed", ExitCode: code}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak.Load() > 6 || peak.Load() < 2 {
+		t.Errorf("peak %d runs at once, want 2 to 6", peak.Load())
+	}
+	if _, ran5 := ran.Load("t5"); ran5 {
+		t.Error("t5 had its result and ran again")
+	}
+	if len(results) != 100 || sum.Results != 100 || sum.Skipped != 1 || sum.Code != 5 {
+		t.Errorf("%d results, summary %+v", len(results), sum)
+	}
+	if !containsLine(results, 101) {
+		t.Errorf("no result for the bad line 101")
+	}
+}
+
+func containsLine(rs []Result, line int) bool {
+	for _, r := range rs {
+		if r.Line == line && r.Status == StatusInvalid {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRunInterruptedWritesNoResult: a run cut short by the batch's end is
+// not a result, so that a rerun runs it again.
+func TestRunInterruptedWritesNoResult(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	var buf bytes.Buffer
+	started := make(chan struct{}, 10)
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err := Run(ctx, Config{Input: strings.NewReader(`{"id":"a","prompt":"p"}` + "\n" + `{"id":"b","prompt":"p"}` + "\n"), J: 2, Sink: NewSink(&buf, nil),
+		Exec: func(ctx context.Context, task Task) Result {
+			started <- struct{}{}
+			<-ctx.Done()
+			return Result{ID: task.ID, Status: "interrupted", ExitCode: 130}
+		}})
+	if err == nil {
+		t.Error("no error from an interrupted batch")
+	}
+	if buf.Len() != 0 {
+		t.Errorf("results of interrupted runs: %s", buf.String())
+	}
+}
+
+func TestReadLineTooLong(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", MaxLine+10)
+	in := `{"id":"a","prompt":"p"}` + "\n" + long + "\n" + `{"id":"b","prompt":"p"}`
+	_, results, err := runTasks(t, Config{Input: strings.NewReader(in), J: 1,
+		Exec: func(_ context.Context, task Task) Result { return Result{ID: task.ID, Status: "completed"} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 3 || !containsLine(results, 2) {
+		t.Errorf("results %+v", results)
+	}
+}
+
+// TestSinkGroupCommit: lines written while a sync is under way share the
+// next, and every line is whole and synced before Write returns.
+func TestSinkGroupCommit(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	var syncs, durable atomic.Int64
+	w := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	})
+	var sink *Sink
+	sink = NewSink(w, func() error {
+		syncs.Add(1)
+		time.Sleep(5 * time.Millisecond)
+		sink.mu.Lock()
+		durable.Store(sink.written)
+		sink.mu.Unlock()
+		return nil
+	})
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := sink.Write(Result{ID: fmt.Sprint("t", i), Status: "completed"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if durable.Load() != 200 {
+		t.Errorf("%d of 200 lines synced", durable.Load())
+	}
+	if n := syncs.Load(); n >= 200 {
+		t.Errorf("%d syncs for 200 lines: no group commit", n)
+	}
+	done, keep, err := ReadDone(bytes.NewReader(buf.Bytes()))
+	if err != nil || keep != int64(buf.Len()) || done.Count != 200 {
+		t.Errorf("lines not whole: %v, %d of %d bytes, %d results", err, keep, buf.Len(), done.Count)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

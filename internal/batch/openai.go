@@ -1,0 +1,398 @@
+package batch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Rounds sends the model requests of every run under way through the
+// provider's batch interface (OpenAI's Batch API, Anthropic's Message
+// Batches), at its discount: the runs' HTTP client is Transport, which
+// holds each Chat Completions request back; when every run under way is
+// waiting for the model, the requests held go as one batch (a round), and
+// each run gets its reply once the batch is done, runs its tools locally,
+// and sends its next request into the next round. A request the batch
+// did not answer (expired, failed) goes again in the next round, once.
+type Rounds struct {
+	// BaseURL is the provider's ("https://api.openai.com/v1"), Key its key.
+	BaseURL, Key string
+	// HTTP sends the Batch API's own requests and any request that is not
+	// a chat completion.
+	HTTP *http.Client
+	// Poll is the first wait between status reads, doubled up to MaxPoll.
+	Poll, MaxPoll time.Duration
+	// Settle is how long the runs must all be waiting before a round goes:
+	// a run that just ended may be followed by the next task's first
+	// request.
+	Settle time.Duration
+	// OnRound is told of each batch as it is created; nil tells nobody.
+	OnRound func(id string, requests int)
+
+	eng engine
+
+	mu      sync.Mutex
+	active  int
+	pending []*held
+	changed chan struct{}
+	round   int
+}
+
+// held is one request waiting for its round.
+type held struct {
+	body  []byte
+	tries int
+	reply chan heldReply
+}
+
+type heldReply struct {
+	status int
+	body   []byte
+}
+
+// engine is one provider's batch interface.
+type engine interface {
+	// model reports whether req is a model request a round takes.
+	model(req *http.Request) bool
+	// run sends the round's request bodies as one batch, waits for it and
+	// returns the replies by custom_id (the body's index); a request the
+	// batch did not answer is left out.
+	run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error)
+	// authorize sets the credentials of a batch request.
+	authorize(h http.Header, key string)
+	// limit is the most requests a batch holds.
+	limit() int
+}
+
+// NewRounds is a coordinator for OpenAI's Batch API at baseURL.
+func NewRounds(baseURL, key string, client *http.Client) *Rounds {
+	return newRounds(baseURL, key, client, openAIBatches{})
+}
+
+func newRounds(baseURL, key string, client *http.Client, eng engine) *Rounds {
+	return &Rounds{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: client, eng: eng,
+		Poll: 500 * time.Millisecond, MaxPoll: time.Minute, Settle: 100 * time.Millisecond, changed: make(chan struct{}, 1)}
+}
+
+// Limit is the most requests one batch holds.
+func (r *Rounds) Limit() int { return r.eng.limit() }
+
+// Begin and End count the runs under way: a round waits for all of them.
+func (r *Rounds) Begin() { r.mu.Lock(); r.active++; r.mu.Unlock(); r.kick() }
+func (r *Rounds) End()   { r.mu.Lock(); r.active--; r.mu.Unlock(); r.kick() }
+
+func (r *Rounds) kick() {
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Transport is the runs' HTTP transport.
+func (r *Rounds) Transport() http.RoundTripper { return roundsTransport{r} }
+
+type roundsTransport struct{ r *Rounds }
+
+func (t roundsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !t.r.eng.model(req) {
+		return t.r.client().Transport.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	h := &held{body: body, reply: make(chan heldReply, 1)}
+	t.r.mu.Lock()
+	t.r.pending = append(t.r.pending, h)
+	t.r.mu.Unlock()
+	t.r.kick()
+	select {
+	case rep := <-h.reply:
+		return &http.Response{StatusCode: rep.status, Status: strconv.Itoa(rep.status) + " " + http.StatusText(rep.status),
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(rep.body)),
+			ContentLength: int64(len(rep.body)), Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
+	case <-req.Context().Done():
+		return nil, context.Cause(req.Context())
+	}
+}
+
+func (r *Rounds) client() *http.Client {
+	c := r.HTTP
+	if c == nil {
+		c = http.DefaultClient
+	}
+	if c.Transport == nil {
+		c = &http.Client{Transport: http.DefaultTransport, Timeout: c.Timeout}
+	}
+	return c
+}
+
+// Run sends rounds until ctx ends. A round that fails as a whole (the
+// upload, the batch's creation) answers its requests with the error.
+func (r *Rounds) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.changed:
+		}
+		if !r.ready() {
+			continue
+		}
+		// Every run waits: let the set settle, then take it.
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.Settle):
+		}
+		if !r.ready() {
+			r.kick()
+			continue
+		}
+		r.mu.Lock()
+		round := r.pending
+		r.pending = nil
+		r.round++
+		r.mu.Unlock()
+		r.send(ctx, round)
+		r.kick()
+	}
+}
+
+// ready reports whether every run under way is waiting for the model.
+func (r *Rounds) ready() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending) > 0 && len(r.pending) >= r.active
+}
+
+// send runs one round and answers its requests.
+func (r *Rounds) send(ctx context.Context, round []*held) {
+	bodies := make([][]byte, len(round))
+	for i, h := range round {
+		bodies[i] = h.body
+	}
+	answers, err := r.eng.run(ctx, r, bodies)
+	for i, h := range round {
+		a, ok := answers[strconv.Itoa(i)]
+		switch {
+		case err != nil:
+			h.reply <- errorReply(http.StatusBadGateway, "the Batch API: "+err.Error())
+		case ok:
+			h.reply <- a
+		case h.tries == 0:
+			// Expired or failed: once more, in the next round.
+			h.tries++
+			r.mu.Lock()
+			r.pending = append(r.pending, h)
+			r.mu.Unlock()
+		default:
+			h.reply <- errorReply(http.StatusBadRequest, "the Batch API left this request unanswered twice (expired or failed)")
+		}
+	}
+}
+
+func errorReply(status int, msg string) heldReply {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "batch_error"}})
+	return heldReply{status: status, body: b}
+}
+
+// BatchLine is one line of a batch's input file.
+type BatchLine struct {
+	CustomID string          `json:"custom_id"`
+	Method   string          `json:"method"`
+	URL      string          `json:"url"`
+	Body     json.RawMessage `json:"body"`
+}
+
+// openAIBatches is OpenAI's Batch API.
+type openAIBatches struct{}
+
+func (openAIBatches) model(req *http.Request) bool {
+	return req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chat/completions")
+}
+
+func (openAIBatches) authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
+
+func (openAIBatches) limit() int { return 50000 }
+
+// run uploads the round's requests, creates the batch, waits for it and
+// reads its output and error files: the replies by custom_id (the
+// request's index in the round). A line of the error file with a response
+// is that request's reply; one without is left out (run again).
+func (openAIBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error) {
+	var input bytes.Buffer
+	for i, body := range bodies {
+		line, err := json.Marshal(BatchLine{CustomID: strconv.Itoa(i), Method: http.MethodPost, URL: "/v1/chat/completions", Body: body})
+		if err != nil {
+			return nil, fmt.Errorf("request %d is not JSON: %w", i, err)
+		}
+		input.Write(append(line, '\n'))
+	}
+	var file struct {
+		ID string `json:"id"`
+	}
+	if err := r.upload(ctx, input.Bytes(), &file); err != nil {
+		return nil, fmt.Errorf("upload the requests: %w", err)
+	}
+	var b batchObject
+	create, _ := json.Marshal(map[string]string{"input_file_id": file.ID, "endpoint": "/v1/chat/completions", "completion_window": "24h"})
+	if err := r.call(ctx, http.MethodPost, "/batches", "application/json", create, &b); err != nil {
+		return nil, fmt.Errorf("create the batch: %w", err)
+	}
+	if r.OnRound != nil {
+		r.OnRound(b.ID, len(bodies))
+	}
+	err := r.poll(ctx, func() bool { return b.terminal() }, func() error {
+		if err := r.call(ctx, http.MethodGet, "/batches/"+b.ID, "", nil, &b); err != nil {
+			return fmt.Errorf("read the batch %s: %w", b.ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	answers := map[string]heldReply{}
+	for _, id := range []string{b.OutputFileID, b.ErrorFileID} {
+		if id == "" {
+			continue
+		}
+		if err := r.readResults(ctx, id, answers); err != nil {
+			return nil, fmt.Errorf("the results of batch %s: %w", b.ID, err)
+		}
+	}
+	return answers, nil
+}
+
+// poll reads the batch with read until done says so, waiting Poll at
+// first and twice as long each time, up to MaxPoll.
+func (r *Rounds) poll(ctx context.Context, done func() bool, read func() error) error {
+	wait := r.Poll
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, r.MaxPoll)
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type batchObject struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	OutputFileID string `json:"output_file_id"`
+	ErrorFileID  string `json:"error_file_id"`
+}
+
+func (b batchObject) terminal() bool {
+	switch b.Status {
+	case "completed", "failed", "expired", "cancelled":
+		return true
+	}
+	return false
+}
+
+// readResults reads an output or error file into answers.
+func (r *Rounds) readResults(ctx context.Context, fileID string, answers map[string]heldReply) error {
+	var data []byte
+	if err := r.call(ctx, http.MethodGet, "/files/"+fileID+"/content", "", nil, &data); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var line struct {
+			CustomID string `json:"custom_id"`
+			Response *struct {
+				StatusCode int             `json:"status_code"`
+				Body       json.RawMessage `json:"body"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return fmt.Errorf("a line of file %s is not JSON: %w", fileID, err)
+		}
+		if line.Response != nil && line.Response.StatusCode != 0 {
+			answers[line.CustomID] = heldReply{status: line.Response.StatusCode, body: line.Response.Body}
+		}
+	}
+	return sc.Err()
+}
+
+// upload sends the round's file to /files with purpose "batch".
+func (r *Rounds) upload(ctx context.Context, data []byte, out any) error {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("purpose", "batch")
+	fw, err := mw.CreateFormFile("file", "ask-batch-round.jsonl")
+	if err != nil {
+		return err
+	}
+	fw.Write(data)
+	mw.Close()
+	return r.call(ctx, http.MethodPost, "/files", mw.FormDataContentType(), body.Bytes(), out)
+}
+
+// call sends one request of the batch interface to path under BaseURL,
+// or to an absolute URL; out is a *[]byte for a raw body, else decoded
+// JSON.
+func (r *Rounds) call(ctx context.Context, method, path, contentType string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	url := path
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		url = r.BaseURL + path
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	r.eng.authorize(req.Header, r.Key)
+	req.Header.Set("User-Agent", "ask")
+	resp, err := r.client().Do(req)
+	if err != nil {
+		return errors.New(strings.ReplaceAll(err.Error(), r.BaseURL, "the provider"))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		msg := strings.TrimSpace(string(data))
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
+			msg = e.Error.Message
+		}
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, msg)
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = data
+		return nil
+	}
+	return json.Unmarshal(data, out)
+}
