@@ -177,14 +177,10 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		r.note("warning: %s", msg)
 		rec.Emit(records.Event{Type: records.TypeError, Step: int(step.Load()), Error: msg})
 	})
-	// The picture the watcher starts from is taken while the model thinks
-	// over the first request, and only when a tool may need it.
-	for _, t := range r.Declared {
-		if !tools.ReportsOwnChanges(t.Name) {
-			r.root.StartWatching()
-			break
-		}
-	}
+	// The picture the watcher starts from is taken by the first call that
+	// needs it, not while the first request is out: closing an inotify
+	// instance waits for the kernel (an RCU grace period, 10–20 ms here),
+	// which every run that calls no command would pay at its exit.
 	return func() []records.Change {
 		mu.Lock()
 		defer mu.Unlock()
