@@ -21,7 +21,12 @@ import (
 // (the environment, the config file, the built-in defaults); which value
 // a run uses is decided by run.Resolve, never by these.
 func runFlags(stdio *IO) []cli.Flag {
-	d := helpDefaults(stdio)
+	// The defaults help shows are the settings in effect; a run resolves
+	// its own (run.Resolve), and pays for no second resolution.
+	var d run.Settings
+	if stdio.forHelp {
+		d = helpDefaults(stdio)
+	}
 	out := make([]cli.Flag, 0, len(settings.Rows()))
 	for _, r := range settings.Rows() {
 		if r.ConfigOnly {

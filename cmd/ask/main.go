@@ -184,6 +184,9 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 		var argv []string
 		if argv, err = commandWords(line, args[0]); err == nil {
 			stdio.forHelp = slices.Contains(argv, "--help") || len(argv) == 1
+			if stdio.forHelp {
+				forHelp(subs)
+			}
 			err = appWith(stdio, subs).RunContext(ctx, argv)
 		}
 	}
@@ -305,7 +308,9 @@ func versionString() string {
 // page's tests read it.
 func newApp(stdio *IO) *cli.App {
 	stdio.forHelp = true
-	return appWith(stdio, subcommands(stdio))
+	subs := subcommands(stdio)
+	forHelp(subs)
+	return appWith(stdio, subs)
 }
 
 // subcommands builds ask's commands besides the main one, in --help's
@@ -315,11 +320,19 @@ func subcommands(stdio *IO) []*cli.Command {
 	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, undoCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand, batchCommand} {
 		c := build(stdio)
 		setUsageError(c, "ask "+c.Name)
-		addRunFlagsNotes(c, "ask")
-		addCommandExamples(c, "ask")
 		out = append(out, c)
 	}
 	return out
+}
+
+// forHelp adds to the commands what only their help shows: the main
+// command's flags each reads, and examples. A run shows no help, and does
+// without.
+func forHelp(subs []*cli.Command) {
+	for _, c := range subs {
+		addRunFlagsNotes(c, "ask")
+		addCommandExamples(c, "ask")
+	}
 }
 
 // appWith builds the app with the main command's flags and action, and the
@@ -342,7 +355,9 @@ func appWith(stdio *IO, subs []*cli.Command) *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return flagError(err, app.Flags, "ask")
 	}
-	app.Description = withExamples(app.Description, examples()[app.Name])
+	if stdio.forHelp {
+		app.Description = withExamples(app.Description, examples()[app.Name])
+	}
 	return app
 }
 

@@ -72,13 +72,18 @@ func stageProtocol(c *cli.Context, stdio *IO) (catalog.Provider, providers.Proto
 }
 
 // stageProtocolForm is stageProtocol with the text tool protocol the stage
-// speaks ("" for native calls), from its --tool-protocol.
+// speaks ("" for native calls), from --tool-protocol as a run resolves it
+// (the flag, the config file, auto).
 func stageProtocolForm(c *cli.Context, stdio *IO) (catalog.Provider, providers.Protocol, textproto.Form, error) {
-	prov, proto, err := stageProtocol(c, stdio)
+	s, err := resolve(c, stdio)
+	if err != nil {
+		return catalog.Provider{}, nil, "", err
+	}
+	prov, proto, err := s.Protocol()
 	if err != nil {
 		return prov, nil, "", err
 	}
-	form, err := run.TextForm(c.String("tool-protocol"), prov)
+	form, err := run.TextForm(s.ToolProtocol.Value, prov)
 	return prov, proto, form, err
 }
 

@@ -52,7 +52,7 @@ func providerSend(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	defer r.Close()
-	stream := prov.SendStreams(in.Data, c.Bool("no-stream"))
+	stream := prov.SendStreams(in.Data, s.NoStream.Value)
 	hooks := providers.Hooks{OnRetry: func(attempt int, delay time.Duration, err error) {
 		if !c.Bool("quiet") {
 			fmt.Fprintf(stdio.Err, "ask: retry %d in %s: %v\n", attempt, delay.Round(time.Millisecond), err)
