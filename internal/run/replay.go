@@ -210,6 +210,9 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	r.Declared = declared
 	if rp.recordedResults {
 		r.toolbox = newRecordedResults(rp.events)
+		// Nothing runs: every call is answered by the record, so nobody
+		// is asked, and no rule or profile turns a recorded call away.
+		r.gate = policy.New(r.Mode, false, true, nil, nil, nil, list)
 	}
 	return nil
 }
