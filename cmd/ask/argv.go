@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -230,16 +229,6 @@ func (l commandLine) mainFlag(name string) (string, bool) {
 	return value, found
 }
 
-// subcommand is the name of the command the line runs, as "tools run";
-// "" for the main command.
-func (l commandLine) subcommand() string {
-	var names []string
-	for _, c := range l.path[1:] {
-		names = append(names, c.name)
-	}
-	return strings.Join(names, " ")
-}
-
 func (c *commandSpec) sub(word string) *commandSpec {
 	for _, s := range c.subs {
 		if slices.Contains(s.names, word) {
@@ -248,5 +237,3 @@ func (c *commandSpec) sub(word string) *commandSpec {
 	}
 	return nil
 }
-
-func (l commandLine) String() string { return fmt.Sprintf("%q", l.argv("ask")) }

@@ -19,6 +19,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
+	"github.com/ask-cli/ask/internal/trace"
 )
 
 // batchCommand is `ask batch`: many runs from a file of tasks (DESIGN §8).
@@ -140,7 +141,11 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	if env.Verbose {
 		env.Notes = &lockedWriter{w: stdio.Err} // runs write at once
 	}
-	b := &batchRunner{stdio: stdio, flags: flags, env: env, store: &store}
+	// With OTEL_* set, the batch is one trace: a span for it, one for each
+	// task, and each task's run under its task's.
+	ctx, tr := trace.StartBatch(c.Context, trace.Options{Getenv: stdio.Getenv, Version: versionString()})
+	defer tr.End()
+	b := &batchRunner{stdio: stdio, flags: flags, env: env, store: &store, trace: tr}
 	prog := newBatchProgress(stdio, done, stdio.ErrTTY && !quiet)
 	defer prog.stop()
 	if rounds != nil {
@@ -155,7 +160,7 @@ func batchAction(c *cli.Context, stdio *IO) error {
 		defer stop()
 		go rounds.Run(ctx)
 	}
-	sum, err := batch.Run(c.Context, batch.Config{
+	sum, err := batch.Run(ctx, batch.Config{
 		Input: in, J: j, Shard: shard, Done: done, Limiter: lim, Exec: b.exec, Sink: sink,
 		OnStart: prog.started, OnResult: prog.ended,
 	})
@@ -180,12 +185,15 @@ type batchRunner struct {
 	store *history.Store
 	// rounds, with --batch-api, gathers the model requests into batches.
 	rounds *batch.Rounds
+	trace  *trace.Batch // nil when not tracing
 }
 
 // exec runs task t with its settings over the command line's, and says
 // what came of it as its result line.
-func (b *batchRunner) exec(ctx context.Context, t batch.Task) batch.Result {
+func (b *batchRunner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 	start := time.Now()
+	ctx, span := b.trace.StartTask(ctx, t.ID)
+	defer func() { span.End(out.Status, out.ExitCode) }()
 	if b.rounds != nil {
 		b.rounds.Begin()
 		defer b.rounds.End()
@@ -207,7 +215,7 @@ func (b *batchRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	defer r.Close()
 	b.stdio.redactor.Add(r.Secrets()...)
 	res := r.Execute(ctx, t.Prompt, run.Output{History: b.store})
-	out := batch.Result{ID: t.ID, RunID: res.ID, Status: res.Status, ExitCode: res.ExitCode, Answer: res.Answer,
+	out = batch.Result{ID: t.ID, RunID: res.ID, Status: res.Status, ExitCode: res.ExitCode, Answer: res.Answer,
 		Usage: &res.Usage, Cost: res.Usage.Cost, DurationMS: res.Duration.Milliseconds()}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		out.Value = json.RawMessage(res.Answer)

@@ -52,11 +52,6 @@ func (f *sharedFlag) Apply(set *flag.FlagSet) error {
 	return c.Apply(set)
 }
 
-func retriesFlag(value int) cli.Flag {
-	r, _ := settings.Lookup("retries")
-	return &cli.IntFlag{Name: r.Name, Value: value, Usage: r.Help}
-}
-
 // checkQuietVerbose refuses -q with -v: one silences stderr, the other
 // asks it to say more, and neither can win without surprise.
 func checkQuietVerbose(c *cli.Context) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,4 +65,34 @@ func TestTracesCollectorDownDoesNotHoldTheExit(t *testing.T) {
 		t.Errorf("ask took %s with the collector down; the flush may add %s (bound %s)", took, trace.FlushTimeout, bound)
 	}
 	t.Logf("ask took %s with a collector that never answers (flush bound %s)", took, trace.FlushTimeout)
+}
+
+// A batch is one trace: a span for the batch, one for each task under it,
+// and each task's run under its task.
+func TestBatchIsOneTraceAtTheCollector(t *testing.T) {
+	t.Parallel()
+	rcv := tracetest.Start(t)
+	m := startEcho(t, 0)
+	env := map[string]string{"XDG_STATE_HOME": t.TempDir(), "OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}
+	if r := runAsk(t, askEnv{server: m.Server, env: env}, "batch", "-j", "2", taskFile(t, 3)); r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	spans := rcv.Spans()
+	batches, tasks, runs := tracetest.Named(spans, "ask batch"), tracetest.Named(spans, "ask batch task"), tracetest.Named(spans, "invoke_agent ask")
+	batches = slices.DeleteFunc(batches, func(s tracetest.Span) bool { return s.Name != "ask batch" })
+	if len(batches) != 1 || len(tasks) != 3 || len(runs) != 3 {
+		t.Fatalf("%d batch, %d task and %d run spans, want 1, 3 and 3", len(batches), len(tasks), len(runs))
+	}
+	taskIDs := map[string]bool{}
+	for _, s := range tasks {
+		if s.TraceID != batches[0].TraceID || s.ParentID != batches[0].SpanID {
+			t.Errorf("task span %s is not under the batch's", s.SpanID)
+		}
+		taskIDs[s.SpanID] = true
+	}
+	for _, s := range runs {
+		if s.TraceID != batches[0].TraceID || !taskIDs[s.ParentID] {
+			t.Errorf("run span %s is not under a task's span", s.SpanID)
+		}
+	}
 }

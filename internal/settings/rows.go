@@ -291,16 +291,6 @@ func Lookup(name string) (Row, bool) {
 	return Row{}, false
 }
 
-// ByKey finds the row the config file's key names.
-func ByKey(key string) (Row, bool) {
-	for _, r := range Rows() {
-		if r.Key != "" && r.Key == key {
-			return r, true
-		}
-	}
-	return Row{}, false
-}
-
 // byteSize checks a size such as 2G ("" is the default).
 func byteSize(v any) string {
 	s, _ := v.(string)
