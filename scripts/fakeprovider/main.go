@@ -113,7 +113,7 @@ func loadScript(file string, n int, tool, argsFmt, answer string) ([]fakeprovide
 		return nil, fmt.Errorf("-calls %d: give 0 or more", n)
 	}
 	if n >= 3 && !strings.Contains(argsFmt, "%d") {
-		return nil, errors.New("-args must contain %d with -calls 3 or more, so that no call repeats (ask stops a run that repeats a call three times)")
+		return nil, errors.New("-args must contain %d with -calls 3 or more, so that no call repeats (ask stops a run whose model repeats a call, answered the same way, five times in a row)")
 	}
 	var replies []fakeprovider.Reply
 	for step := 1; step <= n; step++ {
