@@ -25,6 +25,17 @@ if [ -f testdata/mcp/package.json ]; then
   fi
 fi
 
+# The hook tests run Claude Code's own example scripts, which use jq; in CI
+# they are part of the bar, so a fresh machine gets jq.
+if ! command -v jq >/dev/null 2>&1; then
+  if [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== apt-get install jq (the hook tests' scripts use it)"
+    apt-get update -qq >/dev/null && apt-get install -y -qq jq >/dev/null
+  else
+    echo "jq not found: the hook tests that run Claude Code's example scripts will be skipped" >&2
+  fi
+fi
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*'))
 if [ -n "$unformatted" ]; then
