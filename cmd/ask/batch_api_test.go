@@ -40,7 +40,7 @@ func startBatchFake(t *testing.T, provider string, expire func(round int, id str
 			return func() int { m.Mu().Lock(); defer m.Mu().Unlock(); return f() }
 		}
 		return batchFake{url: m.URL, env: map[string]string{"ASK_PROVIDER": "anthropic", "ASK_BASE_URL": m.URL + "/v1",
-			"ANTHROPIC_API_KEY": "sk-ant-fake-not-a-real-key-0000"},
+			"ANTHROPIC_API_KEY": "fake-test-not-a-real-key-0000"},
 			creates: locked(func() int { return len(m.Creates) }), direct: locked(func() int { return m.Direct })}
 	}
 	api := fakeprovider.StartBatchAPI(twoStepModel)
@@ -121,7 +121,7 @@ func TestBatchAPIRounds(t *testing.T) {
 
 func TestBatchAPINeedsABatchInterface(t *testing.T) {
 	t.Parallel()
-	r := runAsk(t, askEnv{stdin: `{"id":"a","prompt":"p"}`, env: map[string]string{"DEEPSEEK_API_KEY": "sk-fake-not-a-real-key-0000"}}, "batch", "--batch-api", "-p", "deepseek")
+	r := runAsk(t, askEnv{stdin: `{"id":"a","prompt":"p"}`, env: map[string]string{"DEEPSEEK_API_KEY": "fake-test-not-a-real-key-0000"}}, "batch", "--batch-api", "-p", "deepseek")
 	if r.code != 2 || !strings.Contains(r.stderr, "--batch-api: the provider deepseek has no batch interface") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}

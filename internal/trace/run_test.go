@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	secret      = "sk-test-SECRET-0123456789"
+	secret      = "fake-test-SECRET-0123456789"
 	prompt      = "what does notes.txt say? PROMPT-TEXT"
 	parentTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	parentSpan  = "00f067aa0ba902b7"
