@@ -98,7 +98,7 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	updated = append(updated, content[:at]...)
 	updated = append(updated, newText...)
 	updated = append(updated, content[at+len(oldText):]...)
-	if err := writeAtomic(osRoot, rel, updated, info.Mode().Perm(), true); err != nil {
+	if err := WriteAtomic(osRoot, rel, updated, info.Mode().Perm(), true); err != nil {
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(oldText, newText)
@@ -184,7 +184,7 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		}
 	}
 	data := []byte(*args.Content)
-	if err := writeAtomic(osRoot, rel, data, perm, keepMode); err != nil {
+	if err := WriteAtomic(osRoot, rel, data, perm, keepMode); err != nil {
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(before, data)
@@ -227,11 +227,12 @@ func (t writeFile) Replaces(arguments string) (content string, ok bool) {
 	return string(b), true
 }
 
-// writeAtomic replaces rel by writing a temporary file next to it and
-// renaming it over, so that a failure never leaves a half-written file.
+// WriteAtomic replaces rel by writing a temporary file next to it and
+// renaming it over, so that a failure never leaves a half-written file
+// (the file tools, and ask undo putting a file back).
 // With keepMode the new file gets exactly perm; otherwise perm is filtered
 // by the umask as for any new file.
-func writeAtomic(osRoot *os.Root, rel string, data []byte, perm fs.FileMode, keepMode bool) (err error) {
+func WriteAtomic(osRoot *os.Root, rel string, data []byte, perm fs.FileMode, keepMode bool) (err error) {
 	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.ask-%016x.tmp", filepath.Base(rel), rand.Uint64()))
 	f, err := osRoot.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {

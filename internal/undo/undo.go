@@ -12,12 +12,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // File is what a run did to one file, from the state before its first
@@ -282,35 +282,13 @@ func hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// write replaces rel with data through a temporary file renamed over it,
-// making its directories if they are gone.
-func write(root *os.Root, rel string, data []byte, perm fs.FileMode, keepMode bool) (err error) {
+// write replaces rel with data as the file tools do, making its
+// directories if they are gone.
+func write(root *os.Root, rel string, data []byte, perm fs.FileMode, keepMode bool) error {
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := root.MkdirAll(dir, 0o777); err != nil {
 			return err
 		}
 	}
-	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.ask-undo-%016x.tmp", filepath.Base(rel), rand.Uint64()))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			root.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if keepMode {
-		if err := f.Chmod(perm); err != nil {
-			return err
-		}
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return root.Rename(tmp, rel)
+	return tools.WriteAtomic(root, rel, data, perm, keepMode)
 }
