@@ -3,7 +3,6 @@ module github.com/ask-cli/ask
 go 1.26.8
 
 require (
-	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/jsonschema-go v0.4.3
 	github.com/landlock-lsm/go-landlock v0.11.0

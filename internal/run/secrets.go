@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/tools"
@@ -22,7 +23,9 @@ type Credentials struct {
 }
 
 // varRef is a variable named in a header or an environment value.
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+var varRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // proxyEnv are the variables whose URL may carry a proxy's password.
 var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
@@ -61,7 +64,7 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		}
 	}
 	for _, v := range named {
-		for _, m := range varRef.FindAllStringSubmatch(v, -1) {
+		for _, m := range varRef().FindAllStringSubmatch(v, -1) {
 			// A header naming $HOME is odd, but must not take HOME
 			// from every command.
 			if name := m[1] + m[2]; !tools.BuildVar(name, "") {

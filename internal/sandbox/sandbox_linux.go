@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -260,6 +259,11 @@ func probeInside(args []string) error {
 // In new namespaces the first stage sets them up and stays as their init
 // (initMain), which starts the second (second) to confine itself further
 // and execute the command.
+// layersMayBeLeftOut is set by this package's tests alone, which show that
+// each layer holds without the others; a policy of ask itself never leaves
+// one out.
+var layersMayBeLeftOut bool
+
 func child(args []string, second bool) int {
 	// Capabilities belong to a thread: the one that drops them executes
 	// the command.
@@ -284,7 +288,7 @@ func child(args []string, second bool) int {
 		return fail(fmt.Errorf("the policy given to the sandbox's child is not valid: %v", err))
 	}
 	p := cs.Policy
-	if len(p.Without) > 0 && !testing.Testing() {
+	if len(p.Without) > 0 && !layersMayBeLeftOut {
 		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
 	if !p.without(LayerNamespaces) && !second {

@@ -3,16 +3,11 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"unsafe"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
-	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
-
-func errno(e syscall.Errno) seccomp.Action { return seccomp.ActionErrno | seccomp.Action(e) }
 
 // nsClone are the flags that make namespaces: a command makes none, and so
 // no user namespace in which it would hold capabilities again.
@@ -25,39 +20,18 @@ const nsClone = unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix
 // it all the time.
 const modeBits = unix.S_ISUID | unix.S_ISGID | 0o002
 
-// filterPolicy is what the seccomp filter refuses, with EPERM, whatever
-// the file or process: modes that open a file up, kernel keyrings, mounts,
-// namespaces, io_uring (whose operations no filter sees), ptrace attaching
-// to a process and reading or writing another's memory. Owners never
-// change either, but chown pretends to succeed: tar and cp -a, as root,
-// give the owner they already have, and would fail on EPERM.
-func filterPolicy() seccomp.Policy {
-	mode := func(name string, arg uint32) seccomp.NameWithConditions {
-		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
-			{Argument: arg, Operation: seccomp.BitsSet, Value: modeBits}}}
-	}
-	return seccomp.Policy{
-		DefaultAction: seccomp.ActionAllow,
-		Syscalls: []seccomp.SyscallGroup{{
-			Action: errno(unix.EPERM),
-			Names: []string{
-				"add_key", "request_key", "keyctl",
-				"mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick",
-				"move_mount", "open_tree", "open_tree_attr", "mount_setattr",
-				"setns", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
-				"io_uring_setup", "io_uring_enter", "io_uring_register",
-				// The kernel's own attack surface, which no build needs.
-				"bpf", "perf_event_open", "userfaultfd",
-			},
-			NamesWithCondtions: []seccomp.NameWithConditions{
-				mode("chmod", 1), mode("fchmod", 1), mode("fchmodat", 2), mode("fchmodat2", 2),
-				{Name: "ptrace", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: unix.PTRACE_ATTACH}}},
-				{Name: "ptrace", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: unix.PTRACE_SEIZE}}},
-				{Name: "unshare", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: nsClone}}},
-				{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: nsClone}}},
-			},
-		}},
-	}
+// refused are the system calls no command makes, refused with EPERM
+// whatever their arguments: kernel keyrings, mounts, namespaces joined,
+// another process's memory or descriptors, io_uring (whose operations no
+// filter sees), and the kernel's own attack surface, which no build needs.
+var refused = []uint32{
+	unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL,
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_FSOPEN, unix.SYS_FSCONFIG,
+	unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOVE_MOUNT, unix.SYS_OPEN_TREE,
+	unix.SYS_OPEN_TREE_ATTR, unix.SYS_MOUNT_SETATTR,
+	unix.SYS_SETNS, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
 }
 
 // The offsets of struct seccomp_data's fields.
@@ -67,107 +41,132 @@ const (
 	dataArgs = 16
 )
 
-// argLow loads the low 32 bits of a syscall argument (little-endian).
+// argLow loads the low 32 bits of a syscall argument (little-endian). Only
+// the low half is ever compared: the kernel reads these arguments (modes,
+// flags, ioctl requests, socket families) as 32-bit values, so a high half
+// set would slip past a 64-bit comparison.
 func argLow(n uint32) bpf.Instruction {
 	return bpf.LoadAbsolute{Off: dataArgs + 8*n, Size: 4}
 }
 
-// wordFilter is the part go-seccomp-bpf cannot say. The kernel reads some
-// arguments as 32-bit ints, so only their low half may be compared (a high
-// half set would slip past a 64-bit comparison): it refuses TIOCSTI and
-// TIOCLINUX (typing into a terminal) and UNIX sockets (a host daemon's
-// socket by its path; socketpair's stream pairs still work). It makes
-// chown pretend to succeed (the library's errno action is never 0). And
-// it kills any syscall of another architecture's ABI, which no rule here
-// names.
-func wordFilter(a *arch.Info) []bpf.Instruction {
-	eperm := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)}
-	eacces := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)}
+var (
+	eperm  = bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)}
+	eacces = bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)}
+	enosys = bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)}
+	// pretend is success without the call: chown of a file to the owner it
+	// has would be refused, and tar and cp -a, as root, would fail on it.
+	pretend = bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO}
+)
+
+// filter is what the seccomp layer refuses, whatever the file or process:
+// the refused calls; modes that open a file up; ptrace attaching to a
+// process; namespaces made; typing into a terminal (TIOCSTI, TIOCLINUX);
+// UNIX sockets (a host daemon's socket by its path; socketpair's stream
+// pairs still work). Owners never change, but chown pretends to succeed.
+// A call of another architecture's ABI, which none of this names, kills
+// the process.
+func filter() []bpf.Instruction {
 	prog := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: dataArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(a.ID), SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: filterArch, SkipTrue: 1},
 		bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
 	}
-	// Each block loads the syscall's number afresh, runs its body for that
-	// syscall only, and otherwise goes on to the next block.
-	block := func(name string, body ...bpf.Instruction) {
-		nr, ok := a.SyscallNames[name]
-		if !ok {
-			return // not on this architecture
-		}
+	if x32Bit != 0 {
+		// x86-64's x32 ABI numbers its calls apart: refuse them all.
 		prog = append(prog, bpf.LoadAbsolute{Off: dataNr, Size: 4},
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr), SkipFalse: uint8(len(body))})
+			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipFalse: 1},
+			enosys)
+	}
+	// Each block loads the call's number afresh, runs its body for that
+	// call only, and otherwise goes on to the next block; a body that does
+	// not return falls through to the next block.
+	block := func(nr uint32, body ...bpf.Instruction) {
+		prog = append(prog, bpf.LoadAbsolute{Off: dataNr, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: uint8(len(body))})
 		prog = append(prog, body...)
 	}
-	block("ioctl", argLow(1),
+	for _, nr := range refused {
+		block(nr, eperm)
+	}
+	modeArg := func(nr, arg uint32) {
+		block(nr, argLow(arg), bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: modeBits, SkipFalse: 1}, eperm)
+	}
+	modeArg(unix.SYS_FCHMOD, 1)
+	modeArg(unix.SYS_FCHMODAT, 2)
+	modeArg(unix.SYS_FCHMODAT2, 2)
+	for _, nr := range []uint32{unix.SYS_UNSHARE, unix.SYS_CLONE} {
+		block(nr, argLow(0), bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsClone, SkipFalse: 1}, eperm)
+	}
+	block(unix.SYS_PTRACE, argLow(0),
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PTRACE_ATTACH, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PTRACE_SEIZE, SkipFalse: 1},
+		eperm)
+	block(unix.SYS_IOCTL, argLow(1),
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 1},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipFalse: 1},
 		eperm)
-	block("socket", argLow(0),
+	block(unix.SYS_SOCKET, argLow(0),
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
 		eacces)
 	// A datagram pair may still send to a socket by its path.
-	block("socketpair", argLow(1),
+	block(unix.SYS_SOCKETPAIR, argLow(1),
 		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipFalse: 1},
 		eacces)
-	for _, name := range []string{"chown", "fchown", "lchown", "fchownat"} {
-		block(name, bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO})
+	for _, nr := range []uint32{unix.SYS_FCHOWN, unix.SYS_FCHOWNAT} {
+		block(nr, pretend)
+	}
+	for _, c := range legacyCalls {
+		if c.chmod {
+			modeArg(c.nr, 1)
+		} else {
+			block(c.nr, pretend)
+		}
 	}
 	return append(prog, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
 }
 
-// loadSeccomp installs both filters on every thread of this process; the
-// command inherits them, and no_new_privs, across exec.
+// legacyCall is a call older architectures keep beside its *at form.
+type legacyCall struct {
+	nr    uint32
+	chmod bool // a chmod (else a chown)
+}
+
+// loadSeccomp installs the filter on every thread of this process; the
+// command inherits it, and no_new_privs, across exec.
 func loadSeccomp() error {
-	a, err := arch.GetInfo("")
-	if err != nil {
-		return err
+	if p := seccompProblem(); p != "" {
+		return fmt.Errorf("%s", p)
 	}
-	policy := filterPolicy()
-	insts, err := policy.Assemble()
+	raw, err := bpf.Assemble(filter())
 	if err != nil {
-		return err
+		return fmt.Errorf("assembling the seccomp filter: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	for _, prog := range [][]bpf.Instruction{wordFilter(a), insts} {
-		if err := install(prog); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func install(prog []bpf.Instruction) error {
-	raw, err := bpf.Assemble(prog)
-	if err != nil {
-		return err
-	}
-	filter := make([]unix.SockFilter, len(raw))
+	prog := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+		prog[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
 	if e != 0 {
-		return e
+		return fmt.Errorf("installing the seccomp filter: %w", e)
 	}
 	return nil
 }
 
 // seccompProblem is why no filter can be loaded here, "" when one can.
 func seccompProblem() string {
-	if _, err := arch.GetInfo(""); err != nil {
-		return fmt.Sprintf("the filter knows no %s: %v", runtime.GOARCH, err)
+	if filterArch == 0 {
+		return fmt.Sprintf("the filter knows no %s", runtime.GOARCH)
 	}
-	if !seccomp.Supported() {
+	// The kernel tells whether it takes the filter's strongest action;
+	// one without seccomp filters has no seccomp call at all.
+	action := uint32(unix.SECCOMP_RET_KILL_PROCESS)
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); e != 0 {
 		return "this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)"
-	}
-	policy := filterPolicy()
-	if _, err := policy.Assemble(); err != nil {
-		return fmt.Sprintf("the filter cannot be built for this machine: %v", err)
 	}
 	return ""
 }

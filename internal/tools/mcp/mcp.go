@@ -719,12 +719,18 @@ const (
 	maxReasonRunes = 200
 )
 
-// boilerplate are lines launchers print around every failure.
-var boilerplate = regexp.MustCompile(`(?i)^npm (error|ERR!)( \d+)?( (A complete log of this run|Note that you can also install|tarball, folder, http url).*)?$|^npm (warn|notice) `)
+// boilerplate are lines launchers print around every failure. Compiled
+// on first use: only a server that failed to start needs it, and every
+// start of ask would pay for it.
+var boilerplate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^npm (error|ERR!)( \d+)?( (A complete log of this run|Note that you can also install|tarball, folder, http url).*)?$|^npm (warn|notice) `)
+})
 
-func isBoilerplate(l string) bool { return boilerplate.MatchString(l) }
+func isBoilerplate(l string) bool { return boilerplate().MatchString(l) }
 
 // tellingWords are words of lines that say what went wrong.
-var tellingWords = regexp.MustCompile(`(?i)error|not found|\b[45]\d\d\b|denied|cannot|can't|could not|couldn't|failed|fatal|exception|no such|enoent|eacces|refused|invalid|missing|panic|unknown|not installed|not allowed|permission|unauthori[sz]ed|forbidden`)
+var tellingWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)error|not found|\b[45]\d\d\b|denied|cannot|can't|could not|couldn't|failed|fatal|exception|no such|enoent|eacces|refused|invalid|missing|panic|unknown|not installed|not allowed|permission|unauthori[sz]ed|forbidden`)
+})
 
-func tellsWhy(l string) bool { return tellingWords.MatchString(l) }
+func tellsWhy(l string) bool { return tellingWords().MatchString(l) }
