@@ -98,8 +98,10 @@ func batchAction(c *cli.Context, stdio *IO) error {
 			rounds = batch.NewRounds(s.BaseURL.Value, key, stdio.HTTP)
 		case "anthropic":
 			rounds = batch.NewAnthropicRounds(s.BaseURL.Value, key, stdio.HTTP)
+		case "gemini":
+			rounds = batch.NewGeminiRounds(s.BaseURL.Value, key, stdio.HTTP)
 		default:
-			return usageErr("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API) or -p anthropic (Message Batches)", s.Provider.Value)
+			return usageErr("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API), -p anthropic (Message Batches) or -p gemini (Batch Mode)", s.Provider.Value)
 		}
 		if j > rounds.Limit() {
 			return usageErr("--jobs %d: a batch of %s holds at most %d requests", j, s.Provider.Value, rounds.Limit())
