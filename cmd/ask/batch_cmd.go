@@ -153,6 +153,7 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	if rounds != nil {
 		b.rounds = rounds
 		b.env.HTTP = &http.Client{Transport: rounds.Transport()}
+		b.env.PriceRate, b.env.Billing = rounds.PriceRate(), "batch"
 		rounds.OnRound = func(id string, n int) {
 			if !quiet {
 				prog.note(fmt.Sprintf("ask batch: round %s: %d requests", id, n))
