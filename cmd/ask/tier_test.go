@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -133,5 +138,80 @@ func TestBatchAPICostAtBatchRate(t *testing.T) {
 	results = readResults(t, r.stdout)
 	if len(results) != 1 || results[0].ExitCode != exitUsage || !strings.Contains(results[0].Error, "--tier") {
 		t.Errorf("a task with a tier in a --batch-api batch: %s", r.stdout)
+	}
+}
+
+// TestTierBackground: with -p openai-responses --tier background the run's
+// request is queued in background mode (not streamed, stored), read again
+// until it is done, and its answer is the run's.
+func TestTierBackground(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var created []byte
+	reads := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		status, output := "queued", `[]`
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/responses":
+			created, _ = io.ReadAll(r.Body)
+		case r.Method == http.MethodGet && r.URL.Path == "/responses/resp_q1":
+			reads++
+			status = "in_progress"
+			if reads == 2 {
+				status, output = "completed", `[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"done in the background","annotations":[]}]}]`
+			}
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":{"message":"no route","type":"invalid_request_error"}}`)
+			return
+		}
+		fmt.Fprintf(w, `{"id":"resp_q1","object":"response","created_at":1764230400,"status":%q,"background":true,"error":null,"model":"gpt-4o-mini","output":%s,"usage":{"input_tokens":100,"output_tokens":20,"total_tokens":120}}`, status, output)
+	}))
+	defer srv.Close()
+	env := map[string]string{"HOME": t.TempDir(), "ASK_PROVIDER": "openai-responses", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}
+	r := runAsk(t, askEnv{env: env}, "--tier", "background", "--json", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	out := gjson.Parse(r.stdout)
+	if out.Get("answer").String() != "done in the background" || out.Get("tier").String() != "background" {
+		t.Errorf("answer %s, tier %s", out.Get("answer").Raw, out.Get("tier").Raw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if reads != 2 || gjson.GetBytes(created, "background").Raw != "true" || gjson.GetBytes(created, "store").Raw != "true" || gjson.GetBytes(created, "stream").Exists() {
+		t.Errorf("%d reads; created with %s", reads, created)
+	}
+}
+
+// TestTierInBatch: --tier is a run setting like any other in ask batch:
+// from the command line for every task, or as a task's key for its own.
+func TestTierInBatch(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.StartFunc(func(body []byte) fakeprovider.Reply {
+		return fakeprovider.Reply{Text: "tier " + gjson.GetBytes(body, "service_tier").String()}
+	})
+	defer srv.Close()
+	tasks := `{"id":"a","prompt":"p"}` + "\n" + `{"id":"b","prompt":"p","tier":"flex"}` + "\n"
+	for _, tt := range []struct {
+		args []string
+		want map[string]string
+	}{
+		{nil, map[string]string{"a": "tier ", "b": "tier flex"}},
+		{[]string{"--tier", "flex"}, map[string]string{"a": "tier flex", "b": "tier flex"}},
+	} {
+		r := runAsk(t, askEnv{server: srv, stdin: tasks}, append([]string{"batch"}, tt.args...)...)
+		results := readResults(t, r.stdout)
+		if r.code != 0 || len(results) != 2 {
+			t.Fatalf("%v: exit %d, %d results: %s", tt.args, r.code, len(results), r.stderr)
+		}
+		for _, res := range results {
+			if res.Answer != tt.want[res.ID] {
+				t.Errorf("%v: task %s answered %q, want %q", tt.args, res.ID, res.Answer, tt.want[res.ID])
+			}
+		}
 	}
 }
