@@ -27,19 +27,21 @@ func NewGeminiRounds(baseURL, key string, client *http.Client) *Rounds {
 // "model" field; run groups the round by it, a batch per model.
 type geminiBatches struct{}
 
-// geminiModelOf matches a generateContent request and gives its model
-// ("models/gemini-2.5-flash").
+// geminiModelOf matches a generateContent request and gives its model,
+// the path's last two segments ("models/gemini-2.5-flash",
+// "tunedModels/my-model").
 func geminiModelOf(req *http.Request) (string, bool) {
-	if req.Method != http.MethodPost {
+	path, ok := strings.CutSuffix(req.URL.EscapedPath(), ":generateContent")
+	if req.Method != http.MethodPost || !ok {
 		return "", false
 	}
-	path := req.URL.EscapedPath()
-	i := strings.LastIndex(path, "/models/")
-	if i < 0 || !strings.HasSuffix(path, ":generateContent") {
+	segs := strings.Split(path, "/")
+	if len(segs) < 2 || segs[len(segs)-2] == "" || segs[len(segs)-1] == "" {
 		return "", false
 	}
-	model, err := url.PathUnescape(strings.TrimSuffix(path[i+1:], ":generateContent"))
-	return model, err == nil
+	kind, err1 := url.PathUnescape(segs[len(segs)-2])
+	name, err2 := url.PathUnescape(segs[len(segs)-1])
+	return kind + "/" + name, err1 == nil && err2 == nil
 }
 
 func (geminiBatches) model(req *http.Request) bool {
@@ -210,13 +212,11 @@ func (geminiBatches) submit(ctx context.Context, r *Rounds, model string, idx []
 	return &op, nil
 }
 
-// escapeModel escapes each segment of "models/NAME".
+// escapeModel escapes the two segments of "models/NAME", a name that
+// may itself hold a slash.
 func escapeModel(model string) string {
-	segs := strings.Split(model, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
+	kind, name, _ := strings.Cut(model, "/")
+	return url.PathEscape(kind) + "/" + url.PathEscape(name)
 }
 
 // wait reads the batch until it has ended.

@@ -12,13 +12,18 @@ import (
 
 func TestGeminiModelOf(t *testing.T) {
 	t.Parallel()
+	if got := escapeModel("models/m/a"); got != "models/m%2Fa" {
+		t.Errorf("escapeModel: %s", got)
+	}
 	tests := []struct {
 		method, url string
 		model       string
 		ok          bool
 	}{
 		{"POST", "https://g.example/v1beta/models/gemini-2.5-flash:generateContent", "models/gemini-2.5-flash", true},
-		{"POST", "https://g.example/v1beta/tunedModels/x/models/m%2Fa:generateContent", "models/m/a", true},
+		{"POST", "https://g.example/v1beta/models/m%2Fa:generateContent", "models/m/a", true},
+		{"POST", "https://g.example/v1beta/tunedModels/my-model:generateContent", "tunedModels/my-model", true},
+		{"POST", "https://g.example/:generateContent", "", false},
 		{"POST", "https://g.example/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "", false},
 		{"GET", "https://g.example/v1beta/models/gemini-2.5-flash:generateContent", "", false},
 		{"POST", "https://g.example/v1beta/models/gemini-2.5-flash:countTokens", "", false},
