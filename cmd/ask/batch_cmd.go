@@ -98,8 +98,10 @@ func batchAction(c *cli.Context, stdio *IO) error {
 			rounds = batch.NewRounds(s.BaseURL.Value, key, stdio.HTTP)
 		case "anthropic":
 			rounds = batch.NewAnthropicRounds(s.BaseURL.Value, key, stdio.HTTP)
+		case "gemini":
+			rounds = batch.NewGeminiRounds(s.BaseURL.Value, key, stdio.HTTP)
 		default:
-			return usageErr("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API) or -p anthropic (Message Batches)", s.Provider.Value)
+			return usageErr("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API), -p anthropic (Message Batches) or -p gemini (Batch Mode)", s.Provider.Value)
 		}
 		if j > rounds.Limit() {
 			return usageErr("--jobs %d: a batch of %s holds at most %d requests", j, s.Provider.Value, rounds.Limit())
@@ -151,6 +153,7 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	if rounds != nil {
 		b.rounds = rounds
 		b.env.HTTP = &http.Client{Transport: rounds.Transport()}
+		b.env.PriceRate, b.env.Billing = rounds.PriceRate(), "batch"
 		rounds.OnRound = func(id string, n int) {
 			if !quiet {
 				prog.note(fmt.Sprintf("ask batch: round %s: %d requests", id, n))

@@ -45,6 +45,8 @@ type Caller struct {
 	// --reasoning), sent with every request that sets neither.
 	Temperature *float64
 	Reasoning   string
+	// Tier is the run's --tier, sent with every request that sets none.
+	Tier string
 	// Fallback, when set, is asked about a call that failed: a protocol
 	// it returns becomes Protocol from then on, and the request is sent
 	// again in it (the run's switch to the text tool protocol when a
@@ -94,6 +96,9 @@ func (c *Caller) Build(req Request) ([]byte, error) {
 	if req.Reasoning == "" {
 		req.Reasoning = c.Reasoning
 	}
+	if req.Tier == "" {
+		req.Tier = c.Tier
+	}
 	body, err := c.Protocol.BuildRequest(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: build request: %w", c.Provider, err)
@@ -138,7 +143,15 @@ func (c *Caller) call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	if req.Stream && (c.Protocol.Framing() == NDJSON || !StartsWithJSON(br)) {
 		turn, err = readProtocolStream(c.Protocol, io.TeeReader(br, &raw), h.OnDelta)
 	} else {
-		if _, err = io.Copy(&raw, br); err == nil {
+		_, err = io.Copy(&raw, br)
+		if p, ok := c.Protocol.(Poller); ok && err == nil {
+			var done []byte
+			if done, err = c.await(ctx, p, raw.Bytes()); err == nil && done != nil {
+				raw.Reset()
+				raw.Write(done)
+			}
+		}
+		if err == nil {
 			turn, err = ParseBody(c.Protocol, raw.Bytes())
 			if err == nil && h.OnDelta != nil && turn.Text != "" {
 				h.OnDelta(turn.Text)

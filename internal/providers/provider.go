@@ -114,6 +114,11 @@ type Request struct {
 	// model's default, else one of ReasoningLevels. Each protocol sends it
 	// as its own field (effort, thinking budget, thinking level).
 	Reasoning string
+	// Tier is the provider's service tier: "" for its standard one, else
+	// one of Tiers. A protocol that has tiers sends it as its own field
+	// (OpenAI's service_tier, the Responses API's background mode); one
+	// that has none refuses any other value with ErrKnob.
+	Tier string
 	// Cache asks the provider to cache the request's stable prefix
 	// (DESIGN §3, Cost); the zero value asks for nothing.
 	Cache Cache
@@ -157,6 +162,27 @@ type Cache struct {
 
 // ReasoningLevels are the values of --reasoning.
 var ReasoningLevels = []string{"low", "medium", "high"}
+
+// The values of --tier (Request.Tier).
+const (
+	// TierFlex is OpenAI's flex processing: slower, at the Batch API's
+	// prices, and now and then a 429 when it has no room.
+	TierFlex = "flex"
+	// TierBackground is the Responses API's background mode: the request
+	// is queued and its response read again until it is done.
+	TierBackground = "background"
+)
+
+// Tiers are the values of --tier.
+var Tiers = []string{TierFlex, TierBackground}
+
+// Poller is a protocol whose replies may come back unfinished, to be read
+// again until they are (the Responses API's background mode).
+type Poller interface {
+	// Pending reads a reply body: when it is not done yet, pending is true
+	// with the URLs (under baseURL) that read it again and cancel it.
+	Pending(baseURL string, body []byte) (poll, cancel string, pending bool)
+}
 
 // ErrKnob marks a request a protocol cannot render because of its
 // temperature or reasoning settings (a model without thinking, thinking

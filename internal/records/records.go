@@ -111,8 +111,15 @@ type Event struct {
 	Denials   []Denial `json:"denials,omitempty"`
 	Changes   []Change `json:"changes,omitempty"`
 	ExitCode  int      `json:"exit_code,omitempty"`
-	// Cost is the run's cost as the provider reported it, when it did.
+	// Cost is the run's cost: as the provider reported it, else its
+	// tokens at the config file's prices and the run's price rate; left
+	// out when neither is known.
 	Cost *float64 `json:"cost,omitempty"`
+	// Tier is how the requests were billed when not at the listed price
+	// ("flex", "background", "batch"), and PriceRate the share of the
+	// listed price that Cost was taken at.
+	Tier      string   `json:"tier,omitempty"`
+	PriceRate *float64 `json:"price_rate,omitempty"`
 	// UsagePerStep is each model request's usage.
 	UsagePerStep []StepUsage `json:"usage_per_step,omitempty"`
 	// History is the whole conversation at the end, in the protocol's own
@@ -173,6 +180,8 @@ type Settings struct {
 	// out when not given.
 	Temperature *float64 `json:"temperature,omitempty"`
 	Reasoning   string   `json:"reasoning,omitempty"`
+	// Tier is --tier, left out when not given.
+	Tier string `json:"tier,omitempty"`
 	// NoCache is --no-cache: the requests asked for no caching.
 	NoCache bool `json:"no_cache,omitempty"`
 	// Schema is the JSON Schema the answer had to match (--schema).

@@ -32,7 +32,8 @@ func (r *Run) checkBudget() error {
 }
 
 // cost is what a request cost: the provider's own figure, else its tokens
-// at the config file's price; ok is false when neither is known.
+// at the config file's price and the run's price rate (a cheaper tier, a
+// batch engine); ok is false when neither is known.
 func (r *Run) cost(u providers.Usage) (usd float64, ok bool) {
 	if u.Cost != nil {
 		return *u.Cost, true
@@ -41,7 +42,33 @@ func (r *Run) cost(u providers.Usage) (usd float64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6, true
+	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6 * r.priceRate(), true
+}
+
+// runCost is the cost of a run that used u: the provider's own figure,
+// else its tokens at the config file's price and the run's rate; nil
+// when neither is known.
+func (r *Run) runCost(u providers.Usage) *float64 {
+	c, ok := r.cost(u)
+	if !ok {
+		return nil
+	}
+	return &c
+}
+
+// billing is how the run's requests are billed, for run.finished: the
+// tier ("flex", "batch"), "" for the listed price, and the rate the cost
+// was taken at.
+func (r *Run) billing() (tier string, rate *float64) {
+	tier = r.Settings.Tier.Value
+	if r.env.Billing != "" {
+		tier = r.env.Billing
+	}
+	if tier == "" {
+		return "", nil
+	}
+	v := r.priceRate()
+	return tier, &v
 }
 
 // budget is the loop's Budget for --max-budget-tokens and

@@ -65,6 +65,11 @@ type Env struct {
 	// its first request, whenever that changes, and nil once it waits no
 	// more; nil tells nobody.
 	MCPStarting func(names []string)
+	// PriceRate and Billing are how the provider bills the run's requests
+	// when the way they are sent decides it, not the run's settings: a
+	// batch engine's 0.5 and "batch". PriceRate 0 is the listed price.
+	PriceRate float64
+	Billing   string
 	// Offline builds a run that will send nothing (`ask provider request`,
 	// `ask tools`): no key is needed.
 	Offline bool
@@ -163,7 +168,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		s.carryOn(ctx, env)
 	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
-		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value, env: env}
+		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value && s.Tier.Value != providers.TierBackground, env: env}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -181,6 +186,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}
 	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
 		return nil, err
+	}
+	if s.Tier.Value != "" && env.Billing != "" {
+		return nil, fault.Usagef("--tier %s (%s): these requests go through the %s engine, which has its own price; leave --tier out", s.Tier.Value, s.Tier.Source, env.Billing)
 	}
 	if err := r.checkBudget(); err != nil {
 		return nil, err
@@ -244,7 +252,10 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	caller := &providers.Caller{
 		Provider: row.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
 		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
-		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Limiter: env.Limiter,
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value, Limiter: env.Limiter,
+	}
+	if s.Tier.Value == providers.TierFlex {
+		caller.HTTP = flexClient(caller.HTTP)
 	}
 	if env.Replay != nil {
 		caller.HTTP = &http.Client{Transport: env.Replay.transport}

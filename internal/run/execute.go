@@ -129,9 +129,14 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	answer := res.Answer
 	changed := changes()
 	took := time.Since(start)
+	// The run's cost is the provider's figure, else its tokens at the
+	// config file's prices and the run's rate (tier, batch engine).
+	res.Usage.Cost = r.runCost(res.Usage)
+	tier, rate := r.billing()
 	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
-		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, History: res.History})
+		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
+		History: res.History})
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
 }
 
@@ -324,7 +329,7 @@ func (r *Run) recorded(prompt string) *records.Settings {
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, NoCache: s.NoCache.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools(),
-		Temperature: s.temperature(), Reasoning: s.Reasoning.Value}
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value}
 	// Tools that --no-tools kept from loading are not recorded, so that a
 	// continued run does not load them either. The tools file is absolute:
 	// -c may run from another directory.

@@ -35,10 +35,13 @@ func (s Settings) checkKnobs(row catalog.Provider, proto providers.Protocol, mod
 			return fault.Usagef("--reasoning: %s has no reasoning setting; choose a reasoning model by name instead, or leave it out", row.Name)
 		}
 	}
-	if (!t.IsGiven() && level == "") || proto == nil {
+	if err := s.checkTier(row); err != nil {
+		return err
+	}
+	if (!t.IsGiven() && level == "" && s.Tier.Value == "") || proto == nil {
 		return nil
 	}
-	_, err := proto.BuildRequest(providers.Request{Model: model, Temperature: s.temperature(), Reasoning: level})
+	_, err := proto.BuildRequest(providers.Request{Model: model, Temperature: s.temperature(), Reasoning: level, Tier: s.Tier.Value})
 	if errors.Is(err, providers.ErrKnob) {
 		return fault.Usagef("%v", err)
 	}

@@ -98,6 +98,7 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 		s.Temperature = Given(*set.Temperature, src)
 	}
 	s.Reasoning = Given(set.Reasoning, src)
+	s.Tier = Given(set.Tier, src)
 	s.ToolsFile = Given(set.ToolsFile, src)
 	s.MCP = Given(set.MCP, src)
 	s.MCPHeaders = opt.MCPHeaders.Or(s.MCPHeaders)

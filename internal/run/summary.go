@@ -31,8 +31,13 @@ type Summary struct {
 	Error      string           `json:"error,omitempty"`
 	ExitCode   int              `json:"exit_code"`
 	DurationMS int64            `json:"duration_ms"`
-	// Cost is the run's cost as the provider reported it, when it did.
+	// Cost is the run's cost: as the provider reported it, else its
+	// tokens at the config file's prices and the run's price rate.
 	Cost *float64 `json:"cost,omitempty"`
+	// Tier and PriceRate say how the requests were billed when not at
+	// the listed price (see records.Event).
+	Tier      string   `json:"tier,omitempty"`
+	PriceRate *float64 `json:"price_rate,omitempty"`
 }
 
 // Summary is res, a result of r, as --json prints it.
@@ -44,6 +49,7 @@ func (r *Run) Summary(res *Result) Summary {
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		s.Value = json.RawMessage(res.Answer)
 	}
+	s.Tier, s.PriceRate = r.billing()
 	if res.Err != nil {
 		s.Error = res.Err.Error()
 	}

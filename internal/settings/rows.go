@@ -88,6 +88,8 @@ var (
 	// ReasoningLevels are those of providers.ReasoningLevels (this
 	// package imports no provider code).
 	ReasoningLevels = []string{"low", "medium", "high"}
+	// Tiers are those of providers.Tiers.
+	Tiers = []string{"flex", "background"}
 )
 
 // The categories of --help and of the man page's OPTIONS.
@@ -181,6 +183,9 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "reasoning", Category: CategoryProvider, Key: "reasoning", Kind: String, Default: "", Choices: ReasoningLevels, AfterPrompt: true,
 			Help:  "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)",
 			field: field(func(v *Values) *Setting[string] { return &v.Reasoning })},
+		{Name: "tier", Category: CategoryProvider, Key: "tier", Kind: String, Default: "", Choices: Tiers,
+			Help:  "send at the provider's cheaper, slower service `TIER`: flex (OpenAI: half price, slower) or background (OpenAI Responses: queued, polled until done)",
+			field: field(func(v *Values) *Setting[string] { return &v.Tier })},
 		{Name: "allow-tool", Category: CategoryTools, Key: "tools.allow", Kind: List, Default: []string(nil),
 			Help:  "run calls matching `PATTERN` (NAME or NAME:ARG-PREFIX*) without asking; repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.Allow })},

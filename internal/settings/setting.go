@@ -107,6 +107,9 @@ type Values struct {
 	Temperature Setting[float64]
 	// Reasoning is low, medium or high, or "" for the model's own.
 	Reasoning Setting[string]
+	// Tier is the provider's service tier (flex, background), "" for
+	// its standard one.
+	Tier Setting[string]
 	// Schema is a file, or the schema itself when it starts with "{".
 	Schema Setting[string]
 	Color  Setting[string]

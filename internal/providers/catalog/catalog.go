@@ -70,6 +70,13 @@ type Provider struct {
 	// servers differ: ReasoningEffort for most, ReasoningObject for
 	// OpenRouter. The other protocols have one field each.
 	Reasoning string
+	// Tiers are the service tiers --tier may choose (providers.Tiers);
+	// none makes --tier a usage error.
+	Tiers []string
+	// TierPriceRates are what a tier costs as a share of the listed
+	// price, where the provider documents one (OpenAI's flex: the Batch
+	// API's half); a tier not named costs the listed price.
+	TierPriceRates map[string]float64
 	// Attach is what -a/--attach may send the provider, and how much; nil
 	// takes nothing.
 	Attach *AttachLimits
@@ -172,6 +179,17 @@ func (p Provider) NeedsKey() bool { return len(p.KeyEnv) > 0 && !p.KeyOptional }
 
 // All lists the providers in the order auto-selection tries them.
 func All() []Provider { return append([]Provider(nil), all...) }
+
+// WithTier names the providers that offer tier.
+func WithTier(tier string) []string {
+	var names []string
+	for _, p := range all {
+		if slices.Contains(p.Tiers, tier) {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
 
 // Names lists the provider names, sorted.
 func Names() []string {

@@ -40,6 +40,11 @@ var attribution = http.Header{
 	"X-Title":            {"ask"},
 }
 
+// openAITierRates: flex "tokens are priced at Batch API rates", half the
+// listed price (developers.openai.com/api/docs/guides/flex-processing);
+// background mode is billed as a standard request.
+var openAITierRates = map[string]float64{providers.TierFlex: 0.5}
+
 var all = []Provider{
 	{Name: "openrouter", Protocol: "openai", New: chatCompletions, BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: []string{"OPENROUTER_BASE_URL"},
 		KeyEnv: []string{"OPENROUTER_API_KEY"}, DefaultModel: "openai/gpt-4o-mini", Header: attribution, NativeTools: true, Streaming: true, NativeSchema: true,
@@ -49,9 +54,11 @@ var all = []Provider{
 		// themselves.
 		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true, ReportsCost: true},
 	{Name: "openai", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true,
+		Tiers: []string{providers.TierFlex}, TierPriceRates: openAITierRates},
 	{Name: "openai-responses", Protocol: "responses", New: only(responses.New), BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
-		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach, CacheKey: true},
+		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningObject, Attach: openAIAttach, CacheKey: true,
+		Tiers: []string{providers.TierFlex, providers.TierBackground}, TierPriceRates: openAITierRates},
 	{Name: "anthropic", Protocol: "anthropic", New: only(anthropic.New), BaseURL: "https://api.anthropic.com/v1", BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5", NativeTools: true, Streaming: true, NativeSchema: true,
 		MaxTemperature: 1, Reasoning: Thinking, Attach: anthropicAttach, CacheMarks: []string{""}},

@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ask-cli/ask/internal/providers"
 	"github.com/tidwall/gjson"
+
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // Protocol is the Chat Completions wire protocol. It holds no state but
@@ -174,6 +175,14 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 		fields = append(fields, providers.Field{Key: maxTokensField(r.Model), Value: providers.Int(r.MaxTokens)})
 	}
 	fields = append(fields, providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)}, reasoning)
+	switch r.Tier {
+	case "":
+	case providers.TierFlex:
+		fields = append(fields, providers.Field{Key: "service_tier", Value: providers.Quote(r.Tier)})
+	default:
+		// Background mode is the Responses API's; Chat Completions has none.
+		return nil, fmt.Errorf("openai: tier %q: Chat Completions has flex only (background needs the Responses API): %w", r.Tier, providers.ErrKnob)
+	}
 	if len(r.Schema) > 0 {
 		fields = append(fields, providers.Field{Key: "response_format", Value: providers.Object(
 			providers.Field{Key: "type", Value: json.RawMessage(`"json_schema"`)},

@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,25 @@ func (*Protocol) HistoryField() string { return "input" }
 // Endpoint is {base}/responses; the model travels in the body.
 func (*Protocol) Endpoint(baseURL, _ string, _ bool) string {
 	return strings.TrimRight(baseURL, "/") + "/responses"
+}
+
+// Pending reports a response still queued or in progress (background
+// mode), with where to read it again (GET /responses/{id}) and to cancel
+// it (POST /responses/{id}/cancel). A response in any other status
+// (completed, failed, cancelled, incomplete) is done.
+func (*Protocol) Pending(baseURL string, body []byte) (poll, cancel string, pending bool) {
+	resp := gjson.ParseBytes(body)
+	id := resp.Get("id").String()
+	switch resp.Get("status").String() {
+	case "queued", "in_progress":
+	default:
+		return "", "", false
+	}
+	if id == "" {
+		return "", "", false // nothing to read again: ParseResponse says what is wrong
+	}
+	poll = strings.TrimRight(baseURL, "/") + "/responses/" + url.PathEscape(id)
+	return poll, poll + "/cancel", true
 }
 
 // Authorize sends the key as a bearer token.
@@ -178,8 +198,23 @@ func (p *Protocol) BuildRequest(r providers.Request) ([]byte, error) {
 	if tools != nil && r.NoToolCalls {
 		fields = append(fields, providers.Field{Key: "tool_choice", Value: json.RawMessage(`"none"`)})
 	}
+	var tier []providers.Field
+	store := false
+	switch r.Tier {
+	case "":
+	case providers.TierFlex:
+		tier = append(tier, providers.Field{Key: "service_tier", Value: providers.Quote(r.Tier)})
+	case providers.TierBackground:
+		// A background response is kept while it runs, to be read again:
+		// the API takes background only with store.
+		store = true
+		tier = append(tier, providers.Field{Key: "background", Value: providers.Bool(true)})
+	default:
+		return nil, fmt.Errorf("responses: tier %q: %w", r.Tier, providers.ErrKnob)
+	}
+	fields = append(fields, tier...)
 	fields = append(fields,
-		providers.Field{Key: "store", Value: providers.Bool(false)},
+		providers.Field{Key: "store", Value: providers.Bool(store)},
 		// Keeps the steps of one conversation on the same prompt cache.
 		providers.Field{Key: "prompt_cache_key", Value: providers.OptionalString(r.Cache.Key)})
 	if wantsEncryptedReasoning(r.Model) {
