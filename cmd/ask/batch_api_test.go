@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,10 @@ type batchFake struct {
 	env     map[string]string
 	creates func() int
 	direct  func() int
+	// bodies are the batches' request files (OpenAI) or creation bodies
+	// (Anthropic).
+	bodies    func() [][]byte
+	anthropic bool
 }
 
 func startBatchFake(t *testing.T, provider string, expire func(round int, id string) bool) batchFake {
@@ -41,7 +46,8 @@ func startBatchFake(t *testing.T, provider string, expire func(round int, id str
 		}
 		return batchFake{url: m.URL, env: map[string]string{"ASK_PROVIDER": "anthropic", "ASK_BASE_URL": m.URL + "/v1",
 			"ANTHROPIC_API_KEY": "fake-test-not-a-real-key-0000"},
-			creates: locked(func() int { return len(m.Creates) }), direct: locked(func() int { return m.Direct })}
+			creates: locked(func() int { return len(m.Creates) }), direct: locked(func() int { return m.Direct }),
+			bodies: func() [][]byte { m.Mu().Lock(); defer m.Mu().Unlock(); return slices.Clone(m.Creates) }, anthropic: true}
 	}
 	api := fakeprovider.StartBatchAPI(twoStepModel)
 	api.Expire = expire
@@ -51,7 +57,8 @@ func startBatchFake(t *testing.T, provider string, expire func(round int, id str
 	}
 	return batchFake{url: api.URL, env: map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": api.URL,
 		"OPENAI_API_KEY": "fake-test-not-a-real-key-0000"},
-		creates: locked(func() int { return len(api.Creates) }), direct: locked(func() int { return api.Direct })}
+		creates: locked(func() int { return len(api.Creates) }), direct: locked(func() int { return api.Direct }),
+		bodies: func() [][]byte { api.Mu().Lock(); defer api.Mu().Unlock(); return slices.Clone(api.Uploads) }}
 }
 
 // TestBatchAPIRounds: with --batch-api every step of every task goes

@@ -114,7 +114,7 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 			return sum, fault.Usagef("%v", err)
 		}
 	}
-	if cfg.BatchAPI {
+	if b.cfg.BatchAPI {
 		// A batch's requests are not streamed, and it may take the 24
 		// hours of its completion window.
 		b.flags.NoStream = run.Given(true, "--batch-api")
@@ -127,7 +127,7 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 		return sum, err
 	}
 	b.settings = s
-	if cfg.BatchAPI {
+	if b.cfg.BatchAPI {
 		if err := b.startRounds(); err != nil {
 			return sum, err
 		}
