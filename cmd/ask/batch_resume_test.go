@@ -219,3 +219,37 @@ func readOutput(t *testing.T, path string) []resultLine {
 }
 
 type resultLine struct{ ID, RunID, Status, Answer, Error string }
+
+// TestBatchResumeStartsTheRest: the tasks not started when a round was
+// left pending (-j 1 holds one task in it) start on --resume, and the
+// pending lines go to stdout when there is no --output.
+func TestBatchResumeStartsTheRest(t *testing.T) {
+	t.Parallel()
+	fake := startBatchFake(t, "anthropic", nil)
+	fake.env["XDG_STATE_HOME"] = t.TempDir()
+	var tasks strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&tasks, `{"id":"t%d","prompt":"p%d"}`+"\n", i, i)
+	}
+	r := runAsk(t, askEnv{stdin: tasks.String(), env: fake.env}, "batch", "--batch-api", "--no-wait", "--yes", "-j", "1")
+	lines := readResults(t, r.stdout)
+	if r.code != 0 || len(lines) != 1 || lines[0].Status != "pending" || !strings.Contains(r.stderr, "pending with 1 request;") {
+		t.Fatalf("-j 1 --no-wait: exit %d, results %+v; stderr:\n%s", r.code, lines, r.stderr)
+	}
+	r = runAsk(t, askEnv{env: fake.env}, "batch", "--resume", "-j", "4")
+	got := map[string]string{}
+	for _, l := range readResults(t, r.stdout) {
+		got[l.ID] = l.Status + " " + l.Answer
+	}
+	for i := range 3 {
+		if id := fmt.Sprintf("t%d", i); got[id] != "completed done: p"+strings.TrimPrefix(id, "t") {
+			t.Errorf("%s: %q", id, got[id])
+		}
+	}
+	if r.code != 0 || len(got) != 3 {
+		t.Errorf("--resume: exit %d, %v; stderr:\n%s", r.code, got, r.stderr)
+	}
+	if n := fake.sentLines(t); n != 6 {
+		t.Errorf("%d requests went in the batches, want 6", n)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/trace"
 )
 
@@ -444,8 +445,8 @@ func (b *runner) finish() error {
 	if err := st.save(b.stateDir); err != nil {
 		return fmt.Errorf("--no-wait: keep the pending batch %s: %w", p.BatchID, err)
 	}
-	b.note(fmt.Sprintf("ask batch: batch %s of %s is pending with %d requests; continue with: ask batch --resume %s",
-		p.BatchID, st.Provider, len(st.Held), b.stateID))
+	b.note(fmt.Sprintf("ask batch: batch %s of %s is pending with %s; continue with: ask batch --resume %s",
+		p.BatchID, st.Provider, termtext.Plural(len(st.Held), "request", "requests"), b.stateID))
 	return nil
 }
 

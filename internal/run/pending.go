@@ -51,6 +51,9 @@ func readPending(transcript []byte) (*pendingRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(events) == 0 {
+		return nil, errors.New("the transcript has no events")
+	}
 	start, end := events[0], events[len(events)-1]
 	switch {
 	case start.Type != records.TypeRunStarted || start.ID == "":
