@@ -179,8 +179,16 @@ func (t roundsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.tries, tag.Tries = tag.Tries, 0
 	}
 	t.r.mu.Lock()
-	t.r.pending = append(t.r.pending, h)
-	t.r.mu.Unlock()
+	if t.r.stopped {
+		// The round was left pending before this request came: it would
+		// wait for a round that never goes.
+		t.r.mu.Unlock()
+		rep := ErrorReply(http.StatusBadGateway, "the batch was left pending (--no-wait) before this request was made")
+		h.reply <- rep
+	} else {
+		t.r.pending = append(t.r.pending, h)
+		t.r.mu.Unlock()
+	}
 	t.r.kick()
 	select {
 	case rep := <-h.reply:
@@ -221,11 +229,13 @@ func (r *Rounds) Run(ctx context.Context) {
 			return
 		case <-time.After(r.Settle):
 		}
-		if !r.ready() {
+		r.mu.Lock()
+		if len(r.pending) == 0 || len(r.pending) < r.active {
+			// A run began while the set settled: wait for it too.
+			r.mu.Unlock()
 			r.kick()
 			continue
 		}
-		r.mu.Lock()
 		round := r.pending
 		r.pending = nil
 		r.round++

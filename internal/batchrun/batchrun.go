@@ -94,6 +94,7 @@ type runner struct {
 	runs              map[string]HeldTask // by task id: run id, transcript
 	unstarted         []TaskLine
 	seq               int
+	saved             bool // the state was kept
 }
 
 func (b *runner) run(ctx context.Context) (batch.Summary, error) {
@@ -168,6 +169,11 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 		if b.stateID, b.stateDir, err = newStateDir(root); err != nil {
 			return sum, err
 		}
+		defer func() {
+			if !b.saved {
+				os.RemoveAll(b.stateDir) // nothing was left pending
+			}
+		}()
 		b.runs = map[string]HeldTask{}
 		b.rounds.OnPending = func(p batch.Pending) error {
 			b.mu.Lock()
@@ -411,18 +417,14 @@ func (b *runner) carryOn(ctx context.Context, r *run.Run, h HeldTask, tag *batch
 
 // finish keeps the state of a batch left pending and says how to go on,
 // or removes what is no longer pending.
+// The batch carried on is removed only then: were the new state not
+// kept, a --resume could read the old one again.
 func (b *runner) finish() error {
-	if b.resumedDir != "" {
-		defer os.RemoveAll(b.resumedDir)
-	}
-	if b.stateDir == "" {
-		return nil
-	}
 	b.mu.Lock()
 	p := b.pending
 	b.mu.Unlock()
-	if p == nil {
-		os.RemoveAll(b.stateDir)
+	if p == nil || b.stateDir == "" {
+		b.removeResumed()
 		return nil
 	}
 	flags, err := batch.EncodeSettings(b.flags.Values)
@@ -445,9 +447,17 @@ func (b *runner) finish() error {
 	if err := st.save(b.stateDir); err != nil {
 		return fmt.Errorf("--no-wait: keep the pending batch %s: %w", p.BatchID, err)
 	}
+	b.saved = true
+	b.removeResumed()
 	b.note(fmt.Sprintf("ask batch: batch %s of %s is pending with %s; continue with: ask batch --resume %s",
 		p.BatchID, st.Provider, termtext.Plural(len(st.Held), "request", "requests"), b.stateID))
 	return nil
+}
+
+func (b *runner) removeResumed() {
+	if b.resumedDir != "" {
+		os.RemoveAll(b.resumedDir)
+	}
 }
 
 func oneLine(s string) string {
