@@ -23,6 +23,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/termtext"
@@ -98,49 +99,12 @@ type runner struct {
 }
 
 func (b *runner) run(ctx context.Context) (batch.Summary, error) {
-	cfg := b.cfg
 	var sum batch.Summary
-	root := batchesDir(cfg.Getenv)
-	if cfg.Resuming {
-		if err := b.loadResumed(root); err != nil {
-			return sum, err
-		}
-	}
-	if b.j < 1 {
-		return sum, fault.Usagef("--jobs %d: give at least 1", b.j)
-	}
-	var shard batch.Shard
-	if b.shardText != "" {
-		var err error
-		if shard, err = batch.ParseShard(b.shardText); err != nil {
-			return sum, fault.Usagef("%v", err)
-		}
-	}
-	if b.cfg.BatchAPI {
-		// A batch's requests are not streamed, and it may take the 24
-		// hours of its completion window.
-		b.flags.NoStream = run.Given(true, "--batch-api")
-		if !b.flags.Timeout.IsGiven() {
-			b.flags.Timeout = run.Given(time.Duration(0), "--batch-api: a batch may take its 24 hours")
-		}
-	}
-	s, err := cfg.Resolve(b.flags)
+	shard, err := b.prepare()
 	if err != nil {
 		return sum, err
 	}
-	b.settings = s
-	if b.cfg.BatchAPI {
-		if err := b.startRounds(); err != nil {
-			return sum, err
-		}
-	}
-	store, err := history.Open(cfg.Getenv)
-	if err != nil {
-		return sum, fault.Usagef("%v", err)
-	}
-	b.store = &store
-
-	sink := batch.NewSink(cfg.Out, nil)
+	sink := batch.NewSink(b.cfg.Out, nil)
 	var done *batch.Done
 	if b.output != "" {
 		out, err := batch.OpenOutput(b.output)
@@ -150,11 +114,10 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 		defer out.Close()
 		sink, done = out.Sink(), out.Done
 	}
-
-	in := cfg.Input
+	in := b.cfg.Input
 	if b.resumed != nil {
 		// The batch's replies first: not ended, the state stays for later.
-		replies, ended, err := b.rounds.Collect(ctx, b.resumed.BatchID, !cfg.NoWait)
+		replies, ended, err := b.rounds.Collect(ctx, b.resumed.BatchID, !b.cfg.NoWait)
 		if err != nil {
 			return sum, fmt.Errorf("--resume: %w", err)
 		}
@@ -165,8 +128,8 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 		b.replies = replies
 		in = b.resumedTasks()
 	}
-	if cfg.NoWait {
-		if b.stateID, b.stateDir, err = newStateDir(root); err != nil {
+	if b.cfg.NoWait {
+		if err := b.leavePending(); err != nil {
 			return sum, err
 		}
 		defer func() {
@@ -174,27 +137,20 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 				os.RemoveAll(b.stateDir) // nothing was left pending
 			}
 		}()
-		b.runs = map[string]HeldTask{}
-		b.rounds.OnPending = func(p batch.Pending) error {
-			b.mu.Lock()
-			b.pending = &p
-			b.mu.Unlock()
-			return nil
-		}
 	}
 
 	lim := batch.NewLimiter(b.j)
-	b.env = cfg.Env
+	b.env = b.cfg.Env
 	b.env.Notes, b.env.MCPStarting, b.env.Limiter = nil, nil, lim
-	if b.env.Verbose && cfg.Err != nil {
-		b.env.Notes = &LockedWriter{W: cfg.Err} // runs write at once
+	if b.env.Verbose && b.cfg.Err != nil {
+		b.env.Notes = &LockedWriter{W: b.cfg.Err} // runs write at once
 	}
 	// With OTEL_* set, the batch is one trace: a span for it, one for each
 	// task, and each task's run under its task's.
-	ctx, tr := trace.StartBatch(ctx, trace.Options{Getenv: cfg.Getenv, Version: cfg.Version})
+	ctx, tr := trace.StartBatch(ctx, trace.Options{Getenv: b.cfg.Getenv, Version: b.cfg.Version})
 	defer tr.End()
 	b.tr = tr
-	b.prog = NewProgress(cfg.Err, done, cfg.Progress && !cfg.Quiet)
+	b.prog = NewProgress(b.cfg.Err, done, b.cfg.Progress && !b.cfg.Quiet)
 	defer b.prog.Stop()
 	if b.rounds != nil {
 		b.env.HTTP = &http.Client{Transport: b.rounds.Transport()}
@@ -214,6 +170,70 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 		return sum, err
 	}
 	return sum, b.finish()
+}
+
+// prepare reads the pending batch --resume names, checks the batch's
+// settings, and readies the history and the provider's batch interface.
+func (b *runner) prepare() (batch.Shard, error) {
+	var shard batch.Shard
+	if b.cfg.Resuming {
+		if err := b.loadResumed(batchesDir(b.cfg.Getenv)); err != nil {
+			return shard, err
+		}
+	}
+	if b.j < 1 {
+		return shard, fault.Usagef("--jobs %d: give at least 1", b.j)
+	}
+	if b.shardText != "" {
+		var err error
+		if shard, err = batch.ParseShard(b.shardText); err != nil {
+			return shard, fault.Usagef("%v", err)
+		}
+	}
+	if b.cfg.BatchAPI {
+		// A batch's requests are not streamed, and it may take the 24
+		// hours of its completion window.
+		b.flags.NoStream = run.Given(true, "--batch-api")
+		if !b.flags.Timeout.IsGiven() {
+			b.flags.Timeout = run.Given(time.Duration(0), "--batch-api: a batch may take its 24 hours")
+		}
+	}
+	s, err := b.cfg.Resolve(b.flags)
+	if err != nil {
+		return shard, err
+	}
+	b.settings = s
+	if b.cfg.BatchAPI {
+		if err := b.startRounds(); err != nil {
+			return shard, err
+		}
+	}
+	store, err := history.Open(b.cfg.Getenv)
+	if err != nil {
+		return shard, fault.Usagef("%v", err)
+	}
+	b.store = &store
+	return shard, nil
+}
+
+// leavePending readies --no-wait: the directory its state will be kept
+// in, and the round it will leave.
+func (b *runner) leavePending() error {
+	if b.rounds == nil {
+		return fault.Usagef("--no-wait leaves a batch of the provider's batch interface pending: give --batch-api too")
+	}
+	var err error
+	if b.stateID, b.stateDir, err = newStateDir(batchesDir(b.cfg.Getenv)); err != nil {
+		return err
+	}
+	b.runs = map[string]HeldTask{}
+	b.rounds.OnPending = func(p batch.Pending) error {
+		b.mu.Lock()
+		b.pending = &p
+		b.mu.Unlock()
+		return nil
+	}
+	return nil
 }
 
 // note writes a line on stderr unless -q.
@@ -240,9 +260,11 @@ func (b *runner) startRounds() error {
 	default:
 		return fault.Usagef("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API) or -p anthropic (Message Batches)", s.Provider.Value)
 	}
-	if b.resumed != nil && (b.resumed.Provider != s.Provider.Value || strings.TrimRight(b.resumed.BaseURL, "/") != b.rounds.BaseURL) {
+	// The batch is read where it was sent, with this key: a state that
+	// names another endpoint is not followed, it is said.
+	if now := providers.RedactURL(b.rounds.BaseURL); b.resumed != nil && (b.resumed.Provider != s.Provider.Value || strings.TrimRight(b.resumed.BaseURL, "/") != now) {
 		return fault.Usagef("--resume: the batch went to %s at %s, but the settings now name %s at %s: give -p %s --base-url %s",
-			b.resumed.Provider, b.resumed.BaseURL, s.Provider.Value, b.rounds.BaseURL, b.resumed.Provider, b.resumed.BaseURL)
+			b.resumed.Provider, b.resumed.BaseURL, s.Provider.Value, now, b.resumed.Provider, b.resumed.BaseURL)
 	}
 	if b.j > b.rounds.Limit() {
 		return fault.Usagef("--jobs %d: a batch of %s holds at most %d requests", b.j, s.Provider.Value, b.rounds.Limit())
@@ -431,7 +453,7 @@ func (b *runner) finish() error {
 	if err != nil {
 		return err
 	}
-	st := State{Created: time.Now().UTC(), Provider: b.settings.Provider.Value, BaseURL: b.rounds.BaseURL, BatchID: p.BatchID,
+	st := State{Created: time.Now().UTC(), Provider: b.settings.Provider.Value, BaseURL: providers.RedactURL(b.rounds.BaseURL), BatchID: p.BatchID,
 		Output: b.output, Jobs: b.j, Shard: b.shardText, Flags: flags, Unstarted: b.unstarted}
 	for _, req := range p.Requests {
 		if req.Run == nil {
