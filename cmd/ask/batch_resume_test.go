@@ -253,3 +253,36 @@ func TestBatchResumeStartsTheRest(t *testing.T) {
 		t.Errorf("%d requests went in the batches, want 6", n)
 	}
 }
+
+// TestBatchResumeExpiredTwice: a request left unanswered by the round it
+// was left pending in goes again in the next, once; unanswered there too,
+// it is its task's error (exit 3), carried through the kept state.
+func TestBatchResumeExpiredTwice(t *testing.T) {
+	t.Parallel()
+	for _, provider := range []string{"openai", "anthropic"} {
+		t.Run(provider, func(t *testing.T) {
+			t.Parallel()
+			fake := startBatchFake(t, provider, func(round int, _ string) bool { return round <= 2 })
+			fake.env["XDG_STATE_HOME"] = t.TempDir()
+			e := askEnv{stdin: `{"id":"a","prompt":"pa"}` + "\n", env: fake.env}
+			if r := runAsk(t, e, "batch", "--batch-api", "--no-wait", "--yes"); r.code != 0 {
+				t.Fatalf("--no-wait: exit %d; stderr:\n%s", r.code, r.stderr)
+			}
+			e.stdin = ""
+			var r askResult
+			for range 4 { // in progress, then expired and sent again, then in progress
+				r = runAsk(t, e, "batch", "--resume", "--no-wait")
+				if r.code != 0 || !strings.Contains(r.stderr, "still in progress") && !resumeLine.MatchString(r.stderr) {
+					break
+				}
+			}
+			lines := readResults(t, r.stdout)
+			if r.code != 3 || len(lines) != 1 || lines[0].Status != "error" || !strings.Contains(lines[0].Error, "unanswered twice") {
+				t.Fatalf("exit %d, results %+v; stderr:\n%s", r.code, lines, r.stderr)
+			}
+			if n := fake.sentLines(t); n != 2 {
+				t.Errorf("%d requests went in the batches, want 2", n)
+			}
+		})
+	}
+}
