@@ -99,6 +99,16 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	}
 	if tr != nil {
 		rec.Observe(tr.Observe)
+		if prev != nil {
+			// The trace of a run carried on is this part's: it starts now,
+			// with the held request's span, which its response closes.
+			for _, ev := range []records.Event{prev.start, prev.held} {
+				if ev.Type != "" {
+					ev.Time = start
+					tr.Observe(ev)
+				}
+			}
+		}
 	}
 	if prev == nil {
 		rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,

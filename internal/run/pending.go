@@ -33,7 +33,9 @@ type Reply struct {
 type pendingRun struct {
 	id         string
 	transcript []byte
-	end        records.Event
+	// start and held are its run.started and its held request, for the
+	// carried-on run's trace; end its pending run.finished.
+	start, held, end records.Event
 }
 
 // ReadPending checks that transcript is a run's that stopped pending, and
@@ -63,7 +65,14 @@ func readPending(transcript []byte) (*pendingRun, error) {
 	case len(end.History) == 0 || end.Steps < 1:
 		return nil, fmt.Errorf("run %s is pending but its run.finished holds no conversation or step", start.ID)
 	}
-	return &pendingRun{id: start.ID, transcript: transcript, end: end}, nil
+	p := &pendingRun{id: start.ID, transcript: transcript, start: start, end: end}
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == records.TypeRequest {
+			p.held = events[i]
+			break
+		}
+	}
+	return p, nil
 }
 
 // Continue carries on the pending run whose transcript is given (see
