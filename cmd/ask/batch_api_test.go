@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,10 @@ type batchFake struct {
 	env     map[string]string
 	creates func() int
 	direct  func() int
+	// bodies are the batches' request files (OpenAI) or creation bodies
+	// (Anthropic, Gemini), whose requests are at the JSON path requests.
+	bodies   func() [][]byte
+	requests string
 }
 
 func startBatchFake(t *testing.T, provider string, expire func(round int, id string) bool) batchFake {
@@ -41,7 +46,29 @@ func startBatchFake(t *testing.T, provider string, expire func(round int, id str
 		}
 		return batchFake{url: m.URL, env: map[string]string{"ASK_PROVIDER": "anthropic", "ASK_BASE_URL": m.URL + "/v1",
 			"ANTHROPIC_API_KEY": "fake-test-not-a-real-key-0000"},
-			creates: locked(func() int { return len(m.Creates) }), direct: locked(func() int { return m.Direct })}
+			creates: locked(func() int { return len(m.Creates) }), direct: locked(func() int { return m.Direct }),
+			bodies: func() [][]byte { m.Mu().Lock(); defer m.Mu().Unlock(); return slices.Clone(m.Creates) }, requests: "requests"}
+	}
+	if provider == "gemini" {
+		g := fakeprovider.StartGeminiBatches(geminiTwoStep)
+		if expire != nil {
+			// An entry deadline-exceeded is unanswered, as an expired
+			// one is: it goes again in the next round.
+			g.Fail = func(round int, key string) int {
+				if expire(round, key) {
+					return 4
+				}
+				return 0
+			}
+		}
+		t.Cleanup(g.Close)
+		locked := func(f func() int) func() int {
+			return func() int { g.Mu().Lock(); defer g.Mu().Unlock(); return f() }
+		}
+		return batchFake{url: g.URL, env: map[string]string{"ASK_PROVIDER": "gemini", "ASK_BASE_URL": g.URL + "/v1beta",
+			"GEMINI_API_KEY": "fake-test-not-a-real-key-0000"},
+			creates: locked(func() int { return len(g.Creates) }), direct: locked(func() int { return g.Direct }),
+			bodies: func() [][]byte { g.Mu().Lock(); defer g.Mu().Unlock(); return slices.Clone(g.Creates) }, requests: "batch.input_config.requests.requests"}
 	}
 	api := fakeprovider.StartBatchAPI(twoStepModel)
 	api.Expire = expire
@@ -51,7 +78,8 @@ func startBatchFake(t *testing.T, provider string, expire func(round int, id str
 	}
 	return batchFake{url: api.URL, env: map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": api.URL,
 		"OPENAI_API_KEY": "fake-test-not-a-real-key-0000"},
-		creates: locked(func() int { return len(api.Creates) }), direct: locked(func() int { return api.Direct })}
+		creates: locked(func() int { return len(api.Creates) }), direct: locked(func() int { return api.Direct }),
+		bodies: func() [][]byte { api.Mu().Lock(); defer api.Mu().Unlock(); return slices.Clone(api.Uploads) }}
 }
 
 // TestBatchAPIRounds: with --batch-api every step of every task goes

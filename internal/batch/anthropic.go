@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -45,31 +46,44 @@ type messageBatch struct {
 	ResultsURL       string `json:"results_url"`
 }
 
-// run creates the batch, waits for it to end and reads its results: a
-// succeeded result's message is its request's reply, an errored one's
-// error an API error; an expired or canceled one is left out (run again).
-func (anthropicBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error) {
+// submit creates the batch, the requests in its body.
+func (anthropicBatches) submit(ctx context.Context, r *Rounds, bodies [][]byte) (string, error) {
 	reqs := make([]AnthropicRequest, len(bodies))
 	for i, body := range bodies {
 		reqs[i] = AnthropicRequest{CustomID: strconv.Itoa(i), Params: body}
 	}
 	create, err := json.Marshal(map[string]any{"requests": reqs})
 	if err != nil {
-		return nil, fmt.Errorf("the requests are not JSON: %w", err)
+		return "", fmt.Errorf("the requests are not JSON: %w", err)
 	}
 	var b messageBatch
 	if err := r.call(ctx, http.MethodPost, "/messages/batches", "application/json", create, &b); err != nil {
-		return nil, fmt.Errorf("create the batch: %w", err)
+		return "", fmt.Errorf("create the batch: %w", err)
 	}
-	if r.OnRound != nil {
-		r.OnRound(b.ID, len(bodies))
+	if b.ID == "" {
+		return "", errors.New("create the batch: the answer names no batch id")
 	}
-	err = r.poll(ctx, func() bool { return b.ProcessingStatus == "ended" }, func() error {
-		if err := r.call(ctx, http.MethodGet, "/messages/batches/"+b.ID, "", nil, &b); err != nil {
-			return fmt.Errorf("read the batch %s: %w", b.ID, err)
-		}
-		return nil
-	})
+	return b.ID, nil
+}
+
+func (anthropicBatches) read(ctx context.Context, r *Rounds, id string) (messageBatch, error) {
+	var b messageBatch
+	if err := r.call(ctx, http.MethodGet, "/messages/batches/"+id, "", nil, &b); err != nil {
+		return b, fmt.Errorf("read the batch %s: %w", id, err)
+	}
+	return b, nil
+}
+
+func (a anthropicBatches) ended(ctx context.Context, r *Rounds, id string) (bool, error) {
+	b, err := a.read(ctx, r, id)
+	return b.ProcessingStatus == "ended", err
+}
+
+// results reads the ended batch's results: a succeeded result's message
+// is its request's reply, an errored one's error an API error; an expired
+// or canceled one is left out (run again).
+func (a anthropicBatches) results(ctx context.Context, r *Rounds, id string) (map[string]Reply, error) {
+	b, err := a.read(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +94,7 @@ func (anthropicBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (ma
 	if err := r.call(ctx, http.MethodGet, b.ResultsURL, "", nil, &data); err != nil {
 		return nil, fmt.Errorf("the results of batch %s: %w", b.ID, err)
 	}
-	answers := map[string]heldReply{}
+	answers := map[string]Reply{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -97,11 +111,11 @@ func (anthropicBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (ma
 		}
 		switch line.Result.Type {
 		case "succeeded":
-			answers[line.CustomID] = heldReply{status: http.StatusOK, body: line.Result.Message}
+			answers[line.CustomID] = Reply{Status: http.StatusOK, Body: line.Result.Message}
 		case "errored":
 			// The error is the API's error object, as a request would
 			// have had it.
-			answers[line.CustomID] = heldReply{status: http.StatusBadRequest, body: line.Result.Error}
+			answers[line.CustomID] = Reply{Status: http.StatusBadRequest, Body: line.Result.Error}
 		}
 	}
 	return answers, sc.Err()

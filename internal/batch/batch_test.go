@@ -22,10 +22,14 @@ func TestReadDone(t *testing.T) {
 		name, file string
 		keep       int
 		ids        []string
+		notDone    []string
 		code       int
 		err        string
 	}{
 		{name: "empty", file: ""},
+		// A pending line is not done; its final line after it is.
+		{name: "pending", file: ok + `{"id":"p","status":"pending","exit_code":0}` + "\n", keep: len(ok) + 44, ids: []string{"a"}, notDone: []string{"p"}},
+		{name: "pending then final", file: `{"id":"a","status":"pending","exit_code":0}` + "\n" + ok, keep: 44 + len(ok), ids: []string{"a"}},
 		{name: "whole", file: ok + failed + noID, keep: len(ok + failed + noID), ids: []string{"a", "b"}, code: 3},
 		{name: "torn last line", file: ok + `{"id":"c","sta`, keep: len(ok), ids: []string{"a"}},
 		{name: "torn inside a rune", file: ok + "{\"id\":\"\xe2\x82", keep: len(ok), ids: []string{"a"}},
@@ -52,6 +56,11 @@ func TestReadDone(t *testing.T) {
 			for _, id := range tt.ids {
 				if !done.HasID(id) {
 					t.Errorf("%s not done", id)
+				}
+			}
+			for _, id := range tt.notDone {
+				if done.HasID(id) {
+					t.Errorf("%s done", id)
 				}
 			}
 			if done.Code != tt.code {

@@ -24,7 +24,7 @@ func NewGeminiRounds(baseURL, key string, client *http.Client) *Rounds {
 // geminiBatches is Gemini's Batch Mode. A batch belongs to one model, and
 // the requests a round holds are bodies without their URL, so model puts
 // each request's model into its body as GenerateContentRequest's own
-// "model" field; run groups the round by it, a batch per model.
+// "model" field; submit groups the round by it, a batch per model.
 type geminiBatches struct{}
 
 // geminiModelOf matches a generateContent request and gives its model,
@@ -145,10 +145,10 @@ func (o *geminiOperation) terminal() bool {
 	return o.Done
 }
 
-// run sends a batch per model the round's requests name, waits for them
-// all and reads their inline replies, by key (the body's index in the
-// round).
-func (g geminiBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error) {
+// submit sends a batch per model the round's requests name, each request
+// keyed by its index in the round, and returns their names, space
+// separated: the round's id, which ended and results read them all by.
+func (g geminiBatches) submit(ctx context.Context, r *Rounds, bodies [][]byte) (string, error) {
 	byModel := map[string][]int{}
 	for i, body := range bodies {
 		var req struct {
@@ -162,30 +162,21 @@ func (g geminiBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	ops := make([]*geminiOperation, len(models))
+	names := make([]string, len(models))
 	for i, m := range models {
-		op, err := g.submit(ctx, r, m, byModel[m], bodies)
+		name, err := g.submitModel(ctx, r, m, byModel[m], bodies)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		ops[i] = op
+		names[i] = name
 	}
-	answers := map[string]heldReply{}
-	for _, op := range ops {
-		if err := g.wait(ctx, r, op); err != nil {
-			return nil, err
-		}
-		if err := g.results(op, answers); err != nil {
-			return nil, err
-		}
-	}
-	return answers, nil
+	return strings.Join(names, " "), nil
 }
 
-// submit creates the batch of model holding the requests at idx.
-func (geminiBatches) submit(ctx context.Context, r *Rounds, model string, idx []int, bodies [][]byte) (*geminiOperation, error) {
+// submitModel creates the batch of model holding the requests at idx.
+func (geminiBatches) submitModel(ctx context.Context, r *Rounds, model string, idx []int, bodies [][]byte) (string, error) {
 	if model == "" {
-		return nil, fmt.Errorf("a request names no model")
+		return "", fmt.Errorf("a request names no model")
 	}
 	reqs := make([]GeminiInlineRequest, len(idx))
 	for j, i := range idx {
@@ -196,20 +187,55 @@ func (geminiBatches) submit(ctx context.Context, r *Rounds, model string, idx []
 		"input_config": map[string]any{"requests": map[string]any{"requests": reqs}},
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("the requests are not JSON: %w", err)
+		return "", fmt.Errorf("the requests are not JSON: %w", err)
 	}
 	path := "/" + escapeModel(model) + ":batchGenerateContent"
 	var op geminiOperation
 	if err := r.call(ctx, http.MethodPost, path, "application/json", create, &op); err != nil {
-		return nil, fmt.Errorf("create the batch: %w", err)
+		return "", fmt.Errorf("create the batch: %w", err)
 	}
 	if op.id() == "" {
-		return nil, fmt.Errorf("the batch created for %s has no name", model)
+		return "", fmt.Errorf("the batch created for %s has no name", model)
 	}
-	if r.OnRound != nil {
-		r.OnRound(op.id(), len(idx))
+	return op.id(), nil
+}
+
+// read reads the batch name once.
+func (geminiBatches) read(ctx context.Context, r *Rounds, name string) (*geminiOperation, error) {
+	var op geminiOperation
+	if err := r.call(ctx, http.MethodGet, "/"+escapeModel(name), "", nil, &op); err != nil {
+		return nil, fmt.Errorf("read the batch %s: %w", name, err)
+	}
+	if op.Name == "" {
+		op.Name = name
 	}
 	return &op, nil
+}
+
+// ended reads each batch of the round and reports whether all have ended.
+func (g geminiBatches) ended(ctx context.Context, r *Rounds, id string) (bool, error) {
+	for _, name := range strings.Fields(id) {
+		op, err := g.read(ctx, r, name)
+		if err != nil || !op.terminal() {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// results reads the inline replies of each ended batch of the round.
+func (g geminiBatches) results(ctx context.Context, r *Rounds, id string) (map[string]Reply, error) {
+	answers := map[string]Reply{}
+	for _, name := range strings.Fields(id) {
+		op, err := g.read(ctx, r, name)
+		if err != nil {
+			return nil, err
+		}
+		if err := inlineReplies(op, answers); err != nil {
+			return nil, err
+		}
+	}
+	return answers, nil
 }
 
 // escapeModel escapes the two segments of "models/NAME", a name that
@@ -219,28 +245,12 @@ func escapeModel(model string) string {
 	return url.PathEscape(kind) + "/" + url.PathEscape(name)
 }
 
-// wait reads the batch until it has ended.
-func (geminiBatches) wait(ctx context.Context, r *Rounds, op *geminiOperation) error {
-	name := op.id()
-	return r.poll(ctx, op.terminal, func() error {
-		var next geminiOperation
-		if err := r.call(ctx, http.MethodGet, "/"+escapeModel(name), "", nil, &next); err != nil {
-			return fmt.Errorf("read the batch %s: %w", name, err)
-		}
-		*op = next
-		if op.Name == "" {
-			op.Name = name
-		}
-		return nil
-	})
-}
-
-// results reads an ended batch's inline replies into answers. A reply is
+// inlineReplies reads an ended batch's inline replies into answers. A reply is
 // its request's answer; an error that a second try may not repeat
 // (deadline, unavailable, internal, resource exhausted) is left out, to
 // go again in the next round, as is every request of a batch that failed,
 // expired or was cancelled before answering it.
-func (geminiBatches) results(op *geminiOperation, answers map[string]heldReply) error {
+func inlineReplies(op *geminiOperation, answers map[string]Reply) error {
 	out := op.Response
 	if out == nil {
 		out = op.Metadata.Output
@@ -263,9 +273,9 @@ func (geminiBatches) results(op *geminiOperation, answers map[string]heldReply) 
 				continue
 			}
 			body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": status, "message": item.Error.Message}})
-			answers[key] = heldReply{status: status, body: body}
+			answers[key] = Reply{Status: status, Body: body}
 		case len(item.Response) > 0:
-			answers[key] = heldReply{status: http.StatusOK, body: item.Response}
+			answers[key] = Reply{Status: http.StatusOK, Body: item.Response}
 		}
 	}
 	return nil

@@ -74,18 +74,18 @@ func TestGeminiResults(t *testing.T) {
 	if err := json.Unmarshal([]byte(op), &o); err != nil {
 		t.Fatal(err)
 	}
-	answers := map[string]heldReply{}
-	if err := (geminiBatches{}).results(&o, answers); err != nil {
+	answers := map[string]Reply{}
+	if err := inlineReplies(&o, answers); err != nil {
 		t.Fatal(err)
 	}
-	if a, ok := answers["0"]; !ok || a.status != 200 {
+	if a, ok := answers["0"]; !ok || a.Status != 200 {
 		t.Errorf("key 0: %+v, want the reply", a)
 	}
 	if _, ok := answers["1"]; ok {
 		t.Errorf("key 1 (UNAVAILABLE) answered; it should go again")
 	}
-	if a := answers["2"]; a.status != 400 || !bytes.Contains(a.body, []byte("bad request")) {
-		t.Errorf("key 2: %d %s, want a 400 with the message", a.status, a.body)
+	if a := answers["2"]; a.Status != 400 || !bytes.Contains(a.Body, []byte("bad request")) {
+		t.Errorf("key 2: %d %s, want a 400 with the message", a.Status, a.Body)
 	}
 	if len(answers) != 2 {
 		t.Errorf("%d answers, want 2", len(answers))
@@ -93,12 +93,12 @@ func TestGeminiResults(t *testing.T) {
 
 	expired := geminiOperation{Name: "batches/b2", Done: true}
 	expired.Metadata.State = "BATCH_STATE_EXPIRED"
-	if err := (geminiBatches{}).results(&expired, map[string]heldReply{}); err != nil {
+	if err := inlineReplies(&expired, map[string]Reply{}); err != nil {
 		t.Errorf("an expired batch without output: %v; its requests should go again", err)
 	}
 	succeeded := geminiOperation{Name: "batches/b3", Done: true}
 	succeeded.Metadata.State = "BATCH_STATE_SUCCEEDED"
-	if err := (geminiBatches{}).results(&succeeded, map[string]heldReply{}); err == nil {
+	if err := inlineReplies(&succeeded, map[string]Reply{}); err == nil {
 		t.Error("a succeeded batch without output read as nothing to say")
 	}
 }
@@ -114,11 +114,11 @@ func FuzzGeminiResults(f *testing.F) {
 		if json.Unmarshal(data, &o) != nil {
 			return
 		}
-		answers := map[string]heldReply{}
-		_ = (geminiBatches{}).results(&o, answers)
+		answers := map[string]Reply{}
+		_ = inlineReplies(&o, answers)
 		for key, a := range answers {
-			if key == "" || a.status < 100 || a.status > 599 {
-				t.Fatalf("answer %q: status %d", key, a.status)
+			if key == "" || a.Status < 100 || a.Status > 599 {
+				t.Fatalf("answer %q: status %d", key, a.Status)
 			}
 			if _, err := strconv.Atoi(key); err != nil && !bytes.Contains(data, []byte(key)) {
 				t.Fatalf("answer for key %q the batch did not name", key)

@@ -18,7 +18,7 @@ import (
 
 // Rounds sends the model requests of every run under way through the
 // provider's batch interface (OpenAI's Batch API, Anthropic's Message
-// Batches), at its discount: the runs' HTTP client is Transport, which
+// Batches, Gemini's Batch Mode), at its discount: the runs' HTTP client is Transport, which
 // holds each Chat Completions request back; when every run under way is
 // waiting for the model, the requests held go as one batch (a round), and
 // each run gets its reply once the batch is done, runs its tools locally,
@@ -38,6 +38,11 @@ type Rounds struct {
 	Settle time.Duration
 	// OnRound is told of each batch as it is created; nil tells nobody.
 	OnRound func(id string, requests int)
+	// OnPending, when set, is --no-wait: a round once created is not
+	// waited for. OnPending is told of it (to keep its state), then every
+	// run it holds is stopped (RunTag.Stop), and no round follows: Begin
+	// says no to any run after. An error from OnPending fails the runs.
+	OnPending func(Pending) error
 
 	eng engine
 
@@ -46,28 +51,72 @@ type Rounds struct {
 	pending []*held
 	changed chan struct{}
 	round   int
+	stopped bool // a round was left pending
+}
+
+// Reply is the provider's answer to one request of a batch.
+type Reply struct {
+	Status int
+	Body   []byte
+}
+
+// Pending is a round left pending: the provider's batch and the requests
+// it holds, each by its custom_id.
+type Pending struct {
+	BatchID  string
+	Requests []PendingRequest
+}
+
+// PendingRequest is one request of a pending round.
+type PendingRequest struct {
+	CustomID string
+	// Tries counts the rounds the request went in before this one.
+	Tries int
+	Run   *RunTag
+}
+
+// RunTag names the run a request comes from; the batch's runner puts it
+// in the context of the run's requests (WithRun).
+type RunTag struct {
+	// ID is the runner's name for the run (its task's id).
+	ID string
+	// Stop ends the run as pending (--no-wait).
+	Stop func()
+	// Tries is how many rounds the run's next request went in before,
+	// when it is sent again on a resume; it is used once.
+	Tries int
+}
+
+type runTagKey struct{}
+
+// WithRun tags the requests made under ctx as the run t's.
+func WithRun(ctx context.Context, t *RunTag) context.Context {
+	return context.WithValue(ctx, runTagKey{}, t)
 }
 
 // held is one request waiting for its round.
 type held struct {
 	body  []byte
 	tries int
-	reply chan heldReply
+	tag   *RunTag // nil for an untagged run
+	reply chan Reply
 }
 
-type heldReply struct {
-	status int
-	body   []byte
-}
-
-// engine is one provider's batch interface.
+// engine is one provider's batch interface. Each call stands alone, given
+// the batch's id, so that a batch submitted by one process can be read by
+// another (ask batch --resume).
 type engine interface {
 	// model reports whether req is a model request a round takes.
 	model(req *http.Request) bool
-	// run sends the round's request bodies as one batch, waits for it and
-	// returns the replies by custom_id (the body's index); a request the
-	// batch did not answer is left out.
-	run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error)
+	// submit sends the round's request bodies as one batch, custom_id
+	// "i" for bodies[i], and returns the batch's id.
+	submit(ctx context.Context, r *Rounds, bodies [][]byte) (string, error)
+	// ended reads the batch once and reports whether it has ended.
+	ended(ctx context.Context, r *Rounds, id string) (bool, error)
+	// results reads an ended batch's replies by custom_id; a request the
+	// batch did not answer (expired, failed without a response) is left
+	// out.
+	results(ctx context.Context, r *Rounds, id string) (map[string]Reply, error)
 	// authorize sets the credentials of a batch request.
 	authorize(h http.Header, key string)
 	// limit is the most requests a batch holds.
@@ -88,8 +137,20 @@ func newRounds(baseURL, key string, client *http.Client, eng engine) *Rounds {
 func (r *Rounds) Limit() int { return r.eng.limit() }
 
 // Begin and End count the runs under way: a round waits for all of them.
-func (r *Rounds) Begin() { r.mu.Lock(); r.active++; r.mu.Unlock(); r.kick() }
-func (r *Rounds) End()   { r.mu.Lock(); r.active--; r.mu.Unlock(); r.kick() }
+// Begin is false, and counts nothing, once a round was left pending: the
+// run must not start.
+func (r *Rounds) Begin() bool {
+	r.mu.Lock()
+	ok := !r.stopped
+	if ok {
+		r.active++
+	}
+	r.mu.Unlock()
+	r.kick()
+	return ok
+}
+
+func (r *Rounds) End() { r.mu.Lock(); r.active--; r.mu.Unlock(); r.kick() }
 
 func (r *Rounds) kick() {
 	select {
@@ -112,16 +173,28 @@ func (t roundsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &held{body: body, reply: make(chan heldReply, 1)}
+	h := &held{body: body, reply: make(chan Reply, 1)}
+	if tag, ok := req.Context().Value(runTagKey{}).(*RunTag); ok {
+		h.tag = tag
+		h.tries, tag.Tries = tag.Tries, 0
+	}
 	t.r.mu.Lock()
-	t.r.pending = append(t.r.pending, h)
-	t.r.mu.Unlock()
+	if t.r.stopped {
+		// The round was left pending before this request came: it would
+		// wait for a round that never goes.
+		t.r.mu.Unlock()
+		rep := ErrorReply(http.StatusBadGateway, "the batch was left pending (--no-wait) before this request was made")
+		h.reply <- rep
+	} else {
+		t.r.pending = append(t.r.pending, h)
+		t.r.mu.Unlock()
+	}
 	t.r.kick()
 	select {
 	case rep := <-h.reply:
-		return &http.Response{StatusCode: rep.status, Status: strconv.Itoa(rep.status) + " " + http.StatusText(rep.status),
-			Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(rep.body)),
-			ContentLength: int64(len(rep.body)), Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
+		return &http.Response{StatusCode: rep.Status, Status: strconv.Itoa(rep.Status) + " " + http.StatusText(rep.Status),
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(rep.Body)),
+			ContentLength: int64(len(rep.Body)), Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
 	case <-req.Context().Done():
 		return nil, context.Cause(req.Context())
 	}
@@ -156,18 +229,80 @@ func (r *Rounds) Run(ctx context.Context) {
 			return
 		case <-time.After(r.Settle):
 		}
-		if !r.ready() {
+		r.mu.Lock()
+		if len(r.pending) == 0 || len(r.pending) < r.active {
+			// A run began while the set settled: wait for it too.
+			r.mu.Unlock()
 			r.kick()
 			continue
 		}
-		r.mu.Lock()
 		round := r.pending
 		r.pending = nil
 		r.round++
+		r.stopped = r.OnPending != nil
 		r.mu.Unlock()
+		if r.OnPending != nil {
+			r.leave(ctx, round)
+			return
+		}
 		r.send(ctx, round)
 		r.kick()
 	}
+}
+
+// leave submits a round and leaves it pending (--no-wait).
+func (r *Rounds) leave(ctx context.Context, round []*held) {
+	id, err := r.submit(ctx, round)
+	if err == nil {
+		p := Pending{BatchID: id}
+		for i, h := range round {
+			p.Requests = append(p.Requests, PendingRequest{CustomID: strconv.Itoa(i), Tries: h.tries, Run: h.tag})
+		}
+		err = r.OnPending(p)
+	}
+	for _, h := range round {
+		switch {
+		case err != nil:
+			h.reply <- ErrorReply(http.StatusBadGateway, "the batch interface: "+err.Error())
+		case h.tag != nil && h.tag.Stop != nil:
+			h.tag.Stop()
+		default:
+			h.reply <- ErrorReply(http.StatusBadGateway, "the batch was left pending, but this request names no run to stop")
+		}
+	}
+}
+
+// submit sends a round's requests as one batch and tells OnRound.
+func (r *Rounds) submit(ctx context.Context, round []*held) (string, error) {
+	bodies := make([][]byte, len(round))
+	for i, h := range round {
+		bodies[i] = h.body
+	}
+	id, err := r.eng.submit(ctx, r, bodies)
+	if err != nil {
+		return "", err
+	}
+	if r.OnRound != nil {
+		r.OnRound(id, len(round))
+	}
+	return id, nil
+}
+
+// Collect reads the batch id: with wait, until it has ended; without, once.
+// When it has ended, the replies by custom_id.
+func (r *Rounds) Collect(ctx context.Context, id string, wait bool) (replies map[string]Reply, ended bool, err error) {
+	ended, err = r.eng.ended(ctx, r, id)
+	if err == nil && !ended && wait {
+		err = r.poll(ctx, func() bool { return ended }, func() error {
+			ended, err = r.eng.ended(ctx, r, id)
+			return err
+		})
+	}
+	if err != nil || !ended {
+		return nil, ended, err
+	}
+	replies, err = r.eng.results(ctx, r, id)
+	return replies, true, err
 }
 
 // ready reports whether every run under way is waiting for the model.
@@ -179,16 +314,16 @@ func (r *Rounds) ready() bool {
 
 // send runs one round and answers its requests.
 func (r *Rounds) send(ctx context.Context, round []*held) {
-	bodies := make([][]byte, len(round))
-	for i, h := range round {
-		bodies[i] = h.body
+	id, err := r.submit(ctx, round)
+	var answers map[string]Reply
+	if err == nil {
+		answers, _, err = r.Collect(ctx, id, true)
 	}
-	answers, err := r.eng.run(ctx, r, bodies)
 	for i, h := range round {
 		a, ok := answers[strconv.Itoa(i)]
 		switch {
 		case err != nil:
-			h.reply <- errorReply(http.StatusBadGateway, "the Batch API: "+err.Error())
+			h.reply <- ErrorReply(http.StatusBadGateway, "the batch interface: "+err.Error())
 		case ok:
 			h.reply <- a
 		case h.tries == 0:
@@ -198,14 +333,22 @@ func (r *Rounds) send(ctx context.Context, round []*held) {
 			r.pending = append(r.pending, h)
 			r.mu.Unlock()
 		default:
-			h.reply <- errorReply(http.StatusBadRequest, "the Batch API left this request unanswered twice (expired or failed)")
+			h.reply <- Unanswered()
 		}
 	}
 }
 
-func errorReply(status int, msg string) heldReply {
+// Unanswered is the reply to a request that a batch left unanswered in
+// two rounds: that task's error.
+func Unanswered() Reply {
+	return ErrorReply(http.StatusBadRequest, "the batch interface left this request unanswered twice (expired or failed)")
+}
+
+// ErrorReply is an API error as a reply, which the run reads as the
+// provider's error.
+func ErrorReply(status int, msg string) Reply {
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "batch_error"}})
-	return heldReply{status: status, body: b}
+	return Reply{Status: status, Body: b}
 }
 
 // BatchLine is one line of a batch's input file.
@@ -227,16 +370,13 @@ func (openAIBatches) authorize(h http.Header, key string) { h.Set("Authorization
 
 func (openAIBatches) limit() int { return 50000 }
 
-// run uploads the round's requests, creates the batch, waits for it and
-// reads its output and error files: the replies by custom_id (the
-// request's index in the round). A line of the error file with a response
-// is that request's reply; one without is left out (run again).
-func (openAIBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map[string]heldReply, error) {
+// submit uploads the round's requests and creates the batch.
+func (openAIBatches) submit(ctx context.Context, r *Rounds, bodies [][]byte) (string, error) {
 	var input bytes.Buffer
 	for i, body := range bodies {
 		line, err := json.Marshal(BatchLine{CustomID: strconv.Itoa(i), Method: http.MethodPost, URL: "/v1/chat/completions", Body: body})
 		if err != nil {
-			return nil, fmt.Errorf("request %d is not JSON: %w", i, err)
+			return "", fmt.Errorf("request %d is not JSON: %w", i, err)
 		}
 		input.Write(append(line, '\n'))
 	}
@@ -244,31 +384,46 @@ func (openAIBatches) run(ctx context.Context, r *Rounds, bodies [][]byte) (map[s
 		ID string `json:"id"`
 	}
 	if err := r.upload(ctx, input.Bytes(), &file); err != nil {
-		return nil, fmt.Errorf("upload the requests: %w", err)
+		return "", fmt.Errorf("upload the requests: %w", err)
 	}
 	var b batchObject
 	create, _ := json.Marshal(map[string]string{"input_file_id": file.ID, "endpoint": "/v1/chat/completions", "completion_window": "24h"})
 	if err := r.call(ctx, http.MethodPost, "/batches", "application/json", create, &b); err != nil {
-		return nil, fmt.Errorf("create the batch: %w", err)
+		return "", fmt.Errorf("create the batch: %w", err)
 	}
-	if r.OnRound != nil {
-		r.OnRound(b.ID, len(bodies))
+	if b.ID == "" {
+		return "", errors.New("create the batch: the answer names no batch id")
 	}
-	err := r.poll(ctx, func() bool { return b.terminal() }, func() error {
-		if err := r.call(ctx, http.MethodGet, "/batches/"+b.ID, "", nil, &b); err != nil {
-			return fmt.Errorf("read the batch %s: %w", b.ID, err)
-		}
-		return nil
-	})
+	return b.ID, nil
+}
+
+func (openAIBatches) read(ctx context.Context, r *Rounds, id string) (batchObject, error) {
+	var b batchObject
+	if err := r.call(ctx, http.MethodGet, "/batches/"+id, "", nil, &b); err != nil {
+		return b, fmt.Errorf("read the batch %s: %w", id, err)
+	}
+	return b, nil
+}
+
+func (o openAIBatches) ended(ctx context.Context, r *Rounds, id string) (bool, error) {
+	b, err := o.read(ctx, r, id)
+	return b.terminal(), err
+}
+
+// results reads the batch's output and error files: a line of the error
+// file with a response is that request's reply; one without is left out
+// (run again).
+func (o openAIBatches) results(ctx context.Context, r *Rounds, id string) (map[string]Reply, error) {
+	b, err := o.read(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}
-	answers := map[string]heldReply{}
-	for _, id := range []string{b.OutputFileID, b.ErrorFileID} {
-		if id == "" {
+	answers := map[string]Reply{}
+	for _, file := range []string{b.OutputFileID, b.ErrorFileID} {
+		if file == "" {
 			continue
 		}
-		if err := r.readResults(ctx, id, answers); err != nil {
+		if err := r.readResults(ctx, file, answers); err != nil {
 			return nil, fmt.Errorf("the results of batch %s: %w", b.ID, err)
 		}
 	}
@@ -309,7 +464,7 @@ func (b batchObject) terminal() bool {
 }
 
 // readResults reads an output or error file into answers.
-func (r *Rounds) readResults(ctx context.Context, fileID string, answers map[string]heldReply) error {
+func (r *Rounds) readResults(ctx context.Context, fileID string, answers map[string]Reply) error {
 	var data []byte
 	if err := r.call(ctx, http.MethodGet, "/files/"+fileID+"/content", "", nil, &data); err != nil {
 		return err
@@ -328,7 +483,7 @@ func (r *Rounds) readResults(ctx context.Context, fileID string, answers map[str
 			return fmt.Errorf("a line of file %s is not JSON: %w", fileID, err)
 		}
 		if line.Response != nil && line.Response.StatusCode != 0 {
-			answers[line.CustomID] = heldReply{status: line.Response.StatusCode, body: line.Response.Body}
+			answers[line.CustomID] = Reply{Status: line.Response.StatusCode, Body: line.Response.Body}
 		}
 	}
 	return sc.Err()

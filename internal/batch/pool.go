@@ -34,6 +34,8 @@ type Config struct {
 	// (the progress line); either may be nil.
 	OnStart  func(Task)
 	OnResult func(Result)
+	// OnUnstarted is told of each task Exec did not start (StatusUnstarted).
+	OnUnstarted func(Task)
 }
 
 // Summary is what a batch came to.
@@ -92,6 +94,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 				}
 				r := cfg.Exec(ctx, t)
 				lim.Release()
+				if r.Status == StatusUnstarted {
+					if cfg.OnUnstarted != nil {
+						cfg.OnUnstarted(t)
+					}
+					continue
+				}
 				if ctx.Err() != nil {
 					continue // cut short: not a result
 				}

@@ -21,6 +21,14 @@ const (
 	StatusInvalid = "invalid"
 	// StatusError is a task whose run could not be built (its settings).
 	StatusError = "error"
+	// StatusPending is a task whose run waits in a provider's batch (ask
+	// batch --no-wait): not done, so a rerun runs it; ask batch --resume
+	// writes its final line after.
+	StatusPending = "pending"
+	// StatusUnstarted is what Exec returns for a task it did not start
+	// (the batch was left pending first): no result line is written, and
+	// Config.OnUnstarted is told.
+	StatusUnstarted = "unstarted"
 )
 
 // Result is one task's result line.
@@ -129,6 +137,9 @@ func (d *Done) HasLine(line int) bool {
 }
 
 func (d *Done) add(r Result) {
+	if r.Status == StatusPending {
+		return // its final line follows, or a rerun runs it
+	}
 	switch {
 	case r.ID != "":
 		d.ids[r.ID] = struct{}{}

@@ -29,6 +29,8 @@ type Task struct {
 	Settings settings.Values
 	// Line is the task's line in the file, from 1.
 	Line int
+	// Raw is the line itself, which a batch left pending keeps.
+	Raw []byte
 }
 
 // LineError is a task line that cannot be run: its result line says why.
@@ -156,6 +158,7 @@ func ParseTask(data []byte, line int) (Task, error) {
 	case !hasPrompt:
 		return fail(`no "prompt"`)
 	}
+	t.Raw = bytes.Clone(data)
 	return t, nil
 }
 
@@ -257,4 +260,56 @@ func jsonMsg(err error) string {
 		return "the line ends in the middle of a value"
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// EncodeSettings is the settings v gives, as a task line would give them:
+// a JSON object by flag name (a duration as "30s").
+func EncodeSettings(v settings.Values) (json.RawMessage, error) {
+	out := map[string]any{}
+	for _, r := range settings.Rows() {
+		if !r.IsSetting() {
+			continue
+		}
+		val, _, ok := v.Get(r.Name)
+		if !ok {
+			continue
+		}
+		if d, isDur := val.(time.Duration); isDur {
+			val = d.String()
+		}
+		out[r.Name] = val
+	}
+	return json.Marshal(out)
+}
+
+// DecodeSettings reads what EncodeSettings wrote, each setting checked as
+// a task line's and given the source source.
+func DecodeSettings(raw json.RawMessage, source string) (settings.Values, error) {
+	var v settings.Values
+	if len(raw) == 0 {
+		return v, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return v, fmt.Errorf("the settings: %v", jsonMsg(err))
+	}
+	for name, val := range m {
+		row, ok := keys()[name]
+		if !ok {
+			return v, fmt.Errorf("the settings: %s", unknownKey(name))
+		}
+		x, err := decodeKind(val, row.Kind)
+		if err == nil {
+			if msg := row.Check(x); msg != "" {
+				err = errors.New(msg)
+			}
+		}
+		if err == nil {
+			err = v.Set(row.Name, x, source)
+		}
+		if err != nil {
+			return v, fmt.Errorf("the settings: %s: %v", name, err)
+		}
+	}
+	return v, nil
 }

@@ -1,11 +1,15 @@
 package batch
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 func TestParseTask(t *testing.T) {
@@ -102,6 +106,63 @@ func FuzzParseTask(f *testing.F) {
 		}
 		if task.ID == "" || strings.TrimSpace(task.Prompt) == "" {
 			t.Fatalf("a task without id or prompt: %+v", task)
+		}
+	})
+}
+
+// The command line's settings kept for --resume read back as they were.
+func TestSettingsRoundTrip(t *testing.T) {
+	t.Parallel()
+	var v settings.Values
+	for name, val := range map[string]any{"model": "m1", "max-steps": 7, "timeout": 90 * time.Second, "yes": true,
+		"deny-tool": []string{"run_command"}, "temperature": 0.5} {
+		if err := v.Set(name, val, "flag --"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := EncodeSettings(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeSettings(raw, "kept")
+	if err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if back.Model.Value != "m1" || back.MaxSteps.Value != 7 || back.Timeout.Value != 90*time.Second || !back.Yes.Value ||
+		!slices.Equal(back.Deny.Value, []string{"run_command"}) || back.Temperature.Value != 0.5 || back.Model.Source != "kept" {
+		t.Errorf("read back %s as %+v", raw, back)
+	}
+	if back.Provider.IsGiven() {
+		t.Errorf("a setting not given came back given")
+	}
+	for _, bad := range []string{`{"max-steps":"7"}`, `{"nope":1}`, `[1]`, `{"mode":"wild"}`} {
+		if _, err := DecodeSettings(json.RawMessage(bad), "kept"); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func FuzzDecodeSettings(f *testing.F) {
+	for _, s := range []string{`{}`, `{"model":"m","timeout":"1s","deny-tool":["x"]}`, `{"max-steps":-1}`, `null`, `{"yes":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := DecodeSettings(data, "kept")
+		if err != nil {
+			return
+		}
+		// What was read encodes, and reads back to the same.
+		raw, err := EncodeSettings(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := DecodeSettings(raw, "kept")
+		if err != nil {
+			t.Fatalf("%s read back: %v", raw, err)
+		}
+		raw2, _ := EncodeSettings(again)
+		if string(raw) != string(raw2) {
+			t.Fatalf("%s, then %s", raw, raw2)
 		}
 	})
 }

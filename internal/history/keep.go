@@ -24,6 +24,22 @@ func (s *Store) Keep(getenv func(string) string, id string) (*Recording, error) 
 	return openRecording(s.Path(id))
 }
 
+// KeepAgain goes on keeping the run id, which stopped pending (ask batch
+// --no-wait) and is carried on: the copy starts with its transcript so far,
+// and replaces the kept file when the run ends, so that the run stays one
+// file under its id.
+func (s *Store) KeepAgain(id string, transcript []byte) (*Recording, error) {
+	if s == nil || s.Dir == "" {
+		return nil, nil
+	}
+	if !IsID(id) {
+		return nil, fmt.Errorf("%q is not a run id", id)
+	}
+	l := &Recording{path: s.Path(id), replace: true}
+	l.Write(transcript)
+	return l, nil
+}
+
 // Recording keeps a run's transcript for the history. Most runs are small,
 // so the copy is held in memory and written out in one go when the run
 // ends, to a new file that no other run can have: no temporary file, no
@@ -47,6 +63,9 @@ type Recording struct {
 	// still ours when the run ends.
 	written hash.Hash
 	size    int64
+	// replace: the run was kept before (KeepAgain), and Commit puts the
+	// whole copy in its place.
+	replace bool
 }
 
 // memoryCopyLimit is how much of a run's transcript Recording holds in
@@ -183,6 +202,9 @@ func (l *Recording) Commit() error {
 		if l.err != nil { // a spill that failed
 			return l.err
 		}
+		if l.replace {
+			return l.writeReplace()
+		}
 		if f := l.takeEarly(); f != nil && Link(f, l.pending, l.path) == nil {
 			return nil
 		}
@@ -224,6 +246,27 @@ func (l *Recording) writeNew() error {
 	_, err = f.Write(l.pending)
 	if err = errors.Join(err, f.Close()); err != nil {
 		os.Remove(l.path)
+	}
+	return err
+}
+
+// writeReplace writes the copy held in memory over l.path, through a
+// private temporary file renamed into place.
+func (l *Recording) writeReplace() error {
+	dir := filepath.Dir(l.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, lastTempPattern)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(l.pending)
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = os.Rename(f.Name(), l.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 	}
 	return err
 }

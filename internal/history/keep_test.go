@@ -181,3 +181,48 @@ func BenchmarkKeepLargeRun(b *testing.B) {
 		})
 	}
 }
+
+// TestKeepAgain: a run carried on (ask batch --resume) replaces its kept
+// file with the whole transcript, held in memory or grown past it, and
+// keeps it where the history had pruned it; no temporary file is left.
+func TestKeepAgain(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", memoryCopyLimit) + "\n"
+	for _, tt := range []struct {
+		name   string
+		exists bool
+		more   string
+	}{
+		{"replaces", true, "second\n"},
+		{"pruned before", false, "second\n"},
+		{"past memory", true, big},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := Store{Dir: filepath.Join(t.TempDir(), "runs")}
+			id := "20261127-120000.000000-00ab"
+			if tt.exists {
+				os.MkdirAll(s.Dir, 0o700)
+				os.WriteFile(s.Path(id), []byte("first\n"), 0o600)
+			}
+			rec, err := s.KeepAgain(id, []byte("first\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Writer().Write([]byte(tt.more))
+			if err := rec.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(s.Path(id))
+			if string(got) != "first\n"+tt.more {
+				t.Errorf("kept %d bytes, want %d", len(got), len("first\n"+tt.more))
+			}
+			if temps, _ := filepath.Glob(filepath.Join(s.Dir, lastTempPattern)); len(temps) != 0 {
+				t.Errorf("left %v", temps)
+			}
+		})
+	}
+	if _, err := (&Store{Dir: t.TempDir()}).KeepAgain("../x", nil); err == nil {
+		t.Error("a name that is not a run id was taken")
+	}
+}

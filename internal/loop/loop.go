@@ -56,6 +56,9 @@ const (
 	StatusCheckFailed = "check_failed"
 	// StatusBudget: the run's token or cost budget ran out (Config.Budget).
 	StatusBudget = "budget"
+	// StatusPending: the run stopped while its request waits in a
+	// provider's batch (ask batch --no-wait); Config.Resume carries it on.
+	StatusPending = "pending"
 )
 
 // Causes the caller attaches to its context so that the loop can tell a
@@ -63,6 +66,9 @@ const (
 var (
 	ErrTimeout     = errors.New("timeout reached")
 	ErrInterrupted = errors.New("interrupted")
+	// ErrPending ends a run whose request was left in a provider's batch:
+	// it stops with StatusPending, to be resumed.
+	ErrPending = errors.New("the request waits in a provider's batch")
 )
 
 // LastStepNote ends the system prompt of the last step a limit allows,
@@ -133,6 +139,10 @@ type Config struct {
 	// with what the run has used so far and what the last request used.
 	Budget func(spent, last providers.Usage) BudgetState
 
+	// Resume, when set, carries on a run that stopped pending: History is
+	// the conversation as its held request sent it, Prompt is not used.
+	Resume *Resume
+
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
 	OnText func(string)
@@ -159,6 +169,16 @@ type BudgetState struct {
 	Last bool
 	// Why says which budget, for the run's error.
 	Why string
+}
+
+// Resume is where a pending run stopped: the step of its held request
+// and what it had used and been refused before it. That request's event
+// is already recorded, so the first attempt of the step records none: its
+// response follows the request in the transcript, as in any run.
+type Resume struct {
+	Step         int
+	Usage        providers.Usage
+	UsagePerStep []records.StepUsage
 }
 
 // Progress is a moment of the run worth showing on a status line.
@@ -228,25 +248,36 @@ type runner struct {
 	// budgetLast: this step is the last the budget allows, for budgetWhy.
 	budgetLast bool
 	budgetWhy  string
+	// recorded: the next request's event is already in the transcript
+	// (Config.Resume).
+	recorded bool
 }
 
 func (r *runner) run(ctx context.Context) {
 	r.history = append(r.history, r.cfg.History...)
-	user, err := r.protocol().UserMessage(r.cfg.Prompt, r.cfg.Attachments...)
-	if err != nil {
-		r.fail(ctx, fmt.Errorf("render prompt: %w", err))
-		return
+	first := 1
+	if rs := r.cfg.Resume; rs != nil {
+		// The history already ends with what the held request asked.
+		first, r.recorded = max(rs.Step, 1), true
+		r.res.Usage, r.res.UsagePerStep = rs.Usage, rs.UsagePerStep
+	} else {
+		user, err := r.protocol().UserMessage(r.cfg.Prompt, r.cfg.Attachments...)
+		if err != nil {
+			r.fail(ctx, fmt.Errorf("render prompt: %w", err))
+			return
+		}
+		r.history = append(r.history, user)
 	}
-	r.history = append(r.history, user)
 	defer func() { r.res.History = r.history }()
 	if len(r.cfg.Schema) > 0 {
+		var err error
 		if r.schema, err = CompileSchema(r.cfg.Schema); err != nil {
 			r.fail(ctx, fmt.Errorf("answer schema: %w", err))
 			return
 		}
 	}
 
-	for step := 1; ; step++ {
+	for step := first; ; step++ {
 		if step > 1 && r.budget() {
 			return
 		}
@@ -419,6 +450,10 @@ func (r *runner) hooks(step int) providers.Hooks {
 	return providers.Hooks{
 		OnDelta: r.cfg.OnText,
 		OnRequest: func(url string, h http.Header, body []byte) {
+			if r.recorded {
+				r.recorded = false // the held request, recorded before
+				return
+			}
 			r.emit(records.Event{Type: records.TypeRequest, Step: step, URL: url, Headers: records.Headers(h), Body: records.BodyJSON(body)})
 		},
 		OnResponse: func(status int, h http.Header, body []byte) {
@@ -541,6 +576,10 @@ func (r *runner) finish(status string) {
 func (r *runner) fail(ctx context.Context, err error) {
 	cause := context.Cause(ctx)
 	switch {
+	case errors.Is(cause, ErrPending):
+		// Not a fault: the run is carried on later.
+		r.res.Status = StatusPending
+		return
 	case errors.Is(cause, ErrTimeout) || errors.Is(err, ErrTimeout):
 		r.res.Status, r.res.Err = StatusTimeout, ErrTimeout
 	case errors.Is(cause, ErrInterrupted):

@@ -17,6 +17,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/records"
 )
@@ -163,6 +164,9 @@ func ParseConversation(data []byte) (*Conversation, error) {
 	}
 	if finished == nil {
 		return nil, errors.New("the run did not finish (the transcript has no run.finished event), so its conversation is incomplete")
+	}
+	if finished.Status == loop.StatusPending {
+		return nil, errors.New("the run is pending in a provider's batch: ask batch --resume carries it on")
 	}
 	if len(finished.History) == 0 {
 		return nil, errors.New("the transcript holds no conversation history (it was written by an older ask)")

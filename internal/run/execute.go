@@ -57,11 +57,23 @@ type Result struct {
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
+	return r.execute(ctx, prompt, out, nil)
+}
+
+// execute runs the loop on prompt, or carries on the pending run prev.
+func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun) *Result {
 	// The id sorts as the runs started, by the real clock (Env.Now may be
 	// pinned): --continue takes the newest.
 	start := time.Now()
 	id := history.NewID(start)
-	last, err := out.History.Keep(r.env.Getenv, id)
+	var last *history.Recording
+	var err error
+	if prev != nil {
+		id = prev.id
+		last, err = out.History.KeepAgain(id, prev.transcript)
+	} else {
+		last, err = out.History.Keep(r.env.Getenv, id)
+	}
 	if err != nil && r.env.Verbose {
 		r.note("not keeping this run in the history: %v", err)
 	}
@@ -87,9 +99,21 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	}
 	if tr != nil {
 		rec.Observe(tr.Observe)
+		if prev != nil {
+			// The trace of a run carried on is this part's: it starts now,
+			// with the held request's span, which its response closes.
+			for _, ev := range []records.Event{prev.start, prev.held} {
+				if ev.Type != "" {
+					ev.Time = start
+					tr.Observe(ev)
+				}
+			}
+		}
 	}
-	rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-		Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+	if prev == nil {
+		rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
+			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+	}
 
 	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
@@ -97,7 +121,11 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
 	defer cancel()
 	if r.caller != nil {
-		r.caller.Cache = r.cache(r.firstMessage(prompt))
+		first := r.firstMessage(prompt)
+		if prev != nil && len(prev.end.History) > 0 {
+			first = prev.end.History[0]
+		}
+		r.caller.Cache = r.cache(first)
 	}
 	// PostToolUse hooks run inside the watch, so that what a formatter
 	// hook changes after a command is reported with it.
@@ -106,12 +134,19 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 		box = hookedTools{box, r.hooks}
 	}
 	git := &gitState{}
+	if prev != nil && prev.end.Git != nil {
+		// The repository as the run's first command found it, before the
+		// run stopped: undo judges every change by it.
+		git.once.Do(func() {})
+		git.state = prev.end.Git
+		git.taken.Store(true)
+	}
 	box = watchedTools{box, r.root, tr, r, git}
 	transcript := ""
 	if out.History != nil && out.History.Dir != "" {
 		transcript = out.History.Path(id)
 	}
-	res := r.runLoop(ctx, id, transcript, rec, prompt, loop.Config{
+	cfg := loop.Config{
 		Model: r.model, System: r.System, Attachments: r.attachments,
 		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
@@ -123,18 +158,32 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 				out.OnProgress(p)
 			}
 		},
-	})
+	}
+	toolCount, denials := 0, []records.Denial(nil)
+	var before []records.Change
+	var earlier time.Duration
+	if prev != nil {
+		e := prev.end
+		cfg.History = e.History
+		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep}
+		if e.Usage != nil {
+			cfg.Resume.Usage = *e.Usage
+		}
+		toolCount, denials, before = e.ToolCount, e.Denials, e.Changes
+		earlier = time.Duration(e.DurationMS) * time.Millisecond
+	}
+	res := r.runLoop(ctx, id, transcript, rec, prompt, cfg)
 
 	code, why := r.Outcome(res)
 	answer := res.Answer
-	changed := changes()
-	took := time.Since(start)
+	changed := append(slices.Clone(before), changes()...)
+	took := time.Since(start) + earlier
 	// The run's cost is the provider's figure, else its tokens at the
 	// config file's prices and the run's rate (tier, batch engine).
 	res.Usage.Cost = r.runCost(res.Usage)
 	tier, rate := r.billing()
 	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
-		ToolCount: len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: res.Denials,
+		ToolCount: toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(denials), res.Denials...),
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
 		History: res.History})
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
@@ -144,7 +193,7 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 // UserPromptSubmit hook blocks is never sent.
 func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string, cfg loop.Config) *loop.Result {
 	defer r.endHooks(ctx)
-	prompt, err := r.startHooks(ctx, id, transcript, rec, prompt)
+	prompt, err := r.startHooks(ctx, id, transcript, rec, prompt, cfg.Resume != nil)
 	if err != nil {
 		rec.Emit(records.Event{Type: records.TypeError, Error: err.Error()})
 		return &loop.Result{Status: loop.StatusError, Err: err}

@@ -98,7 +98,7 @@ func (t hookedTools) CheckArguments(name, arguments string) error {
 // startHooks readies the hooks for the run id and runs SessionStart and
 // UserPromptSubmit: the prompt comes back with what they add to it, or an
 // error when a UserPromptSubmit hook blocks it.
-func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string) (string, error) {
+func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string, resumed bool) (string, error) {
 	h := r.hooks
 	if h == nil {
 		return prompt, nil
@@ -114,10 +114,15 @@ func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *record
 		}
 	}
 	source := "startup"
-	if r.Settings.Conversation != nil {
+	if r.Settings.Conversation != nil || resumed {
 		source = "resume"
 	}
 	start := h.Run(ctx, hooks.SessionStart, hooks.Input{Source: source})
+	if resumed {
+		// A pending run carried on: its prompt went with its first
+		// request, and nothing more can be added to the held one.
+		return prompt, nil
+	}
 	submit := h.Run(ctx, hooks.UserPromptSubmit, hooks.Input{Prompt: prompt})
 	if submit.Decision == hooks.Block {
 		return "", fault.Usagef("the prompt was blocked by a UserPromptSubmit hook: %s", submit.Reason)

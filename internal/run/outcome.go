@@ -21,7 +21,7 @@ func (r *Run) Outcome(res *loop.Result) (int, string) {
 	why := r.Why(res)
 	var code int
 	switch res.Status {
-	case loop.StatusCompleted:
+	case loop.StatusCompleted, loop.StatusPending:
 		code = fault.ExitOK
 	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed,
 		loop.StatusCheckFailed, loop.StatusBudget:
@@ -96,7 +96,7 @@ func ExitCode(err error) int {
 func (r *Run) Why(res *loop.Result) string {
 	var why string
 	switch res.Status {
-	case loop.StatusCompleted:
+	case loop.StatusCompleted, loop.StatusPending:
 	case loop.StatusMaxSteps:
 		limit := fmt.Sprintf("--max-steps %d", r.MaxSteps)
 		if strings.HasPrefix(r.Settings.MaxSteps.Source, "default") {
