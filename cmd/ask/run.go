@@ -13,6 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/bytesize"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/interrupt"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/records"
@@ -209,7 +210,7 @@ type presentation struct {
 func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *term.StatusLine, p presentation) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	stdout := pipeWatch{w: stdio.Out, stop: stop} // what the run writes as it goes
+	stdout := interrupt.PipeWatch{W: stdio.Out, Stop: stop} // what the run writes as it goes
 	calls := term.NewCalls()
 	out := run.Output{
 		Observe:    func(ev records.Event) { note(stdio, status, p, calls, ev) },
