@@ -3,14 +3,12 @@ package main
 import (
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/completion"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/settings"
-	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -88,7 +86,7 @@ func completionCommands(parent string, mainFlags []cli.Flag, cmds []*cli.Command
 		case "ask tools show":
 			// The built-in tools; the names a tools file or an MCP server
 			// adds are known only once they are loaded.
-			n.Args = builtinToolNames()
+			n.Args = tools.BuiltinNames()
 		}
 		out = append(out, n)
 	}
@@ -103,8 +101,8 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 		names := f.Names()
 		cf := completion.Flag{Names: names}
 		if df, ok := f.(cli.DocGenerationFlag); ok {
-			cf.Usage, cf.TakesValue = shortUsage(df.GetUsage()), df.TakesValue()
-			cf.Placeholder = placeholderOf(df.GetUsage())
+			cf.Usage, cf.TakesValue = completion.MenuUsage(df.GetUsage()), df.TakesValue()
+			cf.Placeholder = completion.Placeholder(df.GetUsage())
 		}
 		cf.Repeatable = kindOf(f) == settings.List
 		row, isRow := settings.Lookup(names[0])
@@ -123,39 +121,4 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 		out = append(out, cf)
 	}
 	return out
-}
-
-// builtinToolNames are the names of the built-in tools.
-func builtinToolNames() []string {
-	var names []string
-	for _, t := range tools.Builtins(nil) {
-		names = append(names, t.Info().Name)
-	}
-	return names
-}
-
-// placeholderOf is the `NAME` a flag's usage quotes for its value, as
-// urfave/cli shows it in help.
-func placeholderOf(usage string) string {
-	_, rest, ok := strings.Cut(usage, "`")
-	if !ok {
-		return ""
-	}
-	name, _, ok := strings.Cut(rest, "`")
-	if !ok {
-		return ""
-	}
-	return name
-}
-
-// shortUsage is a flag's usage for a completion menu: without urfave/cli's
-// placeholder quotes and "(default: ...)", on one short line.
-func shortUsage(usage string) string {
-	usage = strings.ReplaceAll(usage, "`", "")
-	if i := strings.Index(usage, " (default"); i > 0 {
-		if j := strings.Index(usage[i:], ")"); j > 0 {
-			usage = usage[:i] + usage[i+j+1:]
-		}
-	}
-	return termtext.Shorten(usage, 80)
 }
