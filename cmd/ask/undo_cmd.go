@@ -105,12 +105,7 @@ func undoRun(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return withCode(exitFailure, fmt.Errorf("ask undo: %w", err))
 	}
-	left := 0
-	for _, o := range outcomes {
-		if o.Action == "left" {
-			left++
-		}
-	}
+	left := undo.Left(outcomes)
 	if c.Bool("json") {
 		if err := writeJSON(stdio.Out, nonNil(outcomes), stdio.OutTTY); err != nil {
 			return err
@@ -119,13 +114,8 @@ func undoRun(c *cli.Context, stdio *IO) error {
 		if len(outcomes) == 0 {
 			fmt.Fprintln(stdio.Err, "ask: the run changed no file")
 		}
-		// "restored notes.txt", "left app.go: it has changed since the run".
 		for _, o := range outcomes {
-			line := o.Action + " " + termtext.Safe(o.Path)
-			if o.Reason != "" {
-				line += ": " + termtext.Safe(o.Reason)
-			}
-			fmt.Fprintln(stdio.Out, line)
+			fmt.Fprintln(stdio.Out, o)
 		}
 	}
 	if left > 0 {
