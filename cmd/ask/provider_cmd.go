@@ -79,12 +79,7 @@ func stageProtocolForm(c *cli.Context, stdio *IO) (catalog.Provider, providers.P
 	if err != nil {
 		return catalog.Provider{}, nil, "", err
 	}
-	prov, proto, err := s.Protocol()
-	if err != nil {
-		return prov, nil, "", err
-	}
-	form, err := run.TextForm(s.ToolProtocol.Value, prov)
-	return prov, proto, form, err
+	return s.ProtocolForm()
 }
 
 func providerList(c *cli.Context, stdio *IO) error {
