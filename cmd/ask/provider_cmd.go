@@ -86,24 +86,9 @@ func providerList(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("provider list takes no arguments")
 	}
-	rows := stage.Providers(stdio.Getenv)
-	// Each as a run would have it: the config file's base URL, key_env,
-	// api_key and model count too.
-	for i := range rows {
-		var flags run.Settings
-		flags.Provider = run.Given(rows[i].Name, "ask provider list")
-		s, err := run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
-		if err != nil {
-			return err
-		}
-		if s.BaseURL.Value != "" {
-			rows[i].BaseURL = providers.RedactURL(s.BaseURL.Value)
-		}
-		rows[i].KeyEnv = append([]string{}, s.KeyVars...)
-		rows[i].KeySet = s.Key.Value != ""
-		if s.Model.Value != "" {
-			rows[i].Model = s.Model.Value
-		}
+	rows, err := run.Providers(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
+	if err != nil {
+		return err
 	}
 	if stdio.OutTTY && !c.Bool("json") {
 		return table.Providers(stdio.Out, rows)
