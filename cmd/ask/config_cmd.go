@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -75,16 +74,7 @@ func configAction(c *cli.Context, stdio *IO) error {
 		}
 		return writeJSON(stdio.Out, configJSON{File: file, Found: cfg.Found(), Settings: entries}, stdio.OutTTY)
 	}
-	file := cmp.Or(cfg.Path, "none (set HOME or ASK_CONFIG)")
-	if cfg.Path != "" && !cfg.Found() {
-		file += " (not found)"
-	}
-	fmt.Fprintf(stdio.Out, "config file: %s\n\n", file)
-	var rows [][]string
-	for _, e := range entries {
-		rows = append(rows, []string{e.Name, e.Shown(), e.Source})
-	}
-	return table.Print(stdio.Out, []string{"SETTING", "VALUE", "SOURCE"}, rows...)
+	return table.Settings(stdio.Out, cfg.Shown(), entries)
 }
 
 // configJSON is what `ask config` prints in a pipe.

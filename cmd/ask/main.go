@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/ask-cli/ask/internal/buildinfo"
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/interrupt"
 
@@ -186,16 +186,8 @@ func withRedaction(stdio *IO) (*IO, func()) {
 // interruptCode is the exit code of a run the error interrupted.
 func interruptCode(err error) int { return interrupt.Code(err) }
 
-// exitError carries an exit code chosen by a command.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+// withCode gives err the exit code a command chose.
+func withCode(code int, err error) error { return &fault.Exit{Code: code, Err: err} }
 
 func usageErr(format string, args ...any) error {
 	return withCode(exitUsage, fmt.Errorf(format, args...))
@@ -207,13 +199,13 @@ type silentError struct{ code int }
 func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func exitCode(err error) int {
-	var ee *exitError
 	var se *silentError
+	var chosen *fault.Exit
 	switch {
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &ee):
-		return ee.code
+	case errors.As(err, &chosen):
+		return chosen.Code
 	case isFlagError(err):
 		return exitUsage
 	}
@@ -269,10 +261,7 @@ func printVersion(w io.Writer) error {
 }
 
 // versionString is the version with the commit the binary was built from.
-func versionString() string {
-	info, _ := debug.ReadBuildInfo()
-	return describeVersion(version, info)
-}
+func versionString() string { return buildinfo.Version(version) }
 
 // newApp builds the whole command tree, as --help, completion and the man
 // page's tests read it.
