@@ -88,17 +88,8 @@ func nearestFlag(name string, flags []cli.Flag) string {
 			names = append(names, r.Name)
 		}
 	}
-	best, dist := "", 3
-	for _, n := range names {
-		if len(n) < 2 {
-			continue
-		}
-		if d := suggest.Distance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
-			best, dist = n, d
-		}
+	if best := suggest.Near(strings.ToLower(name), names); best != "" {
+		return dashed(best)
 	}
-	if best == "" {
-		return ""
-	}
-	return dashed(best)
+	return ""
 }

@@ -159,16 +159,12 @@ func flagValue(c *cli.Context, r settings.Row) any {
 }
 
 // helpDefaults are the settings that apply to a flag not typed, for
-// --help to show; with a config file that cannot be read, the built-in
-// defaults (the error is reported by the commands that need settings).
+// --help to show (run.Defaults), worked out once.
 func helpDefaults(stdio *IO) run.Settings {
 	if stdio.helpDefaults != nil {
 		return *stdio.helpDefaults
 	}
-	s, err := run.Resolve(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
-	if err != nil {
-		s, _ = run.Resolve(run.Inputs{})
-	}
+	s := run.Defaults(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 	stdio.helpDefaults = &s
 	return s
 }

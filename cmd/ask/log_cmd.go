@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -110,13 +108,9 @@ func logShow(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("ask log show: %v", err)
 	}
-	data, err := os.ReadFile(e.Path)
+	events, err := records.ReadFile(e.Path)
 	if err != nil {
 		return withCode(exitFailure, err)
-	}
-	events, err := records.Read(bytes.NewReader(data))
-	if err != nil {
-		return withCode(exitFailure, fmt.Errorf("%s: %w", e.Path, err))
 	}
 	if c.Bool("json") {
 		// JSON lines, as --events and the transcript: jq filters each.

@@ -206,22 +206,8 @@ func exitCode(err error) int {
 		return se.code
 	case errors.As(err, &chosen):
 		return chosen.Code
-	case isFlagError(err):
-		return exitUsage
 	}
 	return run.ExitCode(err)
-}
-
-// isFlagError recognises urfave/cli's flag parsing errors, which it returns
-// as plain errors.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "invalid boolean", "Required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // errorLine is an error as the line after "ask:" says it: one line, and a

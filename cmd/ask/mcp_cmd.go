@@ -44,10 +44,7 @@ func mcpList(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	if c.Bool("json") {
-		if entries == nil {
-			entries = []run.MCPEntry{}
-		}
-		out, err := json.Marshal(entries)
+		out, err := json.Marshal(nonNil(entries))
 		if err != nil {
 			return err
 		}

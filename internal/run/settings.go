@@ -108,6 +108,17 @@ type Inputs struct {
 	Wd       string
 }
 
+// Defaults are the settings that apply to a flag not typed, for --help
+// to show; with a config file that cannot be read, the built-in defaults
+// (the error is reported by the commands that need settings).
+func Defaults(in Inputs) Settings {
+	s, err := Resolve(in)
+	if err != nil {
+		s, _ = Resolve(Inputs{})
+	}
+	return s
+}
+
 // Resolve applies the layers. A broken config file, an unknown provider
 // or an unreadable conversation is a usage error.
 func Resolve(in Inputs) (Settings, error) {

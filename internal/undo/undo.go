@@ -223,6 +223,21 @@ func Left(outcomes []Outcome) int {
 	return n
 }
 
+// Load reads the transcript of run id at path and folds its file
+// changes. A run killed before its end is read as far as it got: its
+// changes so far are what it did.
+func Load(path, id string) (Run, error) {
+	events, err := records.ReadFile(path)
+	if len(events) == 0 {
+		return Run{}, err
+	}
+	run := FromEvents(events)
+	if run.Workdir == "" {
+		return Run{}, fmt.Errorf("run %s does not record its working directory", id)
+	}
+	return run, nil
+}
+
 // Undo puts back each file the run changed that is still as the run left
 // it: its content before, or, for a file the run created, no file.
 func (run Run) Undo(ctx context.Context) ([]Outcome, error) {
