@@ -16,8 +16,6 @@ import (
 // so they never fall behind: internal/completion writes them from a tree
 // this file reads off the app, with the values the flags accept.
 
-var completionShells = []string{"bash", "zsh", "fish"}
-
 func completionCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
@@ -34,9 +32,7 @@ func completionCommand(stdio *IO) *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("completion takes one shell: bash, zsh or fish")
 			}
-			script := map[string]func(*completion.Command) string{
-				"bash": completion.Bash, "zsh": completion.Zsh, "fish": completion.Fish,
-			}[c.Args().First()]
+			script := completion.For(c.Args().First())
 			if script == nil {
 				return usageErr("completion: unknown shell %q: choose bash, zsh or fish", c.Args().First())
 			}
@@ -82,7 +78,7 @@ func completionCommands(parent string, mainFlags []cli.Flag, cmds []*cli.Command
 		n := &completion.Command{Name: c.Name, Aliases: c.Aliases, Usage: c.Usage, Flags: completionFlags(flags), Subcommands: completionCommands(full, mainFlags, c.VisibleCommands())}
 		switch full {
 		case "ask completion":
-			n.Args = completionShells
+			n.Args = completion.Shells()
 		case "ask tools show":
 			// The built-in tools; the names a tools file or an MCP server
 			// adds are known only once they are loaded.

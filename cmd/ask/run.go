@@ -135,14 +135,9 @@ func buildRun(c *cli.Context, stdio *IO, status *term.StatusLine, s run.Settings
 	// A person is asked whenever the controlling terminal can be opened,
 	// wherever stdin, stdout and stderr go (2>err.log included); never
 	// otherwise.
-	closeTTY := func() {}
-	if t, closeIt := term.OpenTerminal(stdio.TTYPath); t != nil {
-		t.Out = stdio.paint.Approvals(t.Out)
-		env.Prompter, closeTTY = term.HoldWhileAsking(status, t), closeIt
-		env.Confirm = func(ctx context.Context, question string) bool {
-			yes, _ := t.Confirm(ctx, question)
-			return yes
-		}
+	prompter, confirm, closeTTY := term.Approvals(stdio.TTYPath, status, stdio.paint)
+	if prompter != nil {
+		env.Prompter, env.Confirm = prompter, confirm
 	}
 	r, err := run.New(c.Context, s, env)
 	if err != nil {
