@@ -303,6 +303,8 @@ func resolveKey(row catalog.Provider, cfg *Config, getenv func(string) string) (
 // Entry is one setting as `ask config` shows it.
 type Entry = settings.Entry
 
+// entry is an Entry from its fields in order (vet asks for names in a
+// literal of another package's type).
 func entry(name string, value any, source string) Entry {
 	return Entry{Name: name, Value: value, Source: source}
 }
