@@ -3,22 +3,18 @@ package main
 import (
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/completion"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/settings"
-	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
 // Completion scripts are generated from the app's own commands and flags,
 // so they never fall behind: internal/completion writes them from a tree
 // this file reads off the app, with the values the flags accept.
-
-var completionShells = []string{"bash", "zsh", "fish"}
 
 func completionCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
@@ -36,9 +32,7 @@ func completionCommand(stdio *IO) *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("completion takes one shell: bash, zsh or fish")
 			}
-			script := map[string]func(*completion.Command) string{
-				"bash": completion.Bash, "zsh": completion.Zsh, "fish": completion.Fish,
-			}[c.Args().First()]
+			script := completion.For(c.Args().First())
 			if script == nil {
 				return usageErr("completion: unknown shell %q: choose bash, zsh or fish", c.Args().First())
 			}
@@ -84,11 +78,11 @@ func completionCommands(parent string, mainFlags []cli.Flag, cmds []*cli.Command
 		n := &completion.Command{Name: c.Name, Aliases: c.Aliases, Usage: c.Usage, Flags: completionFlags(flags), Subcommands: completionCommands(full, mainFlags, c.VisibleCommands())}
 		switch full {
 		case "ask completion":
-			n.Args = completionShells
+			n.Args = completion.Shells()
 		case "ask tools show":
 			// The built-in tools; the names a tools file or an MCP server
 			// adds are known only once they are loaded.
-			n.Args = builtinToolNames()
+			n.Args = tools.BuiltinNames()
 		}
 		out = append(out, n)
 	}
@@ -103,8 +97,8 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 		names := f.Names()
 		cf := completion.Flag{Names: names}
 		if df, ok := f.(cli.DocGenerationFlag); ok {
-			cf.Usage, cf.TakesValue = shortUsage(df.GetUsage()), df.TakesValue()
-			cf.Placeholder = placeholderOf(df.GetUsage())
+			cf.Usage, cf.TakesValue = completion.MenuUsage(df.GetUsage()), df.TakesValue()
+			cf.Placeholder = completion.Placeholder(df.GetUsage())
 		}
 		cf.Repeatable = kindOf(f) == settings.List
 		row, isRow := settings.Lookup(names[0])
@@ -123,39 +117,4 @@ func completionFlags(flags []cli.Flag) []completion.Flag {
 		out = append(out, cf)
 	}
 	return out
-}
-
-// builtinToolNames are the names of the built-in tools.
-func builtinToolNames() []string {
-	var names []string
-	for _, t := range tools.Builtins(nil) {
-		names = append(names, t.Info().Name)
-	}
-	return names
-}
-
-// placeholderOf is the `NAME` a flag's usage quotes for its value, as
-// urfave/cli shows it in help.
-func placeholderOf(usage string) string {
-	_, rest, ok := strings.Cut(usage, "`")
-	if !ok {
-		return ""
-	}
-	name, _, ok := strings.Cut(rest, "`")
-	if !ok {
-		return ""
-	}
-	return name
-}
-
-// shortUsage is a flag's usage for a completion menu: without urfave/cli's
-// placeholder quotes and "(default: ...)", on one short line.
-func shortUsage(usage string) string {
-	usage = strings.ReplaceAll(usage, "`", "")
-	if i := strings.Index(usage, " (default"); i > 0 {
-		if j := strings.Index(usage[i:], ")"); j > 0 {
-			usage = usage[:i] + usage[i+j+1:]
-		}
-	}
-	return termtext.Shorten(usage, 80)
 }

@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,27 +9,6 @@ import (
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/table"
 )
-
-// configKeys lists the settings' keys of the config file, from the rows
-// that declare them, wrapped for --help.
-func configKeys() string {
-	var b strings.Builder
-	b.WriteString(" ")
-	width := 1
-	for _, r := range settings.Rows() {
-		if r.Key == "" {
-			continue
-		}
-		word := " " + r.Key + ","
-		if width+len(word) > 76 {
-			b.WriteString("\n ")
-			width = 1
-		}
-		b.WriteString(word)
-		width += len(word)
-	}
-	return strings.TrimSuffix(b.String(), ",") + "\n  (a dotted key nests: tools.allow is {\"tools\": {\"allow\": [PATTERN...]}})"
-}
 
 func configCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
@@ -51,7 +24,7 @@ The config file is $ASK_CONFIG, else $XDG_CONFIG_HOME/ask/config.json, else
 ~/.config/ask/config.json. A missing file is not an error; a broken one is,
 and this command is a quick way to check one. It is JSON with these keys:
 
-` + configKeys() + `
+` + settings.ConfigKeys() + `
   providers: {NAME: {base_url, key_env (a variable's name), api_key, model}}
   aliases: {SHORT: MODEL}, so that --model SHORT means MODEL
   profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
@@ -92,78 +65,21 @@ func configAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	settings := append(s.Entries(), run.Entry{Name: "color", Value: stdio.color.mode, Source: stdio.color.source})
+	entries := append(s.Entries(), run.Entry{Name: "color", Value: stdio.color.mode, Source: stdio.color.source})
 	cfg := stdio.config
 	if c.Bool("json") || !stdio.OutTTY {
 		var file any
 		if cfg.Path != "" {
 			file = cfg.Path
 		}
-		return writeJSON(stdio.Out, configJSON{File: file, Found: cfg.Found(), Settings: settings}, stdio.OutTTY)
+		return writeJSON(stdio.Out, configJSON{File: file, Found: cfg.Found(), Settings: entries}, stdio.OutTTY)
 	}
-	file := cmp.Or(cfg.Path, "none (set HOME or ASK_CONFIG)")
-	if cfg.Path != "" && !cfg.Found() {
-		file += " (not found)"
-	}
-	fmt.Fprintf(stdio.Out, "config file: %s\n\n", file)
-	var rows [][]string
-	for _, e := range settings {
-		rows = append(rows, []string{e.Name, showValue(e.Value), e.Source})
-	}
-	return table.Print(stdio.Out, []string{"SETTING", "VALUE", "SOURCE"}, rows...)
+	return table.Settings(stdio.Out, cfg.Shown(), entries)
 }
 
 // configJSON is what `ask config` prints in a pipe.
 type configJSON struct {
-	File     any             `json:"config_file"`
-	Found    bool            `json:"config_found"`
-	Settings orderedSettings `json:"settings"`
-}
-
-// orderedSettings encodes as an object whose keys keep the table's order.
-type orderedSettings []run.Entry
-
-func (o orderedSettings) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, s := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(s.Name)
-		entry, err := json.Marshal(struct {
-			Value  any    `json:"value"`
-			Source string `json:"source"`
-		}{s.Value, s.Source})
-		if err != nil {
-			return nil, err
-		}
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(entry)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func showValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "-"
-	case []string:
-		if len(v) == 0 {
-			return "-"
-		}
-		return strings.Join(v, ", ")
-	case map[string]string:
-		if len(v) == 0 {
-			return "-"
-		}
-		var pairs []string
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			pairs = append(pairs, k+"="+v[k])
-		}
-		return strings.Join(pairs, ", ")
-	}
-	return fmt.Sprint(v)
+	File     any              `json:"config_file"`
+	Found    bool             `json:"config_found"`
+	Settings settings.Entries `json:"settings"`
 }

@@ -20,7 +20,6 @@ import (
 // every process would pay for compiling them at init.
 var (
 	reUndefined = lazyRegexp(`^flag provided but not defined: -+(.+)$`)
-	reNoValue   = lazyRegexp(`^flag needs an argument: -+(.+)$`)
 	reBadValue  = lazyRegexp(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): `)
 )
 
@@ -40,9 +39,6 @@ func flagError(err error, flags []cli.Flag, path string) error {
 		}
 		return usageErr("unknown flag %s: %s", dashed(m[1]), hint)
 	}
-	if m := reNoValue().FindStringSubmatch(msg); m != nil {
-		return usageErr("%s needs a value: %s", dashed(m[1]), flagHint(findFlag(m[1], flags), see))
-	}
 	if m := reBadValue().FindStringSubmatch(msg); m != nil {
 		return usageErr("%s %s: %s", dashed(m[2]), m[1], flagHint(findFlag(m[2], flags), see))
 	}
@@ -58,7 +54,8 @@ func dashed(name string) string {
 }
 
 // flagHint says what kind of value the flag f takes; see, for a flag
-// ask does not know.
+// ask does not know. (A flag missing its value never reaches urfave/cli:
+// the argv pass says so.)
 func flagHint(f cli.Flag, see string) string {
 	if f == nil {
 		return see
@@ -91,17 +88,8 @@ func nearestFlag(name string, flags []cli.Flag) string {
 			names = append(names, r.Name)
 		}
 	}
-	best, dist := "", 3
-	for _, n := range names {
-		if len(n) < 2 {
-			continue
-		}
-		if d := suggest.Distance(strings.ToLower(name), n); d < dist && 2*d < len(n) {
-			best, dist = n, d
-		}
+	if best := suggest.Near(strings.ToLower(name), names); best != "" {
+		return dashed(best)
 	}
-	if best == "" {
-		return ""
-	}
-	return dashed(best)
+	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -158,16 +159,12 @@ func flagValue(c *cli.Context, r settings.Row) any {
 }
 
 // helpDefaults are the settings that apply to a flag not typed, for
-// --help to show; with a config file that cannot be read, the built-in
-// defaults (the error is reported by the commands that need settings).
+// --help to show (run.Defaults), worked out once.
 func helpDefaults(stdio *IO) run.Settings {
 	if stdio.helpDefaults != nil {
 		return *stdio.helpDefaults
 	}
-	s, err := run.Resolve(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
-	if err != nil {
-		s, _ = run.Resolve(run.Inputs{})
-	}
+	s := run.Defaults(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 	stdio.helpDefaults = &s
 	return s
 }
@@ -179,20 +176,8 @@ func stringSlice(l []string) *cli.StringSlice {
 	return cli.NewStringSlice(l...)
 }
 
-// valueHint says what a value of the kind looks like.
-func valueHint(k settings.Kind, see string) string {
-	switch k {
-	case settings.Duration:
-		return "give a duration such as 30s or 5m"
-	case settings.Int:
-		return "give a whole number such as 3"
-	case settings.Bool:
-		return "it is a switch: give it alone, or as --name=true or --name=false"
-	case settings.Float:
-		return "give a number such as 0.7"
-	}
-	return see
-}
+// valueHint says what a value of the kind looks like; see for a string.
+func valueHint(k settings.Kind, see string) string { return cmp.Or(k.Hint(), see) }
 
 // kindOf is the kind of a flag urfave/cli declares.
 func kindOf(f cli.Flag) settings.Kind {

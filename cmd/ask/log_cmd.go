@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -11,7 +9,6 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/table"
-	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // logCommand is `ask log`: the runs kept under $XDG_STATE_HOME/ask
@@ -111,13 +108,9 @@ func logShow(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("ask log show: %v", err)
 	}
-	data, err := os.ReadFile(e.Path)
+	events, err := records.ReadFile(e.Path)
 	if err != nil {
 		return withCode(exitFailure, err)
-	}
-	events, err := records.Read(bytes.NewReader(data))
-	if err != nil {
-		return withCode(exitFailure, fmt.Errorf("%s: %w", e.Path, err))
 	}
 	if c.Bool("json") {
 		// JSON lines, as --events and the transcript: jq filters each.
@@ -128,30 +121,6 @@ func logShow(c *cli.Context, stdio *IO) error {
 		}
 		return nil
 	}
-	w := stdio.Out
-	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
-	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
-	fmt.Fprintf(w, "transcript: %s (ask replay it; ask --resume %s to continue)\n\n", e.Path, e.ID)
-	fmt.Fprintf(w, "prompt:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Prompt, "\n")))
-	failed := map[string]bool{}
-	for _, ev := range events {
-		if ev.Type == records.TypeToolFinished && ev.IsError {
-			failed[ev.ID] = true
-		}
-	}
-	for _, ev := range events {
-		call := fmt.Sprintf("  step %d: %s %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 100)))
-		switch {
-		case ev.Type == records.TypeToolStarted && failed[ev.ID]:
-			fmt.Fprintln(w, call+" (failed)")
-		case ev.Type == records.TypeToolStarted:
-			fmt.Fprintln(w, call)
-		case ev.Type == records.TypeToolDenied:
-			fmt.Fprintf(w, "%s (refused: %s)\n", call, termtext.Safe(ev.Reason))
-		}
-	}
-	if e.Answer != "" {
-		fmt.Fprintf(w, "\nanswer:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Answer, "\n")))
-	}
+	history.Describe(stdio.Out, e, events)
 	return nil
 }

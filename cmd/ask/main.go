@@ -10,14 +10,15 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/ask-cli/ask/internal/buildinfo"
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/interrupt"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
@@ -90,7 +91,7 @@ func main() {
 // tree, which is most of the time after the package inits), as git answers
 // `git --version`. It prints what the tree prints (TestInitBudget compares
 // the two), and a closed stdout is a failed write, not a SIGPIPE, as for
-// the tree (interruptible). The signal handlers are not removed: os.Exit
+// the tree (interrupt.OnSignals). The signal handlers are not removed: os.Exit
 // ends the process.
 func start(args []string) int {
 	if len(args) == 2 && args[1] == "--version" {
@@ -100,7 +101,7 @@ func start(args []string) int {
 		}
 		return exitOK
 	}
-	ctx, _ := interruptible(context.Background())
+	ctx, _ := interrupt.OnSignals(context.Background())
 	return runCLI(ctx, args, systemIO())
 }
 
@@ -123,44 +124,10 @@ func systemIO() *IO {
 	}
 }
 
-// interruptible cancels the context on the first SIGINT, SIGTERM or SIGHUP,
-// with the signal as its cause, so that the run stops cleanly and flushes
-// its transcript; a second signal exits at once. SIGPIPE is caught so that
-// a write to a closed stdout fails with EPIPE, which stops the run (see
-// pipeWatch), instead of killing the process mid-transcript; the signal
-// itself needs nothing more. A SIGINT or SIGHUP the process was started
-// with ignored (a background job of a script, nohup) stays ignored, as it
-// does for other programs: caught, it would stop the run.
-func interruptible(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 2)
-	stopOn := []os.Signal{syscall.SIGTERM}
-	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
-		if !signal.Ignored(sig) {
-			stopOn = append(stopOn, sig)
-		}
-	}
-	signal.Notify(sigs, stopOn...)
-	pipes := make(chan os.Signal, 1)
-	signal.Notify(pipes, syscall.SIGPIPE)
-	go func() {
-		n := 0
-		for sig := range sigs {
-			n++
-			if n == 1 {
-				cancel(stopCause(sig))
-				continue
-			}
-			os.Exit(interruptCode(stopCause(sig)))
-		}
-	}()
-	return ctx, func() { signal.Stop(sigs); signal.Stop(pipes); cancel(nil) }
-}
-
 // runCLI executes the CLI and maps its outcome to an exit code. It is the one
 // place where errors become exit codes.
 func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
-	out := &closedWatch{w: stdio.Out}
+	out := &interrupt.ClosedWatch{W: stdio.Out}
 	stdio.Out = out
 	stdio, flush := withRedaction(stdio)
 	// Spans go last, once everything is written, within trace.FlushTimeout:
@@ -170,7 +137,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 		flush()
 		// A reader that went away (ask log | head -1) is not a fault: the
 		// exit is the shell's for SIGPIPE, and nothing is said.
-		if out.closed {
+		if out.Closed {
 			code = fault.ExitPipe
 		}
 	}()
@@ -195,7 +162,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 	}
 	code = exitCode(err)
 	var silent *silentError
-	if !errors.As(err, &silent) && !out.closed {
+	if !errors.As(err, &silent) && !out.Closed {
 		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.ErrorPrefix(), errorLine(err.Error()))
 	}
 	return code
@@ -216,16 +183,11 @@ func withRedaction(stdio *IO) (*IO, func()) {
 	}
 }
 
-// exitError carries an exit code chosen by a command.
-type exitError struct {
-	code int
-	err  error
-}
+// interruptCode is the exit code of a run the error interrupted.
+func interruptCode(err error) int { return interrupt.Code(err) }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+// withCode gives err the exit code a command chose.
+func withCode(code int, err error) error { return &fault.Exit{Code: code, Err: err} }
 
 func usageErr(format string, args ...any) error {
 	return withCode(exitUsage, fmt.Errorf(format, args...))
@@ -237,29 +199,15 @@ type silentError struct{ code int }
 func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func exitCode(err error) int {
-	var ee *exitError
 	var se *silentError
+	var chosen *fault.Exit
 	switch {
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &ee):
-		return ee.code
-	case isFlagError(err):
-		return exitUsage
+	case errors.As(err, &chosen):
+		return chosen.Code
 	}
 	return run.ExitCode(err)
-}
-
-// isFlagError recognises urfave/cli's flag parsing errors, which it returns
-// as plain errors.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "invalid boolean", "Required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // errorLine is an error as the line after "ask:" says it: one line, and a
@@ -299,10 +247,7 @@ func printVersion(w io.Writer) error {
 }
 
 // versionString is the version with the commit the binary was built from.
-func versionString() string {
-	info, _ := debug.ReadBuildInfo()
-	return describeVersion(version, info)
-}
+func versionString() string { return buildinfo.Version(version) }
 
 // newApp builds the whole command tree, as --help, completion and the man
 // page's tests read it.

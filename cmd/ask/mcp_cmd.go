@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,10 +44,7 @@ func mcpList(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	if c.Bool("json") {
-		if entries == nil {
-			entries = []run.MCPEntry{}
-		}
-		out, err := json.Marshal(entries)
+		out, err := json.Marshal(nonNil(entries))
 		if err != nil {
 			return err
 		}
@@ -58,26 +54,5 @@ func mcpList(c *cli.Context, stdio *IO) error {
 	} else if err := table.MCP(stdio.Out, entries); err != nil {
 		return err
 	}
-	return mcpFailures(entries)
-}
-
-// mcpFailures is the error, and its exit code, when servers failed to
-// list their tools (each entry says why).
-func mcpFailures(entries []run.MCPEntry) error {
-	failed, auth := 0, false
-	for _, e := range entries {
-		if e.Error == "" {
-			continue
-		}
-		failed++
-		auth = auth || e.AuthFailed
-	}
-	if failed == 0 {
-		return nil
-	}
-	code := exitFailure
-	if auth {
-		code = exitAuth
-	}
-	return &exitError{code: code, err: fmt.Errorf("mcp list: %d of the servers failed to list their tools", failed)}
+	return run.MCPFailures(entries)
 }

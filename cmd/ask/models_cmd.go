@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/table"
 )
@@ -46,11 +45,8 @@ func modelsAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	if models == nil {
-		models = []providers.Model{}
-	}
 	if stdio.OutTTY && !c.Bool("json") {
 		return table.Models(stdio.Out, models)
 	}
-	return writeStageValue(stdio, models)
+	return writeStageValue(stdio, nonNil(models))
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"io"
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/stage"
 )
 
@@ -30,6 +26,10 @@ func providerAppendCommand(stdio *IO) *cli.Command {
 		Action: func(c *cli.Context) error { return providerAppend(c, stdio) },
 	}
 }
+
+// stdinTTY is what append says when the input it reads from stdin would
+// come from a terminal.
+const stdinTTY = "ask provider append: stdin is a terminal: pipe the input in or name a file"
 
 // providerAppend builds the next request of a run taken step by step: the
 // request as it was, with the assistant turn of its reply and the results
@@ -55,7 +55,7 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 	if err := request.CheckRequestBody(); err != nil {
 		return err
 	}
-	reply, err := readNamedInput(stdio, replyName)
+	reply, err := readNamedInput(stdio, replyName, stdinTTY)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 	}
 	var results []providers.ToolResult
 	if resultsName != "" {
-		in, err := readNamedInput(stdio, resultsName)
+		in, err := readNamedInput(stdio, resultsName, stdinTTY)
 		if err != nil {
 			return err
 		}
@@ -85,24 +85,4 @@ func providerAppend(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	return writeStageJSON(stdio, next)
-}
-
-// readNamedInput reads a stage's input named by a flag: a file, or "-" for
-// stdin.
-func readNamedInput(stdio *IO, name string) (stage.Input, error) {
-	if name != "-" {
-		data, err := os.ReadFile(run.AbsPath(stdio.Wd, name))
-		if err != nil {
-			return stage.Input{}, usageErr("read input: %v", err)
-		}
-		return stage.Input{Name: name, Data: data}, nil
-	}
-	if stdio.InTTY || stdio.In == nil {
-		return stage.Input{}, usageErr("ask provider append: stdin is a terminal: pipe the input in or name a file")
-	}
-	data, err := io.ReadAll(stdio.In)
-	if err != nil {
-		return stage.Input{}, usageErr("read stdin: %v", err)
-	}
-	return stage.Input{Name: "stdin", Data: data}, nil
 }

@@ -79,36 +79,16 @@ func stageProtocolForm(c *cli.Context, stdio *IO) (catalog.Provider, providers.P
 	if err != nil {
 		return catalog.Provider{}, nil, "", err
 	}
-	prov, proto, err := s.Protocol()
-	if err != nil {
-		return prov, nil, "", err
-	}
-	form, err := run.TextForm(s.ToolProtocol.Value, prov)
-	return prov, proto, form, err
+	return s.ProtocolForm()
 }
 
 func providerList(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("provider list takes no arguments")
 	}
-	rows := stage.Providers(stdio.Getenv)
-	// Each as a run would have it: the config file's base URL, key_env,
-	// api_key and model count too.
-	for i := range rows {
-		var flags run.Settings
-		flags.Provider = run.Given(rows[i].Name, "ask provider list")
-		s, err := run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
-		if err != nil {
-			return err
-		}
-		if s.BaseURL.Value != "" {
-			rows[i].BaseURL = providers.RedactURL(s.BaseURL.Value)
-		}
-		rows[i].KeyEnv = append([]string{}, s.KeyVars...)
-		rows[i].KeySet = s.Key.Value != ""
-		if s.Model.Value != "" {
-			rows[i].Model = s.Model.Value
-		}
+	rows, err := run.Providers(run.Inputs{Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
+	if err != nil {
+		return err
 	}
 	if stdio.OutTTY && !c.Bool("json") {
 		return table.Providers(stdio.Out, rows)

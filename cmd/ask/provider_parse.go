@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -45,12 +44,7 @@ func providerParseToolCalls(c *cli.Context, stdio *IO) error {
 			}
 		}
 	}
-	// Unreadable calls are reported above, not passed on: the next stage
-	// could only run them.
-	calls := slices.DeleteFunc(slices.Clone(turn.Calls), func(c providers.ToolCall) bool { return c.Unreadable != "" })
-	if calls == nil {
-		calls = []providers.ToolCall{}
-	}
+	calls := stage.Runnable(turn.Calls)
 	if c.Bool("text") {
 		return writeStageValue(stdio, stage.ParsedReply{Text: turn.Text, ToolCalls: calls, Terminate: turn.Terminate, Problems: problems})
 	}

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 func providerSendCommand(stdio *IO) *cli.Command {
@@ -34,19 +32,10 @@ func providerSend(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	prov, _, err := s.Protocol()
+	prov, s, err := s.ForSending(in.Data)
 	if err != nil {
 		return err
 	}
-	if prov.LocalProgram {
-		return usageErr("%s runs a local program, not an HTTP API: there is nothing to send a body to", prov.Name)
-	}
-	// The body names its model; a provider that puts the model in the URL
-	// needs it there.
-	if m := gjson.GetBytes(in.Data, "model").String(); m != "" && s.Model.Source != "flag --model" {
-		s.Model = run.Given(m, "the request body")
-	}
-	s.NoTools = run.Given(true, "ask provider send") // it sends a body, and runs no tools
 	r, err := buildRun(c, stdio, statusFor(stdio, true), s, nil)
 	if err != nil {
 		return err

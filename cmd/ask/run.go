@@ -13,6 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/bytesize"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/interrupt"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/records"
@@ -134,14 +135,9 @@ func buildRun(c *cli.Context, stdio *IO, status *term.StatusLine, s run.Settings
 	// A person is asked whenever the controlling terminal can be opened,
 	// wherever stdin, stdout and stderr go (2>err.log included); never
 	// otherwise.
-	closeTTY := func() {}
-	if t, closeIt := term.OpenTerminal(stdio.TTYPath); t != nil {
-		t.Out = stdio.paint.Approvals(t.Out)
-		env.Prompter, closeTTY = term.HoldWhileAsking(status, t), closeIt
-		env.Confirm = func(ctx context.Context, question string) bool {
-			yes, _ := t.Confirm(ctx, question)
-			return yes
-		}
+	prompter, confirm, closeTTY := term.Approvals(stdio.TTYPath, status, stdio.paint)
+	if prompter != nil {
+		env.Prompter, env.Confirm = prompter, confirm
 	}
 	r, err := run.New(c.Context, s, env)
 	if err != nil {
@@ -209,7 +205,7 @@ type presentation struct {
 func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *term.StatusLine, p presentation) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	stdout := pipeWatch{w: stdio.Out, stop: stop} // what the run writes as it goes
+	stdout := interrupt.PipeWatch{W: stdio.Out, Stop: stop} // what the run writes as it goes
 	calls := term.NewCalls()
 	out := run.Output{
 		Observe:    func(ev records.Event) { note(stdio, status, p, calls, ev) },

@@ -47,11 +47,8 @@ func sandboxCheck(c *cli.Context, stdio *IO, s sandbox.Support) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case !r.Confines:
-		return withCode(exitFailure, errors.New("--sandbox cannot confine commands here: every sandboxed command would be refused"))
-	case !r.Network:
-		return withCode(exitFailure, errors.New("--sandbox can confine commands here only with --allow-network"))
+	if why := r.Shortfall(); why != "" {
+		return withCode(exitFailure, errors.New(why))
 	}
 	return nil
 }

@@ -34,21 +34,7 @@ func useConfigFile(line commandLine, stdio *IO) {
 	profile, _ := line.mainFlag("profile")
 	stdio.config = run.LoadConfig(stdio.Getenv, profile)
 	stdio.helpDefaults = nil
-	stdio.color = colorSetting(line, stdio.Getenv, stdio.config.Resolved)
+	v, typed := line.mainFlag("color")
+	stdio.color.mode, stdio.color.source = run.Color(v, typed, stdio.Getenv, stdio.config.Resolved)
 	stdio.paint = term.ChooseColor(stdio.color.mode, stdio.Getenv, stdio.ErrTTY)
-}
-
-// colorSetting applies flag > NO_COLOR > config > default to --color.
-func colorSetting(line commandLine, getenv func(string) string, r *config.Resolved) colorChoice {
-	if v, ok := line.mainFlag("color"); ok {
-		return colorChoice{mode: v, source: "flag --color"}
-	}
-	if getenv("NO_COLOR") != "" {
-		return colorChoice{mode: term.ColorNever, source: "env NO_COLOR"}
-	}
-	if r != nil && r.IsSet("color") {
-		v, _ := r.Value("color")
-		return colorChoice{mode: v.(string), source: "config " + r.Source("color")}
-	}
-	return colorChoice{mode: term.ColorAuto, source: "default"}
 }

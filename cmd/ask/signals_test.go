@@ -174,7 +174,7 @@ func TestClosedStdoutStopsTheRun(t *testing.T) {
 	checkStateDir(t, cmd)
 }
 
-// BenchmarkSignalHandlers is the cost of the handlers interruptible
+// BenchmarkSignalHandlers is the cost of the handlers interrupt.OnSignals
 // installs: os/signal enables each signal by a round trip to the thread
 // that keeps the signals' mask, and Stop disables each by another.
 //

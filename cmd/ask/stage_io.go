@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -17,14 +19,19 @@ import (
 // rejected with exit 2 and the position of the fault.
 
 // readStageInput reads the stage's one optional argument: a file, or "-"
-// (and no argument) for stdin. A terminal on stdin is refused rather than
-// waited on.
+// (and no argument) for stdin.
 func readStageInput(c *cli.Context, stdio *IO) (stage.Input, error) {
 	if c.NArg() > 1 {
 		return stage.Input{}, usageErr("%s reads one input, got %d arguments: pipe the JSON in, or name one file", commandPath(c), c.NArg())
 	}
-	name := c.Args().First()
-	if name != "" && name != "-" {
+	path := commandPath(c)
+	return readNamedInput(stdio, cmp.Or(c.Args().First(), "-"), fmt.Sprintf("%s reads JSON on stdin: pipe it in (... | %s) or name a file", path, path))
+}
+
+// readNamedInput reads a stage's input: a file, or "-" for stdin. A
+// terminal on stdin is refused, with onTTY, rather than waited on.
+func readNamedInput(stdio *IO, name, onTTY string) (stage.Input, error) {
+	if name != "-" {
 		data, err := os.ReadFile(run.AbsPath(stdio.Wd, name))
 		if err != nil {
 			return stage.Input{}, usageErr("read input: %v", err)
@@ -32,7 +39,7 @@ func readStageInput(c *cli.Context, stdio *IO) (stage.Input, error) {
 		return stage.Input{Name: name, Data: data}, nil
 	}
 	if stdio.InTTY || stdio.In == nil {
-		return stage.Input{}, usageErr("%s reads JSON on stdin: pipe it in (... | %s) or name a file", commandPath(c), commandPath(c))
+		return stage.Input{}, usageErr("%s", onTTY)
 	}
 	data, err := io.ReadAll(stdio.In)
 	if err != nil {

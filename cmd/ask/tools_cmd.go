@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/stage"
 	"github.com/ask-cli/ask/internal/table"
-	"github.com/ask-cli/ask/internal/tools"
 )
 
 func toolsCommand(stdio *IO) *cli.Command {
@@ -55,12 +53,7 @@ func toolsList(c *cli.Context, stdio *IO) error {
 	}
 	defer r.Close()
 	if stdio.OutTTY && !c.Bool("json") {
-		var declared []tools.Info
-		for _, t := range r.Declared {
-			info, _ := r.Tool(t.Name)
-			declared = append(declared, info)
-		}
-		return table.Tools(stdio.Out, r.Mode, declared)
+		return table.Tools(stdio.Out, r.Mode, r.DeclaredInfo())
 	}
 	out, err := providers.MarshalTools(r.Declared)
 	if err != nil {
@@ -79,21 +72,11 @@ func toolsShow(c *cli.Context, stdio *IO) error {
 		return err
 	}
 	defer r.Close()
-	var names []string
-	for _, t := range r.Declared {
-		if t.Name == name {
-			info, _ := r.Tool(name)
-			if len(info.Parameters) == 0 {
-				info.Parameters = providers.EmptyParameters
-			}
-			return writeStageValue(stdio, info)
-		}
-		names = append(names, t.Name)
+	info, err := r.ToolDeclaration(name)
+	if err != nil {
+		return err
 	}
-	if len(names) == 0 {
-		return usageErr("no tool %q: no tools are offered in mode %s with these flags", name, r.Mode)
-	}
-	return usageErr("no tool %q is offered in mode %s with these flags: choose one of %s", name, r.Mode, strings.Join(names, ", "))
+	return writeStageValue(stdio, info)
 }
 
 // toolsRun runs standardized calls with the loop's own loop.RunCalls: the

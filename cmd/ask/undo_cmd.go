@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/history"
-	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/undo"
 )
@@ -59,19 +57,9 @@ func changedRun(c *cli.Context, stdio *IO, name string) (undo.Run, error) {
 	if err != nil {
 		return undo.Run{}, usageErr("%s: %v", name, err)
 	}
-	data, err := os.ReadFile(e.Path)
+	run, err := undo.Load(e.Path, e.ID)
 	if err != nil {
 		return undo.Run{}, withCode(exitFailure, fmt.Errorf("%s: %w", name, err))
-	}
-	// A run killed before its end is read as far as it got: its changes
-	// so far are what it did.
-	events, err := records.Read(bytes.NewReader(data))
-	if len(events) == 0 {
-		return undo.Run{}, withCode(exitFailure, fmt.Errorf("%s: %s: %w", name, e.Path, err))
-	}
-	run := undo.FromEvents(events)
-	if run.Workdir == "" {
-		return undo.Run{}, withCode(exitFailure, fmt.Errorf("%s: run %s does not record its working directory", name, e.ID))
 	}
 	return run, nil
 }
@@ -105,12 +93,7 @@ func undoRun(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return withCode(exitFailure, fmt.Errorf("ask undo: %w", err))
 	}
-	left := 0
-	for _, o := range outcomes {
-		if o.Action == "left" {
-			left++
-		}
-	}
+	left := undo.Left(outcomes)
 	if c.Bool("json") {
 		if err := writeJSON(stdio.Out, nonNil(outcomes), stdio.OutTTY); err != nil {
 			return err
@@ -119,25 +102,13 @@ func undoRun(c *cli.Context, stdio *IO) error {
 		if len(outcomes) == 0 {
 			fmt.Fprintln(stdio.Err, "ask: the run changed no file")
 		}
-		// "restored notes.txt", "left app.go: it has changed since the run".
 		for _, o := range outcomes {
-			line := o.Action + " " + termtext.Safe(o.Path)
-			if o.Reason != "" {
-				line += ": " + termtext.Safe(o.Reason)
-			}
-			fmt.Fprintln(stdio.Out, line)
+			fmt.Fprintln(stdio.Out, o)
 		}
 	}
 	if left > 0 {
 		return withCode(exitFailure, fmt.Errorf("ask undo: %s left as %s: see why above, and put %s back by hand (ask log diff shows what the run did)",
-			termtext.Plural(left, "file", "files"), pick(left, "it is", "they are"), pick(left, "it", "them")))
+			termtext.Plural(left, "file", "files"), termtext.Agree(left, "it is", "they are"), termtext.Agree(left, "it", "them")))
 	}
 	return nil
-}
-
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -10,6 +10,14 @@ import (
 	"strings"
 )
 
+// Shells are the shells a script can be written for.
+func Shells() []string { return []string{"bash", "zsh", "fish"} }
+
+// For is the writer of shell's script, nil for a shell it does not know.
+func For(shell string) func(*Command) string {
+	return map[string]func(*Command) string{"bash": Bash, "zsh": Zsh, "fish": Fish}[shell]
+}
+
 // Command is the program (the root, named after it) or one of its
 // commands.
 type Command struct {

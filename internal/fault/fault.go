@@ -87,3 +87,16 @@ func KindOf(err error) (Kind, bool) {
 	}
 	return 0, false
 }
+
+// Exit is an error whose exit code the command chose: one no kind gives
+// (a --timeout reached is 124), or one a kind gives, said outright.
+type Exit struct {
+	Code int
+	Err  error
+}
+
+func (e *Exit) Error() string { return e.Err.Error() }
+func (e *Exit) Unwrap() error { return e.Err }
+
+// ExitCode is the code chosen.
+func (e *Exit) ExitCode() int { return e.Code }

@@ -2,9 +2,11 @@ package records
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Read parses a JSONL transcript. A malformed line is an error naming its
@@ -32,6 +34,20 @@ func Read(r io.Reader) ([]Event, error) {
 	}
 	if len(events) == 0 || events[0].Type != TypeRunStarted {
 		return events, fmt.Errorf("transcript does not start with a %s event", TypeRunStarted)
+	}
+	return events, nil
+}
+
+// ReadFile reads the transcript at path as Read does, a fault in it named
+// with the path; the events before a fault come with it.
+func ReadFile(path string) ([]Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	events, err := Read(bytes.NewReader(data))
+	if err != nil {
+		return events, fmt.Errorf("%s: %w", path, err)
 	}
 	return events, nil
 }

@@ -482,6 +482,36 @@ func (r *Run) Tool(name string) (tools.Info, bool) {
 	return tools.Info{}, false
 }
 
+// DeclaredInfo describes each declared tool, in order, as Tool does.
+func (r *Run) DeclaredInfo() []tools.Info {
+	var out []tools.Info
+	for _, t := range r.Declared {
+		info, _ := r.Tool(t.Name)
+		out = append(out, info)
+	}
+	return out
+}
+
+// ToolDeclaration is the declared tool name as `ask tools show` prints
+// it, its parameters an empty object when it takes none. A tool the run
+// does not declare is a usage error naming those it does.
+func (r *Run) ToolDeclaration(name string) (tools.Info, error) {
+	if info, ok := r.Tool(name); ok {
+		if len(info.Parameters) == 0 {
+			info.Parameters = providers.EmptyParameters
+		}
+		return info, nil
+	}
+	if len(r.Declared) == 0 {
+		return tools.Info{}, fault.Usagef("no tool %q: no tools are offered in mode %s with these flags", name, r.Mode)
+	}
+	var names []string
+	for _, t := range r.Declared {
+		names = append(names, t.Name)
+	}
+	return tools.Info{}, fault.Usagef("no tool %q is offered in mode %s with these flags: choose one of %s", name, r.Mode, strings.Join(names, ", "))
+}
+
 // userTools are the declared tools that do not come with ask.
 func (r *Run) userTools() []providers.Tool {
 	var out []providers.Tool

@@ -54,6 +54,18 @@ func emptyConfig() *Config {
 // Found reports whether the file exists.
 func (c *Config) Found() bool { return c.File != nil && c.File.Found() }
 
+// Shown names the config file as `ask config` does: its path, marked when
+// there is no file there, or why there is no path.
+func (c *Config) Shown() string {
+	switch {
+	case c.Path == "":
+		return "none (set HOME or ASK_CONFIG)"
+	case !c.Found():
+		return c.Path + " (not found)"
+	}
+	return c.Path
+}
+
 func (c *Config) source(key string) string { return "config " + c.Resolved.Source(key) }
 
 // layers is what the file says about the settings that are not bound to

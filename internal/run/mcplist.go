@@ -21,6 +21,28 @@ type MCPEntry = mcp.Listing
 // MCPTool is a listed server's tool.
 type MCPTool = mcp.ListedTool
 
+// MCPFailures is the error, and its exit code, when servers failed to
+// list their tools (each entry says why): 4 when one refused its
+// credentials, else 1.
+func MCPFailures(entries []MCPEntry) error {
+	failed, auth := 0, false
+	for _, e := range entries {
+		if e.Error == "" {
+			continue
+		}
+		failed++
+		auth = auth || e.AuthFailed
+	}
+	if failed == 0 {
+		return nil
+	}
+	kind := fault.Failure
+	if auth {
+		kind = fault.Auth
+	}
+	return fault.New(kind, fmt.Errorf("mcp list: %d of the servers failed to list their tools", failed))
+}
+
 // ListMCP lists the MCP servers settings name: the --mcp flags' and the
 // config file's (disabled ones included, and marked). With withTools, the
 // enabled ones are started, each listed with its tools or why it failed.

@@ -35,6 +35,17 @@ func TextForm(choice string, prov catalog.Provider) (textproto.Form, error) {
 	return textproto.JSON, nil
 }
 
+// ProtocolForm is Protocol with the text tool protocol the settings
+// speak ("" for native calls), from --tool-protocol as a run resolves it.
+func (s Settings) ProtocolForm() (catalog.Provider, providers.Protocol, textproto.Form, error) {
+	prov, proto, err := s.Protocol()
+	if err != nil {
+		return prov, nil, "", err
+	}
+	form, err := TextForm(s.ToolProtocol.Value, prov)
+	return prov, proto, form, err
+}
+
 // useToolProtocol puts the tool protocol choice in place for an HTTP
 // provider:
 //

@@ -108,6 +108,17 @@ type Inputs struct {
 	Wd       string
 }
 
+// Defaults are the settings that apply to a flag not typed, for --help
+// to show; with a config file that cannot be read, the built-in defaults
+// (the error is reported by the commands that need settings).
+func Defaults(in Inputs) Settings {
+	s, err := Resolve(in)
+	if err != nil {
+		s, _ = Resolve(Inputs{})
+	}
+	return s
+}
+
 // Resolve applies the layers. A broken config file, an unknown provider
 // or an unreadable conversation is a usage error.
 func Resolve(in Inputs) (Settings, error) {
@@ -290,10 +301,12 @@ func resolveKey(row catalog.Provider, cfg *Config, getenv func(string) string) (
 }
 
 // Entry is one setting as `ask config` shows it.
-type Entry struct {
-	Name   string
-	Value  any // nil when there is none
-	Source string
+type Entry = settings.Entry
+
+// entry is an Entry from its fields in order (vet asks for names in a
+// literal of another package's type).
+func entry(name string, value any, source string) Entry {
+	return Entry{Name: name, Value: value, Source: source}
 }
 
 // Entries lists the settings a config file or the environment can give,
@@ -304,14 +317,14 @@ func (s Settings) Entries() []Entry {
 	if s.Key.Value != "" {
 		key = "set"
 	}
-	out := []Entry{{"profile", nilIfEmpty(s.Profile.Value), s.Profile.Source}}
+	out := []Entry{entry("profile", nilIfEmpty(s.Profile.Value), s.Profile.Source)}
 	for _, r := range settings.Rows() {
 		// The colour is cmd/ask's, which weighs NO_COLOR too.
 		if !r.IsSetting() || r.Key == "" && r.Env == "" || r.Name == "color" {
 			continue
 		}
 		v, src, _ := s.Values.Get(r.Name)
-		e := Entry{r.Name, shown(v), src}
+		e := entry(r.Name, shown(v), src)
 		switch r.Name {
 		case "model":
 			if !s.Model.IsGiven() {
@@ -321,20 +334,20 @@ func (s Settings) Entries() []Entry {
 			e.Value = nilIfEmpty(providers.RedactURL(s.BaseURL.Value))
 		case "temperature":
 			if !s.Temperature.IsGiven() {
-				e = Entry{"temperature", nil, "default: the provider's own"}
+				e = entry("temperature", nil, "default: the provider's own")
 			}
 		case "max-steps":
 			e = s.stepLimit()
 		}
 		out = append(out, e)
 		if r.Name == "base-url" {
-			out = append(out, Entry{"key", key, s.Key.Source})
+			out = append(out, entry("key", key, s.Key.Source))
 		}
 	}
 	return append(out,
-		Entry{"mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source},
-		Entry{"hooks", list(hookLines(s.Hooks.Value)), cmp.Or(s.Hooks.Source, "none: name them under hooks in the config file")},
-		Entry{"aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")},
+		entry("mcp-servers", list(mcpNames(s.MCPServers.Value)), s.MCPServers.Source),
+		entry("hooks", list(hookLines(s.Hooks.Value)), cmp.Or(s.Hooks.Source, "none: name them under hooks in the config file")),
+		entry("aliases", aliasValue(s.Aliases.Value), cmp.Or(s.Aliases.Source, "none: name them under aliases in the config file")),
 	)
 }
 
@@ -382,9 +395,9 @@ func aliasValue(m map[string]string) map[string]string {
 // says.
 func (s Settings) stepLimit() Entry {
 	if s.Mode.Value == policy.ModeAsk && s.MaxSteps.Value > policy.AskModeMaxSteps {
-		return Entry{"max-steps", policy.AskModeMaxSteps, fmt.Sprintf("mode ask (%s, from %s, is more than it allows)", termtext.Plural(s.MaxSteps.Value, "step", "steps"), s.MaxSteps.Source)}
+		return entry("max-steps", policy.AskModeMaxSteps, fmt.Sprintf("mode ask (%s, from %s, is more than it allows)", termtext.Plural(s.MaxSteps.Value, "step", "steps"), s.MaxSteps.Source))
 	}
-	return Entry{"max-steps", s.MaxSteps.Value, s.MaxSteps.Source}
+	return entry("max-steps", s.MaxSteps.Value, s.MaxSteps.Source)
 }
 
 // mcpNames are the names of the config file's enabled MCP servers.

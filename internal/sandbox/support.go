@@ -86,6 +86,19 @@ type Report struct {
 	Layers   []LayerReport `json:"layers"`
 }
 
+// Shortfall says what --sandbox cannot do here, "" when it can do all:
+// confine nothing (every sandboxed command is refused), or confine only
+// with --allow-network.
+func (r Report) Shortfall() string {
+	switch {
+	case !r.Confines:
+		return "--sandbox cannot confine commands here: every sandboxed command would be refused"
+	case !r.Network:
+		return "--sandbox can confine commands here only with --allow-network"
+	}
+	return ""
+}
+
 // Describe reports what a kernel's support means for --sandbox.
 func Describe(s Support) Report {
 	withNet := &Sandbox{Policy: Policy{Level: ReadOnly, AllowNetwork: true}, Support: s}

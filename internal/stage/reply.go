@@ -3,6 +3,7 @@ package stage
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
@@ -22,6 +23,17 @@ type ParsedReply struct {
 	ToolCalls []providers.ToolCall `json:"tool_calls"`
 	Terminate bool                 `json:"terminate,omitempty"`
 	Problems  []textproto.Problem  `json:"problems,omitempty"`
+}
+
+// Runnable are the calls a next stage can run, [] for none: unreadable
+// ones are left out, since it could only run them (they are reported
+// instead).
+func Runnable(calls []providers.ToolCall) []providers.ToolCall {
+	out := slices.DeleteFunc(slices.Clone(calls), func(c providers.ToolCall) bool { return c.Unreadable != "" })
+	if out == nil {
+		out = []providers.ToolCall{}
+	}
+	return out
 }
 
 // ReadText reads the calls in a reply's text as a run does; a fault in the

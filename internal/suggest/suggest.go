@@ -30,6 +30,22 @@ func Distance(a, b string) int {
 	return d[len(r)][len(s)]
 }
 
+// Near is the name in names nearest to word when it is near enough to be
+// what was meant: at most two edits, and fewer than half the name. Names
+// of one letter are never suggested.
+func Near(word string, names []string) string {
+	best, dist := "", 3
+	for _, n := range names {
+		if len(n) < 2 {
+			continue
+		}
+		if d := Distance(word, n); d < dist && 2*d < len(n) {
+			best, dist = n, d
+		}
+	}
+	return best
+}
+
 // Nearest is the name in names nearest to word, at most maxEdits away,
 // or "" when none is; of names equally near, the first.
 func Nearest(word string, names []string, maxEdits int) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/stage"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
@@ -190,4 +191,15 @@ func Sandbox(w io.Writer, r sandbox.Report) error {
 		rows = append(rows, []string{l.Layer, YesNo(l.OK), how})
 	}
 	return Print(w, []string{"LAYER", "HERE", "HOW, OR WHY NOT"}, rows...)
+}
+
+// Settings prints `ask config`'s settings, each with where it came from,
+// under the config file they were read from (file).
+func Settings(w io.Writer, file string, entries []settings.Entry) error {
+	fmt.Fprintf(w, "config file: %s\n\n", file)
+	var rows [][]string
+	for _, e := range entries {
+		rows = append(rows, []string{e.Name, e.Shown(), e.Source})
+	}
+	return Print(w, []string{"SETTING", "VALUE", "SOURCE"}, rows...)
 }

@@ -65,6 +65,15 @@ func SafeLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// Agree is the word that agrees with n: one for 1, else many ("it is",
+// "they are").
+func Agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Plural is n with the noun that agrees with it: "1 step", "3 steps".
 func Plural(n int, one, many string) string {
 	if n == 1 {

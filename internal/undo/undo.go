@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -198,6 +199,43 @@ type Outcome struct {
 	// run) or left (left alone; Reason says why).
 	Action string `json:"action"`
 	Reason string `json:"reason,omitempty"`
+}
+
+// String is the outcome as `ask undo` says it: "restored notes.txt",
+// "left app.go: it has changed since the run"; the names and the reason
+// escaped, so that they cannot drive a terminal.
+func (o Outcome) String() string {
+	line := o.Action + " " + termtext.Safe(o.Path)
+	if o.Reason != "" {
+		line += ": " + termtext.Safe(o.Reason)
+	}
+	return line
+}
+
+// Left counts the files left alone.
+func Left(outcomes []Outcome) int {
+	n := 0
+	for _, o := range outcomes {
+		if o.Action == "left" {
+			n++
+		}
+	}
+	return n
+}
+
+// Load reads the transcript of run id at path and folds its file
+// changes. A run killed before its end is read as far as it got: its
+// changes so far are what it did.
+func Load(path, id string) (Run, error) {
+	events, err := records.ReadFile(path)
+	if len(events) == 0 {
+		return Run{}, err
+	}
+	run := FromEvents(events)
+	if run.Workdir == "" {
+		return Run{}, fmt.Errorf("run %s does not record its working directory", id)
+	}
+	return run, nil
 }
 
 // Undo puts back each file the run changed that is still as the run left

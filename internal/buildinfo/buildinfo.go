@@ -1,12 +1,21 @@
-package main
+// Package buildinfo says which build of ask is running: the version it
+// was given at link time or by `go install`, and the commit it was built
+// from.
+package buildinfo
 
 import "runtime/debug"
 
-// describeVersion is the version with the commit the binary was built
+// Version is the linked version described with the binary's build info.
+func Version(linked string) string {
+	info, _ := debug.ReadBuildInfo()
+	return Describe(linked, info)
+}
+
+// Describe is the version v with the commit the binary was built
 // from, as `ask --version` prints it: "v1.2.0 (commit 0123456789ab)",
 // with ", modified" when the tree had uncommitted changes. A binary built
 // by `go install module@version` has no commit but knows its version.
-func describeVersion(v string, info *debug.BuildInfo) string {
+func Describe(v string, info *debug.BuildInfo) string {
 	if info == nil {
 		return v
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package term
 
 import (
 	"os"
@@ -25,14 +25,14 @@ func TestTerminalWidthFromTheKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pane.Close()
-	if got := widthOf(int(pane.Fd())); got != 37 {
+	if got := Width(int(pane.Fd())); got != 37 {
 		t.Errorf("width %d, want 37", got)
 	}
-	stdio := &IO{Getenv: func(string) string { return "" }, ErrWidth: func() int { return widthOf(int(pane.Fd())) }}
-	if got := errWidth(stdio); got != 37 {
-		t.Errorf("errWidth %d without $COLUMNS, want the kernel's 37", got)
+	noEnv := func(string) string { return "" }
+	if got := Columns(func() int { return Width(int(pane.Fd())) }, noEnv); got != 37 {
+		t.Errorf("Columns %d without $COLUMNS, want the kernel's 37", got)
 	}
-	if got := widthOf(int(os.Stdin.Fd())); got != 0 && !isTerminal(os.Stdin) {
+	if got := Width(int(os.Stdin.Fd())); got != 0 && !isTerminal(os.Stdin) {
 		t.Errorf("a file has width %d", got)
 	}
 }

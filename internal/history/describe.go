@@ -1,0 +1,41 @@
+package history
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/termtext"
+)
+
+// Describe writes a kept run for a person, as `ask log show` prints it:
+// where and how it ran, its prompt, each tool call (failed or refused
+// ones marked) and its answer. The words of the model and of the tools are
+// escaped: they cannot drive a terminal.
+func Describe(w io.Writer, e Entry, events []records.Event) {
+	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
+	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
+	fmt.Fprintf(w, "transcript: %s (ask replay it; ask --resume %s to continue)\n\n", e.Path, e.ID)
+	fmt.Fprintf(w, "prompt:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Prompt, "\n")))
+	failed := map[string]bool{}
+	for _, ev := range events {
+		if ev.Type == records.TypeToolFinished && ev.IsError {
+			failed[ev.ID] = true
+		}
+	}
+	for _, ev := range events {
+		call := fmt.Sprintf("  step %d: %s %s", ev.Step, ev.Name, termtext.Safe(termtext.Shorten(ev.Arguments, 100)))
+		switch {
+		case ev.Type == records.TypeToolStarted && failed[ev.ID]:
+			fmt.Fprintln(w, call+" (failed)")
+		case ev.Type == records.TypeToolStarted:
+			fmt.Fprintln(w, call)
+		case ev.Type == records.TypeToolDenied:
+			fmt.Fprintf(w, "%s (refused: %s)\n", call, termtext.Safe(ev.Reason))
+		}
+	}
+	if e.Answer != "" {
+		fmt.Fprintf(w, "\nanswer:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Answer, "\n")))
+	}
+}
