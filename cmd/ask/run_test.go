@@ -1,18 +1,25 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
 // The run's behaviour is internal/run's to test; these tests are of how
@@ -149,5 +156,124 @@ func toolsFile(t *testing.T, path, tool string) {
 	spec := fmt.Sprintf(`{"tools":[{"name":%q,"description":"test tool","command":"echo hi","risk":"read"}]}`, tool)
 	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func declaredNames(body []byte) string {
+	var names []string
+	for _, n := range gjson.GetBytes(body, "tools.#.function.name").Array() {
+		names = append(names, n.String())
+	}
+	return strings.Join(names, ",")
+}
+
+func TestPlanFileIsTheGoal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "plan.md"), []byte("1. Read go.mod\n2. Report the module path\n"), 0o644)
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, wd: dir}, "--plan", "plan.md", "be brief")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	prompt := gjson.GetBytes(srv.Requests()[0], "messages.1.content").String()
+	if !strings.Contains(prompt, "Carry out this plan") || !strings.Contains(prompt, "2. Report the module path") || !strings.HasSuffix(prompt, "be brief") {
+		t.Errorf("prompt = %q", prompt)
+	}
+	if r := runAsk(t, askEnv{wd: dir}, "--mode", "plan", "--plan", "plan.md"); r.code != exitUsage {
+		t.Errorf("--plan with --mode plan: exit %d, want 2", r.code)
+	}
+}
+
+// runAskTerminal runs the CLI in-process as runAsk does, with stderr a
+// terminal or not, approvals read from ttyPath ("" for none), and stdin
+// piped unless it is empty.
+func runAskTerminal(t *testing.T, srv *fakeprovider.Server, wd, stdin string, errTTY bool, ttyPath string, args ...string) askResult {
+	t.Helper()
+	var out strings.Builder
+	var errb termtest.Buffer // with stderr a terminal, the status line draws from the tools' goroutines
+	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": srv.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}
+	stdio := &IO{
+		In: strings.NewReader(stdin), Out: &out, Err: &errb,
+		InTTY: stdin == "", ErrTTY: errTTY, TTYPath: ttyPath,
+		Getenv:  func(k string) string { return env[k] },
+		Environ: func() []string { return nil },
+		HTTP:    &http.Client{Timeout: 30 * time.Second},
+		Now:     time.Now,
+		Wd:      wd,
+
+		sandboxCheck: noSandbox, // --safe refuses commands on any machine
+	}
+	code := runCLI(context.Background(), append([]string{"ask"}, args...), stdio)
+	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// answersOnTerminal makes a FIFO holding the person's answers, to stand in
+// for /dev/tty. The answers precede anything the prompter writes to it, so
+// they are read first. The FIFO is held open until the test ends: its data
+// lives only while some end is open.
+func answersOnTerminal(t *testing.T, answers string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tty")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0) // O_RDWR: does not wait for a reader
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if _, err := f.WriteString(answers); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestApprovalsAreAskedOnTheTerminal: approvals are asked on the
+// controlling terminal whenever it can be opened, with stderr redirected
+// too, and never read from stdin. (The policy table itself is
+// internal/run's TestPolicyExitCodes.)
+func TestApprovalsAreAskedOnTheTerminal(t *testing.T) {
+	t.Parallel()
+	const noTTY = "-"
+	tests := []struct {
+		name   string
+		errTTY bool   // a person watches stderr
+		tty    string // answers typed on the terminal, or noTTY
+		stdin  string // piped stdin, never read for answers
+		ran    bool   // whether the write ran
+		reason string
+	}{
+		{name: "agent, stderr redirected, the terminal still there", tty: "y\n", ran: true},
+		{name: "answers come from the terminal, never from stdin", errTTY: true, tty: "n\n", stdin: "y\ny\na\n", reason: "declined"},
+		{name: "no terminal: stdin is not asked", errTTY: true, tty: noTTY, stdin: "y\ny\na\n", reason: "no terminal to ask"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ttyPath := ""
+			if tt.tty != noTTY {
+				ttyPath = answersOnTerminal(t, tt.tty)
+			}
+			srv := fakeprovider.Start(fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w", "write_file", `{"path":"out.txt","content":"x"}`)}},
+				fakeprovider.Reply{Text: "done"})
+			defer srv.Close()
+			r := runAskTerminal(t, srv, dir, tt.stdin, tt.errTTY, ttyPath, "--json", "go")
+			if r.code != exitOK {
+				t.Errorf("exit %d, want 0; stderr %s", r.code, r.stderr)
+			}
+			var got run.Summary
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("stdout is not the final JSON (%v): %q; stderr %s", err, r.stdout, r.stderr)
+			}
+			_, err := os.Stat(filepath.Join(dir, "out.txt"))
+			if ran := err == nil; ran != tt.ran || got.Answer != "done" {
+				t.Errorf("write ran %v, want %v; answer %q", ran, tt.ran, got.Answer)
+			}
+			if !tt.ran && (len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, tt.reason)) {
+				t.Errorf("denials %+v, want one with %q", got.Denials, tt.reason)
+			}
+		})
 	}
 }
