@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/settings"
+	"github.com/ask-cli/ask/internal/term"
 )
 
 // world is where a test's runs are built, as the main command builds
@@ -170,7 +172,7 @@ func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript string, verbose
 func (w *world) ask(prompt string, flags ...any) ran {
 	w.t.Helper()
 	in, transcript, verbose := flagLayer(w.t, flags)
-	var notes strings.Builder
+	var notes lockedBuilder
 	fail := func(err error) ran {
 		fmt.Fprintf(&notes, "ask: %v\n", err)
 		return ran{err: err, code: ExitCode(err), stderr: notes.String()}
@@ -197,7 +199,12 @@ func (w *world) ask(prompt string, flags ...any) ran {
 		return ran{run: r, stderr: notes.String()}
 	}
 	var rec bytes.Buffer
-	out := Output{Sinks: []io.Writer{&rec}}
+	// stderr shows the events the main command notes there (run.go).
+	out := Output{Sinks: []io.Writer{&rec}, Observe: func(ev records.Event) {
+		if line := term.NoteLine(ev, verbose); line != "" {
+			fmt.Fprintf(&notes, "ask: %s\n", line)
+		}
+	}}
 	if transcript != "" {
 		f, err := records.Create(transcript)
 		if err != nil {
@@ -262,7 +269,7 @@ func (w *world) replay(file string, opt ReplayOptions) ran {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	var notes strings.Builder
+	var notes lockedBuilder
 	opt.Check, opt.Workdir = true, w.wd
 	s, prompt, rp, err := FromTranscript(events, opt)
 	if err != nil {
@@ -310,4 +317,22 @@ func writeConfig(t *testing.T, home, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// lockedBuilder is stderr written from the run's goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
