@@ -277,3 +277,17 @@ func TestApprovalsAreAskedOnTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestQuietKeepsTheFallbackNote: under -q the switch to the text tool
+// protocol is not said, and a second refusal is still an error. (The
+// fallback itself is internal/run's TestToolProtocolAutoFallback.)
+func TestQuietKeepsTheFallbackNote(t *testing.T) {
+	t.Parallel()
+	refusal := fakeprovider.Reply{Status: 400, Body: `{"error":{"message":"stablelm2:latest does not support tools","type":"api_error","param":null,"code":null}}`}
+	srv := fakeprovider.Start(refusal, refusal)
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv}, "-q", "x")
+	if r.code != 3 || strings.Contains(r.stderr, "switching") || len(srv.Requests()) != 2 {
+		t.Errorf("code %d, stderr %q, %d requests", r.code, r.stderr, len(srv.Requests()))
+	}
+}

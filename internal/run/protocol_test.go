@@ -1,7 +1,6 @@
-package main
+package run
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,9 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
-	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
-	"github.com/ask-cli/ask/internal/tools"
 )
 
 func textReplies(texts ...string) []fakeprovider.Reply {
@@ -39,11 +35,13 @@ func TestToolProtocolJSON(t *testing.T) {
 	t.Parallel()
 	srv := fakeprovider.Start(textReplies("Reading it.\n"+readCall, "It says alpha.")...)
 	defer srv.Close()
-	r := runAsk(t, askEnv{server: srv, wd: workdir(t)}, "--tool-protocol", "json", "--json", "what is in a.txt?")
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
-		t.Fatalf("code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	w := newWorld(t, srv)
+	w.wd = workdir(t)
+	r := w.ask("what is in a.txt?", "tool-protocol", "json")
+	if r.code != 0 {
+		t.Fatalf("code %d, stderr %s", r.code, r.stderr)
 	}
+	got := r.summary()
 	if got.Answer != "It says alpha." || len(got.ToolCalls) != 1 || !strings.Contains(got.ToolCalls[0].Content, "1: alpha") {
 		t.Errorf("--json = %+v", got)
 	}
@@ -67,21 +65,21 @@ func TestToolProtocolErrors(t *testing.T) {
 	tests := []struct {
 		name     string
 		replies  []fakeprovider.Reply
-		args     []string
+		flags    []any
 		wantCode int
 		wantErr  string
 	}{
-		{"three unreadable replies", textReplies(bad, bad, bad), []string{"--tool-protocol", "markdown", "x"}, 5, "did not follow the tool protocol"},
-		{"unknown protocol", nil, []string{"--tool-protocol", "xml", "x"}, 2, `--tool-protocol "xml"`},
-		{"command without the command provider", nil, []string{"--command", "ollama run x", "x"}, 2, "--provider command"},
+		{"three unreadable replies", textReplies(bad, bad, bad), []any{"tool-protocol", "markdown"}, 5, "did not follow the tool protocol"},
+		{"unknown protocol", nil, []any{"tool-protocol", "xml"}, 2, `--tool-protocol "xml"`},
+		{"command without the command provider", nil, []any{"command", "ollama run x"}, 2, "--provider command"},
 		{"native has no fallback", []fakeprovider.Reply{{Status: 400, Body: fixture(t, "ollama-v1-does-not-support-tools.json")}},
-			[]string{"--tool-protocol", "native", "x"}, 3, "does not support tools"},
+			[]any{"tool-protocol", "native"}, 3, "does not support tools"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fakeprovider.Start(tt.replies...)
 			defer srv.Close()
-			r := runAsk(t, askEnv{server: srv}, tt.args...)
+			r := newWorld(t, srv).ask("x", tt.flags...)
 			if r.code != tt.wantCode || !strings.Contains(r.stderr, tt.wantErr) {
 				t.Errorf("code %d, stderr %q; want %d and %q", r.code, r.stderr, tt.wantCode, tt.wantErr)
 			}
@@ -115,9 +113,11 @@ func TestToolProtocolAutoFallback(t *testing.T) {
 			replies := append([]fakeprovider.Reply{{Status: status, Body: fixture(t, tt.fixture)}}, textReplies(readCall, "It says alpha.")...)
 			srv := fakeprovider.Start(replies...)
 			defer srv.Close()
-			r := runAsk(t, askEnv{server: srv, wd: workdir(t)}, "what is in a.txt?")
-			if r.code != 0 || r.stdout != "It says alpha.\n" {
-				t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+			w := newWorld(t, srv)
+			w.wd = workdir(t)
+			r := w.ask("what is in a.txt?")
+			if r.code != 0 || r.answer() != "It says alpha.\n" {
+				t.Fatalf("code %d, answer %q, stderr %q", r.code, r.answer(), r.stderr)
 			}
 			if r.stderr != "ask: openai: the model does not support tools; switching to --tool-protocol json\n" {
 				t.Errorf("stderr = %q", r.stderr)
@@ -132,12 +132,13 @@ func TestToolProtocolAutoFallback(t *testing.T) {
 			}
 		})
 	}
-	// --quiet keeps the note to itself; a second refusal is an error.
+	// A second refusal is an error. (That --quiet keeps the note to
+	// itself is cmd/ask's TestQuietKeepsTheFallbackNote.)
 	srv := fakeprovider.Start(fakeprovider.Reply{Status: 400, Body: fixture(t, "ollama-v1-does-not-support-tools.json")},
 		fakeprovider.Reply{Status: 400, Body: fixture(t, "ollama-v1-does-not-support-tools.json")})
 	defer srv.Close()
-	r := runAsk(t, askEnv{server: srv}, "-q", "x")
-	if r.code != 3 || strings.Contains(r.stderr, "switching") || len(srv.Requests()) != 2 {
+	r := newWorld(t, srv).ask("x")
+	if r.code != 3 || len(srv.Requests()) != 2 {
 		t.Errorf("code %d, stderr %q, %d requests", r.code, r.stderr, len(srv.Requests()))
 	}
 }
@@ -164,11 +165,13 @@ n=$(printf '%s\n' "$input" | grep -c '^\[assistant\]$'); cat "$D/$n.txt"`
 func TestCommandProvider(t *testing.T) {
 	t.Parallel()
 	dir, cmd := modelScript(t, "\x1b[32m⠋\r\x1b[K\x1b[0m"+readCall, "It says alpha.")
-	r := runAsk(t, askEnv{wd: workdir(t)}, "--provider", "command", "--command", cmd, "--json", "what is in a.txt?")
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
-		t.Fatalf("code %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	w := newWorld(t, nil)
+	w.wd = workdir(t)
+	r := w.ask("what is in a.txt?", "provider", "command", "command", cmd)
+	if r.code != 0 {
+		t.Fatalf("code %d, stderr %s", r.code, r.stderr)
 	}
+	got := r.summary()
 	if got.Answer != "It says alpha." || got.Provider != "command" || got.Model != cmd || len(got.ToolCalls) != 1 || got.Steps != 2 {
 		t.Errorf("--json = %+v", got)
 	}
@@ -182,67 +185,23 @@ func TestCommandProviderErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		args     []string
-		env      map[string]string
+		flags    []any
+		env      []string
 		wantCode int
 		wantErr  string
 	}{
-		{"no command", []string{"--provider", "command", "x"}, nil, 2, "--provider command needs the model to run"},
-		{"native", []string{"--provider", "command", "--command", "cat", "--tool-protocol", "native", "x"}, nil, 2, "no native tool calling"},
-		{"missing program", []string{"--provider", "command", "--command", "no-such-runner-xyz run m", "x"}, nil, 2, "not found"},
-		{"failing program", []string{"--provider", "command", "--command", "echo 'model not pulled' >&2; exit 4", "x"}, nil, 3, "exited with status 4: model not pulled"},
-		{"from the environment", []string{"-p", "command", "x"}, map[string]string{"ASK_COMMAND": "cat >/dev/null; echo fine"}, 0, ""},
+		{"no command", []any{"provider", "command"}, nil, 2, "--provider command needs the model to run"},
+		{"native", []any{"provider", "command", "command", "cat", "tool-protocol", "native"}, nil, 2, "no native tool calling"},
+		{"missing program", []any{"provider", "command", "command", "no-such-runner-xyz run m"}, nil, 2, "not found"},
+		{"failing program", []any{"provider", "command", "command", "echo 'model not pulled' >&2; exit 4"}, nil, 3, "exited with status 4: model not pulled"},
+		{"from the environment", []any{"provider", "command"}, []string{"ASK_COMMAND", "cat >/dev/null; echo fine"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runAsk(t, askEnv{env: tt.env}, tt.args...)
+			r := newWorld(t, nil).with(tt.env...).ask("x", tt.flags...)
 			if r.code != tt.wantCode || !strings.Contains(r.stderr, tt.wantErr) || strings.Count(r.stderr, "\n") > 1 {
 				t.Errorf("code %d, stderr %q; want %d and %q on one line", r.code, r.stderr, tt.wantCode, tt.wantErr)
 			}
 		})
 	}
-}
-
-// The text protocol's markdown mappings are written for the built-in
-// tools' schemas, kept as a copy in textproto's testdata: the copy must be
-// what the tools declare.
-func TestTextprotoToolsCopyIsCurrent(t *testing.T) {
-	t.Parallel()
-	root, err := tools.NewRoot(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := tools.NewRegistry(tools.Builtins(root)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var declared []providers.Tool
-	for _, t := range reg.List() {
-		info := t.Info()
-		declared = append(declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
-	}
-	want, err := providers.MarshalTools(declared)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("../../internal/providers/textproto/testdata/tools.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied, err := providers.ParseTools(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := providers.MarshalTools(copied[:len(tools.Builtins(root))])
-	var g, w any
-	json.Unmarshal(got, &g)
-	json.Unmarshal(want, &w)
-	if gs, ws := mustJSON(g), mustJSON(w); gs != ws {
-		t.Errorf("internal/providers/textproto/testdata/tools.json is out of date:\n got %s\nwant %s", gs, ws)
-	}
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
