@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,5 +27,23 @@ func TestKnobErrorFromEitherCommand(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent", n)
+	}
+}
+
+// -a and --attach=FILE both add a file to the prompt. (What is sent, and
+// what a provider refuses, is internal/run's TestAttachFlag.)
+func TestAttachFlagForms(t *testing.T) {
+	t.Parallel()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "internal", "providers", "testdata", "attach"))
+	png, pdf := filepath.Join(dir, "pixel.png"), filepath.Join(dir, "tiny.pdf")
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "a pixel"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv}, "-a", png, "--attach="+pdf, "what is this?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), `"type":"file"`) || !strings.Contains(string(reqs[0]), `"image_url":{"url":"data:image/png;base64,`) {
+		t.Errorf("requests %d, the first without the files", len(reqs))
 	}
 }

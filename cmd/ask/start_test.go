@@ -16,6 +16,9 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 )
 
+// raceEnabled is set under the race detector (race_test.go).
+var raceEnabled bool
+
 // oneShot is the command line of the bench's one-shot answer.
 var oneShot = []string{"ask", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "fake-model",
 	"--yes", "--quiet", "--workdir", ".", "say hello"}

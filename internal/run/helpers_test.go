@@ -336,3 +336,6 @@ func (l *lockedBuilder) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// raceEnabled is set under the race detector (race_test.go).
+var raceEnabled bool
