@@ -118,9 +118,9 @@ func (r ran) finished() gjson.Result {
 }
 
 // flagLayer is the flags a run is given, as pairs of setting name and
-// value ("continue", "resume" and "transcript" are the CLI's own and are
-// returned apart). A string value of a list setting is one element.
-func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript string, verbose bool) {
+// value ("continue", "resume", "transcript", "profile" and "verbose" are
+// the CLI's own and are returned apart). A string value of a list setting is one element.
+func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript, profile string, verbose bool) {
 	t.Helper()
 	if len(pairs)%2 != 0 {
 		t.Fatalf("flags %v: want name, value pairs", pairs)
@@ -139,6 +139,9 @@ func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript string, verbose
 			continue
 		case "verbose":
 			verbose = v.(bool)
+			continue
+		case "profile":
+			profile = v.(string)
 			continue
 		}
 		row, ok := settings.Lookup(name)
@@ -164,14 +167,14 @@ func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript string, verbose
 			t.Fatal(err)
 		}
 	}
-	return in, transcript, verbose
+	return in, transcript, profile, verbose
 }
 
 // ask runs prompt with flags (name, value pairs) in w, as `ask FLAGS
 // PROMPT` would.
 func (w *world) ask(prompt string, flags ...any) ran {
 	w.t.Helper()
-	in, transcript, verbose := flagLayer(w.t, flags)
+	in, transcript, profile, verbose := flagLayer(w.t, flags)
 	var notes lockedBuilder
 	fail := func(err error) ran {
 		fmt.Fprintf(&notes, "ask: %v\n", err)
@@ -179,7 +182,7 @@ func (w *world) ask(prompt string, flags ...any) ran {
 	}
 	getenv := func(k string) string { return w.vars[k] }
 	in.Getenv, in.Wd = getenv, w.wd
-	in.Config = LoadConfig(getenv, "")
+	in.Config = LoadConfig(getenv, profile)
 	s, err := Resolve(in)
 	if err != nil {
 		return fail(err)
