@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"encoding/json"
@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/sandbox/sandboxtest"
 )
@@ -76,16 +76,14 @@ func TestAdd(t *testing.T) {
 		}},
 		fakeprovider.Reply{Text: "the tests pass"})
 	defer srv.Close()
-	r := runAsk(t, askEnv{server: srv, wd: wd, env: map[string]string{"HOME": home}, sandbox: sandbox.Check},
-		"--safe", "--json", "run the tests")
+	w := newWorld(t, srv).with("HOME", home)
+	w.wd, w.sandbox = wd, sandbox.Check
+	r := w.ask("run the tests", "safe", true)
 	// The write is refused, and so the exit status is 6; the commands ran.
-	if r.code != exitRefused {
-		t.Fatalf("exit %d, want %d (the write refused); stderr %s\nstdout %s", r.code, exitRefused, r.stderr, r.stdout)
+	if r.code != fault.ExitRefused {
+		t.Fatalf("exit %d, want %d (the write refused); stderr %s", r.code, fault.ExitRefused, r.stderr)
 	}
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatal(err)
-	}
+	got := r.summary()
 	results := map[string]string{}
 	for _, c := range got.ToolCalls {
 		results[c.ID] = c.Content
@@ -141,15 +139,14 @@ func TestSandboxHidesPastRuns(t *testing.T) {
 		}},
 		fakeprovider.Reply{Text: "done"})
 	defer srv.Close()
-	r := runAsk(t, askEnv{server: srv, wd: t.TempDir(), env: map[string]string{"HOME": home}, sandbox: sandbox.Check},
-		"--sandbox", "workdir", "--yes", "--json", "read the past runs")
+	w := newWorld(t, srv).with("HOME", home)
+	delete(w.vars, "XDG_STATE_HOME") // the state is under HOME
+	w.sandbox = sandbox.Check
+	r := w.ask("read the past runs", "sandbox", "workdir", "yes", true)
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
 	}
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatal(err)
-	}
+	got := r.summary()
 	if len(got.ToolCalls) != 2 {
 		t.Fatalf("tool calls %+v", got.ToolCalls)
 	}
@@ -172,15 +169,14 @@ func TestSafeWithoutASandboxRefusesCommands(t *testing.T) {
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("s", "shell", `{"command":"touch ran"}`)}},
 		fakeprovider.Reply{Text: "done"})
 	defer srv.Close()
-	r := runAsk(t, askEnv{server: srv, wd: wd}, "--safe", "--json", "go")
-	if r.code != exitRefused {
-		t.Fatalf("exit %d, want %d; stderr %s", r.code, exitRefused, r.stderr)
+	w := newWorld(t, srv)
+	w.wd = wd
+	r := w.ask("go", "safe", true)
+	if r.code != fault.ExitRefused {
+		t.Fatalf("exit %d, want %d; stderr %s", r.code, fault.ExitRefused, r.stderr)
 	}
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatal(err)
-	}
-	const want = "refused by --safe: shell runs commands and the sandbox cannot confine the file system here: the tests say so (askEnv.sandbox)"
+	got := r.summary()
+	const want = "refused by --safe: shell runs commands and the sandbox cannot confine the file system here: the tests say so (world.sandbox)"
 	if len(got.Denials) != 1 || !strings.Contains(got.Denials[0].Reason, want) {
 		t.Errorf("denials %+v, want one saying %q", got.Denials, want)
 	}
@@ -208,12 +204,14 @@ func TestSandboxFlag(t *testing.T) {
 		}},
 		fakeprovider.Reply{Text: "done"})
 	defer srv.Close()
-	r := runAsk(t, askEnv{server: srv, wd: wd, sandbox: sandbox.Check}, "--sandbox", "workdir", "--yes", "--json", "write")
+	w := newWorld(t, srv)
+	w.wd, w.sandbox = wd, sandbox.Check
+	r := w.ask("write", "sandbox", "workdir", "yes", true)
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(wd, "in.txt")); err != nil {
-		t.Errorf("no file written in the working directory: %v\n%s", err, r.stdout)
+		t.Errorf("no file written in the working directory: %v\n%+v", err, r.Calls)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "out.txt")); err == nil {
 		t.Errorf("a file was written outside the working directory")
@@ -221,12 +219,14 @@ func TestSandboxFlag(t *testing.T) {
 
 	srv2 := fakeprovider.Start(fakeprovider.Reply{Calls: []providers.ToolCall{call("s", "touch ran")}}, fakeprovider.Reply{Text: "done"})
 	defer srv2.Close()
-	r = runAsk(t, askEnv{server: srv2, wd: wd}, "--sandbox", "read-only", "--yes", "--json", "go")
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatalf("%v: %s", err, r.stderr)
+	w2 := newWorld(t, srv2)
+	w2.wd = wd
+	r = w2.ask("go", "sandbox", "read-only", "yes", true)
+	if r.Result == nil {
+		t.Fatalf("the run was not built: %s", r.stderr)
 	}
-	const want = "shell: refused by the sandbox: cannot confine the file system here: the tests say so (askEnv.sandbox); commands never run unconfined"
+	got := r.summary()
+	const want = "shell: refused by the sandbox: cannot confine the file system here: the tests say so (world.sandbox); commands never run unconfined"
 	if len(got.ToolCalls) != 1 || got.ToolCalls[0].Content != want {
 		t.Errorf("tool calls %+v, want the one-line refusal %q", got.ToolCalls, want)
 	}
@@ -236,67 +236,8 @@ func TestSandboxFlag(t *testing.T) {
 	if !strings.Contains(r.stderr, "ask: warning: --sandbox read-only: the sandbox cannot confine the file system here") {
 		t.Errorf("no warning on stderr: %s", r.stderr)
 	}
-	if r := runAsk(t, askEnv{server: srv2, wd: wd}, "--sandbox", "readonly", "go"); r.code != exitUsage || !strings.Contains(r.stderr, "choose off, workdir or read-only") {
+	if r := w2.ask("go", "sandbox", "readonly"); r.code != fault.ExitUsage || !strings.Contains(r.stderr, "choose off, workdir or read-only") {
 		t.Errorf("--sandbox readonly: exit %d stderr %s", r.code, r.stderr)
-	}
-}
-
-func TestSandboxCheck(t *testing.T) {
-	t.Parallel()
-	works := func() sandbox.Support { return sandbox.Support{LandlockABI: 7, Namespaces: "user"} }
-	r := runAsk(t, askEnv{sandbox: works}, "sandbox", "check")
-	var got sandbox.Report
-	if err := json.Unmarshal([]byte(r.stdout), &got); r.code != 0 || err != nil || !got.Confines || !got.Network || len(got.Layers) != 5 {
-		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
-	}
-	for _, l := range got.Layers {
-		if !l.OK || l.How == "" || l.Problem != "" {
-			t.Errorf("layer %+v", l)
-		}
-	}
-	r = runAsk(t, askEnv{sandbox: works, tty: true}, "sandbox", "check")
-	for _, want := range []string{
-		"namespaces  yes   new user, mount, PID, IPC and UTS namespaces, a session of its own, capabilities dropped",
-		"network     yes   a new network namespace with only its own loopback",
-		"landlock    yes   Landlock ABI 7",
-		"seccomp     yes   owners, world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts, namespaces, io_uring",
-		"limits      yes   1024 processes and threads per command",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("table has no %q:\n%s", want, r.stdout)
-		}
-	}
-	// Each missing layer is named, with why.
-	for _, c := range []struct {
-		support sandbox.Support
-		layer   string
-		problem string
-		stderr  string
-	}{
-		{sandbox.Support{LandlockABI: 7, Namespaces: "user", Network: "user namespaces are not allowed here"},
-			"network", "user namespaces are not allowed here", "--sandbox can confine commands here only with --allow-network"},
-		{sandbox.Support{LandlockABI: 7, Namespaces: "user", Seccomp: "this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)"},
-			"seccomp", "this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)", "every sandboxed command would be refused"},
-		{sandbox.Support{LandlockABI: 7, NamespacesProblem: "cannot mount /proc for the new PID namespace"},
-			"namespaces", "cannot mount /proc for the new PID namespace", "every sandboxed command would be refused"},
-		{sandbox.Support{FileSystem: "Landlock is disabled in this kernel", Namespaces: "user"},
-			"landlock", "Landlock is disabled in this kernel", "every sandboxed command would be refused"},
-	} {
-		r := runAsk(t, askEnv{sandbox: func() sandbox.Support { return c.support }}, "sandbox", "check")
-		var got sandbox.Report
-		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitFailure || !strings.Contains(r.stderr, c.stderr) {
-			t.Errorf("%s: exit %d stdout %q stderr %q", c.layer, r.code, r.stdout, r.stderr)
-			continue
-		}
-		for _, l := range got.Layers {
-			if l.Layer == c.layer && (l.OK || l.Problem != c.problem) {
-				t.Errorf("%s: %+v, want the problem %q", c.layer, l, c.problem)
-			}
-		}
-	}
-	r = runAsk(t, askEnv{}, "sandbox", "check")
-	if r.code != exitFailure || !strings.Contains(r.stderr, "every sandboxed command would be refused") {
-		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 
