@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -289,5 +290,26 @@ func TestQuietKeepsTheFallbackNote(t *testing.T) {
 	r := runAsk(t, askEnv{server: srv}, "-q", "x")
 	if r.code != 3 || strings.Contains(r.stderr, "switching") || len(srv.Requests()) != 2 {
 		t.Errorf("code %d, stderr %q, %d requests", r.code, r.stderr, len(srv.Requests()))
+	}
+}
+
+// TestTimeoutBoundsTheInvocation: --timeout counts from the start, so a
+// pipe that stays open does not hold the run past it (it is read as
+// context), and 0 means no limit.
+func TestTimeoutBoundsTheInvocation(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
+	defer srv.Close()
+	open, w := io.Pipe() // never written, never closed
+	defer w.Close()
+	r := runAsk(t, askEnv{server: srv, in: open}, "--timeout", "200ms", "hi")
+	if r.code != exitTimeout || !strings.Contains(r.stderr, "--timeout 200ms reached while reading stdin") {
+		t.Errorf("open stdin: exit %d, stderr %q; want %d and the line that says why", r.code, r.stderr, exitTimeout)
+	}
+	if got := len(srv.Requests()); got != 0 {
+		t.Errorf("%d requests were sent after the timeout", got)
+	}
+	if r := runAsk(t, askEnv{server: srv}, "--timeout", "0", "--no-stream", "hi"); r.code != 0 || r.stdout != "42\n" {
+		t.Errorf("--timeout 0: exit %d, stdout %q, stderr %q; want the answer", r.code, r.stdout, r.stderr)
 	}
 }

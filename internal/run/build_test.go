@@ -375,3 +375,30 @@ func TestEditsNeedApprovalWithoutATerminal(t *testing.T) {
 		})
 	}
 }
+
+// A base URL that is not a URL is bad input, found before any request.
+func TestMalformedBaseURLIsUsage(t *testing.T) {
+	t.Parallel()
+	for _, base := range []string{"http://[::1", "ht!tp://x", "ftp://example.com/v1", "http://"} {
+		t.Run(base, func(t *testing.T) {
+			srv := fakeprovider.Start(fakeprovider.Reply{Text: "never asked"})
+			defer srv.Close()
+			for _, how := range [][]any{{"base-url", base}, {}} {
+				w := newWorld(t, srv)
+				if len(how) == 0 {
+					w.with("ASK_BASE_URL", base)
+				}
+				r := w.ask("q", how...)
+				if r.code != fault.ExitUsage {
+					t.Errorf("%v: exit %d, want 2; stderr: %s", how, r.code, r.stderr)
+				}
+				if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 || !strings.Contains(r.stderr, "base URL") {
+					t.Errorf("%v: stderr %q, want one line about the base URL", how, r.stderr)
+				}
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests were sent", n)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -492,4 +493,80 @@ func TestReplyCaps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deepJSON is a JSON array nested n levels deep.
+func deepJSON(n int) string {
+	return strings.Repeat("[", n) + strings.Repeat("]", n)
+}
+
+// A reply nested deeper than a transcript can record is malformed: exit 3,
+// with run.finished, and --json does not call it completed.
+func TestDeeplyNestedReplyIsMalformed(t *testing.T) {
+	t.Parallel()
+	deep := `{"id":"x","object":"chat.completion","choices":[{"index":0,"finish_reason":"stop",` +
+		`"message":{"role":"assistant","content":"hi","extra":` + deepJSON(20000) + `}}]}`
+	deepStream := "data: " + `{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi","extra":` +
+		deepJSON(20000) + `}}]}` + "\n\ndata: [DONE]\n\n"
+	for _, tt := range []struct {
+		name  string
+		body  string
+		flags []any
+	}{
+		{"plain", deep, []any{"no-stream", true}},
+		{"stream", deepStream, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeprovider.Start(fakeprovider.Reply{Body: tt.body})
+			defer srv.Close()
+			r := newWorld(t, srv).ask("q", tt.flags...)
+			if r.code != fault.ExitProvider {
+				t.Errorf("exit %d, want 3; stderr: %s", r.code, r.stderr)
+			}
+			if out := r.summary(); out.Status != "error" || out.ExitCode != 3 {
+				t.Errorf("--json = %+v", out)
+			}
+			if !strings.Contains(lastLine(r.stderr), "nests deeper than") {
+				t.Errorf("stderr %q does not say what was wrong", r.stderr)
+			}
+			evs := r.events
+			if last := evs[len(evs)-1]; last.Type != "run.finished" || last.ExitCode != 3 {
+				t.Errorf("transcript ends with %v", summarize(evs[len(evs)-1:]))
+			}
+		})
+	}
+}
+
+// A stream line longer than ask reads is a provider's fault: exit 3, in a
+// run (with run.finished) as in `ask provider send` (cmd/ask's
+// TestOverlongStreamLineInSend).
+func TestOverlongStreamLineIsProviderError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out a stream")
+	}
+	t.Parallel()
+	overlong := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: ")
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		for range 65 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	srv := fakeprovider.StartSteps(overlong)
+	defer srv.Close()
+	r := newWorld(t, srv).ask("q")
+	if r.code != fault.ExitProvider {
+		t.Errorf("run: exit %d, want 3; stderr: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
+		t.Errorf("run: stderr %q, want one line", r.stderr)
+	}
+	evs := r.events
+	if last := evs[len(evs)-1]; last.Type != "run.finished" || last.ExitCode != 3 {
+		t.Errorf("transcript ends with %v", summarize(evs[len(evs)-1:]))
+	}
+
 }

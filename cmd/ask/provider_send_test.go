@@ -103,3 +103,34 @@ func TestSendIdleTimeout(t *testing.T) {
 		t.Errorf("stdout %q, want what arrived before the silence", r.stdout)
 	}
 }
+
+// A stream line longer than ask reads is a provider's fault in `ask
+// provider send` too: exit 3, naming the limit. (A run's is internal/run's
+// TestOverlongStreamLineIsProviderError.)
+func TestOverlongStreamLineInSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out a stream")
+	}
+	t.Parallel()
+	overlong := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: ")
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		for range 65 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	srv := fakeprovider.StartSteps(overlong)
+	defer srv.Close()
+
+	r := runAsk(t, askEnv{server: srv, stdin: `{"model":"m","stream":true,"messages":[]}`, stdout: io.Discard},
+		"provider", "send", "-p", "openai")
+	if r.code != exitProvider {
+		t.Errorf("send: exit %d, want 3; stderr: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "longer than 64 MB") {
+		t.Errorf("send: stderr %q does not name the limit", r.stderr)
+	}
+}
