@@ -10,6 +10,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 func textReplies(texts ...string) []fakeprovider.Reply {
@@ -204,4 +206,73 @@ func TestCommandProviderErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The Chat Completions family end to end, as a user runs it: what reaches
+// the server, and the exit code each ending maps to.
+func TestChatCompletionsFamilyEndToEnd(t *testing.T) {
+	t.Parallel()
+	recorded := func(name string) fakeprovider.Reply {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fakeprovider.Reply{Body: string(b)}
+	}
+
+	t.Run("openrouter sends its attribution headers and the key", func(t *testing.T) {
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "hi"})
+		defer srv.Close()
+		r := newWorld(t, nil).with("ASK_PROVIDER", "openrouter", "ASK_BASE_URL", srv.URL, "OPENROUTER_API_KEY", "or-key").ask("hello")
+		if r.code != fault.ExitOK || r.answer() != "hi\n" {
+			t.Fatalf("exit %d answer %q stderr %s", r.code, r.answer(), r.stderr)
+		}
+		h := srv.Headers()[0]
+		for name, want := range map[string]string{"Authorization": "Bearer or-key", "Http-Referer": "https://github.com/ask-cli/ask", "X-Title": "ask"} {
+			if got := h.Get(name); got != want {
+				t.Errorf("%s = %q, want %q", name, got, want)
+			}
+		}
+	})
+
+	t.Run("an error inside a 200 stream exits 3", func(t *testing.T) {
+		srv := fakeprovider.Start(recorded("openrouter-stream-error-in-200.sse"))
+		defer srv.Close()
+		r := newWorld(t, srv).ask("hello")
+		if r.code != fault.ExitProvider {
+			t.Fatalf("exit %d, want %d; stderr %s", r.code, fault.ExitProvider, r.stderr)
+		}
+		if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "Token limit reached") {
+			t.Errorf("stderr %q: want one line carrying the provider's message", r.stderr)
+		}
+	})
+
+	t.Run("the same call answered the same way five times in a row exits 5", func(t *testing.T) {
+		same := fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c", "list_directory", `{"path":"."}`)}}
+		srv := fakeprovider.Start(same, same, same, same, same, fakeprovider.Reply{Text: "never"})
+		defer srv.Close()
+		r := newWorld(t, srv).ask("look")
+		if r.code != fault.ExitLimit || len(srv.Requests()) != 5 {
+			t.Fatalf("exit %d after %d requests, want %d after 5; stderr %s", r.code, len(srv.Requests()), fault.ExitLimit, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "same tool call, answered the same way, five times in a row") {
+			t.Errorf("stderr %q does not say why the run stopped", r.stderr)
+		}
+	})
+
+	t.Run("the first request with every built-in tool stays under 8 KB", func(t *testing.T) {
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "ok"})
+		defer srv.Close()
+		r := newWorld(t, srv).ask("what does this project do?")
+		if r.code != fault.ExitOK {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		body := srv.Requests()[0]
+		if d := declaredNames(body); d != "read_file,list_directory,search,edit_file,write_file,shell" {
+			t.Fatalf("declared %s, want all six built-ins", d)
+		}
+		if len(body) > 8<<10 {
+			t.Errorf("first request is %d bytes, over the 8 KB budget", len(body))
+		}
+	})
 }
