@@ -570,3 +570,52 @@ func TestOverlongStreamLineIsProviderError(t *testing.T) {
 	}
 
 }
+
+// faultyBody gives some bytes of a reply, then panics: a stand-in for a
+// fault in ask between the provider's bytes and the loop, since no reply
+// is known to make a parser panic now.
+type faultyBody struct{ r io.Reader }
+
+func (b *faultyBody) Read(p []byte) (int, error) {
+	if n, _ := b.r.Read(p); n > 0 {
+		return n, nil
+	}
+	panic("fault while reading the reply")
+}
+
+func (*faultyBody) Close() error { return nil }
+
+type faultyTransport struct{ contentType, prefix string }
+
+func (t faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {t.contentType}},
+		Body: &faultyBody{strings.NewReader(t.prefix)}, Request: req}, nil
+}
+
+// A panic while a reply is read, streamed or not, ends the run with exit 3
+// (a malformed response) and a one-line message, never a stack trace, and
+// the transcript still ends with run.finished.
+func TestFaultReadingAReplyIsAnError(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		t     faultyTransport
+		flags []any
+	}{
+		{"streamed", faultyTransport{"text/event-stream", "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n"}, nil},
+		{"not streamed", faultyTransport{"application/json", `{"choices":[`}, []any{"no-stream", true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, nil).with("ASK_PROVIDER", "openai", "ASK_BASE_URL", "http://provider.invalid/v1",
+				"OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
+			w.http = &http.Client{Timeout: 30 * time.Second, Transport: tt.t}
+			r := w.ask("hello", tt.flags...)
+			if r.code != fault.ExitProvider || !strings.Contains(r.stderr, "malformed response") || strings.Contains(r.stderr, "goroutine") {
+				t.Fatalf("exit %d, stderr %q; want exit %d and a malformed response, without a stack trace", r.code, r.stderr, fault.ExitProvider)
+			}
+			events := r.events
+			if last := events[len(events)-1]; last.Type != records.TypeRunFinished || last.Status != "error" {
+				t.Errorf("last event %+v: want run.finished with status error", last)
+			}
+		})
+	}
+}

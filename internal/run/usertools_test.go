@@ -1,7 +1,9 @@
 package run
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -157,4 +159,46 @@ func callsByID(calls []loop.Call) map[string]loop.Call {
 		out[c.ID] = c
 	}
 	return out
+}
+
+// L5: a remote MCP server that echoes the token its header carried handed
+// it to the model, the provider and the transcript. Header values as sent
+// are scrubbed from every tool result, bare and as the Bearer credential.
+func TestMCPEchoedTokenIsScrubbed(t *testing.T) {
+	t.Parallel()
+	s := sdk.NewServer(&sdk.Implementation{Name: "echo-auth", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "whoami", Description: "Say who the caller is", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			auth := ""
+			if req.Extra != nil {
+				auth = req.Extra.Header.Get("Authorization")
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you sent " + auth}}}, nil, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	remote := httptest.NewUnstartedServer(h)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Listener = l
+	remote.Start()
+	defer remote.Close()
+	const token = "mcp-echoed-token-0123456789"
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("who", "local__whoami", `{}`)}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	r := newWorld(t, srv).with("MCP_TOKEN", token).ask("who am I", "mcp", remote.URL+"/mcp", "mcp-header", "Authorization: Bearer ${MCP_TOKEN}")
+	if r.code != fault.ExitOK {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	c := callsByID(r.summary().ToolCalls)["who"]
+	if !strings.Contains(c.Content, "you sent") {
+		t.Fatalf("the tool did not run: %+v", c)
+	}
+	out, _ := json.Marshal(r.summary())
+	if bytes.Contains(out, []byte(token)) || bytes.Contains(r.transcript, []byte(token)) || bytes.Contains(srv.Requests()[len(srv.Requests())-1], []byte(token)) {
+		t.Errorf("the echoed MCP token reached the model or the output: %s", c.Content)
+	}
 }
