@@ -60,6 +60,9 @@ func startBatchFake(t *testing.T, provider string, expire func(round int, id str
 // expired twice is its task's error. (internal/batch's TestRoundsSpec
 // validates the lines against OpenAI's OpenAPI description.)
 func TestBatchAPIRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: each case waits out the Batch API poll (3 to 5 s); internal/batch TestRoundsSpec covers the rounds")
+	}
 	t.Parallel()
 	tests := []struct {
 		name   string

@@ -231,6 +231,9 @@ func TestBatchShardsSplitTheFile(t *testing.T) {
 // TestBatchThrottleSlowsEveryWorker: one 429 with Retry-After holds back
 // the requests of every worker, not only the one that met it.
 func TestBatchThrottleSlowsEveryWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it measures a pause of about 2 s")
+	}
 	t.Parallel()
 	m := startEcho(t, 30*time.Millisecond)
 	var at atomic.Int64 // when the 429 went out, in Unix nanoseconds

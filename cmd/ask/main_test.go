@@ -260,6 +260,9 @@ func TestExitCodes(t *testing.T) {
 		wantCode  int
 		wantOut   string
 		wantErrRe string // substring of stderr
+		// slow waits out real retry delays: not under -short, where
+		// internal/run's TestRetriesFlag keeps exit 3 after retries.
+		slow bool
 	}{
 		{name: "answer", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?"}, wantCode: 0, wantOut: "42\n"},
 		{name: "flags after the prompt", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?", "--no-stream", "-q"}, wantCode: 0, wantOut: "42\n"},
@@ -274,7 +277,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "rejected key", replies: []fakeprovider.Reply{{Status: 401, Body: `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`}},
 			args: []string{"x"}, wantCode: 4, wantErrRe: "HTTP 401"},
 		{name: "provider error after retries", replies: []fakeprovider.Reply{{Status: 500, Body: "<html><title>Bad Gateway</title></html>"}, {Status: 500, Body: "oops"}, {Status: 500, Body: "oops"}},
-			args: []string{"x", "--no-stream"}, wantCode: 3, wantErrRe: "HTTP 500"},
+			args: []string{"x", "--no-stream"}, wantCode: 3, wantErrRe: "HTTP 500", slow: true},
 		{name: "max steps", replies: loopForever(3), args: []string{"--max-steps", "2", "x"}, wantCode: 5, wantErrRe: "stopped after 2 steps"},
 		{name: "no key and no Ollama", noServer: true, env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:1"}, args: []string{"--retries", "0", "x"},
 			wantCode: 4, wantErrRe: "no provider key is set"},
@@ -285,6 +288,9 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.slow && testing.Short() {
+				t.Skip("slow under -short: it waits out the retries' backoff")
+			}
 			e := askEnv{env: tt.env, stdin: tt.stdin}
 			if !tt.noServer {
 				e.server = fakeprovider.Start(tt.replies...)

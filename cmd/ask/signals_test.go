@@ -60,6 +60,9 @@ func TestTerminateAndHangUpStopCleanly(t *testing.T) {
 // script's background jobs start programs, stays ignored: the run goes on
 // to its answer instead of stopping.
 func TestSignalsStartedIgnoredStayIgnored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: each case outlives a one-second command")
+	}
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
