@@ -436,8 +436,8 @@ func TestResumeAndReplay(t *testing.T) {
 	// Replaying the resumed run sends the same requests, history included.
 	srv.Close()
 	rp := (&world{t: t, wd: w.wd, vars: map[string]string{}}).replay(second, ReplayOptions{})
-	if rp.code != 0 || rp.answer() != "second answer\n" {
-		t.Errorf("replay --check of a resumed run: code %d answer %q stderr %s", rp.code, rp.answer(), rp.stderr)
+	if rp.code != 0 || rp.answer() != "second answer\n" || rp.diffs != "" {
+		t.Errorf("replay --check of a resumed run: code %d answer %q stderr %s\n%s", rp.code, rp.answer(), rp.stderr, rp.diffs)
 	}
 }
 

@@ -205,8 +205,8 @@ func TestKnobsFromConfigAndRecorded(t *testing.T) {
 	srv.Close()
 	replay := newWorld(t, nil)
 	replay.wd = w.wd
-	if rp := replay.replay(transcript, ReplayOptions{}); rp.code != 0 || rp.answer() != "done\n" {
-		t.Errorf("replay --check: exit %d, answer %q, stderr %s", rp.code, rp.answer(), rp.stderr)
+	if rp := replay.replay(transcript, ReplayOptions{}); rp.code != 0 || rp.answer() != "done\n" || rp.diffs != "" {
+		t.Errorf("replay --check: exit %d, answer %q, stderr %s\n%s", rp.code, rp.answer(), rp.stderr, rp.diffs)
 	}
 }
 

@@ -135,7 +135,7 @@ func TestSchemaInPromptForDeepSeek(t *testing.T) {
 		t.Errorf("system prompt does not end with the schema: %q", sys)
 	}
 	srv.Close()
-	if rp := w.replay(file, ReplayOptions{}); rp.code != 0 {
-		t.Errorf("replay --check: code %d stderr %s", rp.code, rp.stderr)
+	if rp := w.replay(file, ReplayOptions{}); rp.code != 0 || rp.diffs != "" {
+		t.Errorf("replay --check: code %d stderr %s\n%s", rp.code, rp.stderr, rp.diffs)
 	}
 }

@@ -1,21 +1,18 @@
-package main
+package run
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
-	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/records"
 )
 
@@ -58,25 +55,6 @@ var nativeReplayCases = []nativeReplayCase{
 	{"openai-responses stream", "openai-responses", "OPENAI_API_KEY", true, "what is 1231 times 2331?",
 		[]string{"openai-responses/llm-tool-use-stream.sse", "openai-responses/llm-tool-use-turn2.json"},
 		[]string{"2869461"}, "1231 * 2331 = 2,869,461"},
-}
-
-// runAskOffline runs the CLI in-process with exactly env as its
-// environment; PATH is passed on to child processes so that the user tools'
-// scripts find sed.
-func runAskOffline(t *testing.T, env map[string]string, wd string, args ...string) askResult {
-	t.Helper()
-	var out, errb strings.Builder
-	stdio := &IO{
-		In: strings.NewReader(""), Out: &out, Err: &errb,
-		InTTY:   true,
-		Getenv:  func(k string) string { return env[k] },
-		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} },
-		HTTP:    &http.Client{Timeout: 30 * time.Second},
-		Now:     func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
-		Wd:      wd,
-	}
-	code := runCLI(context.Background(), append([]string{"ask"}, args...), stdio)
-	return askResult{stdout: out.String(), stderr: errb.String(), code: code}
 }
 
 // writeReplayTools declares the tools the recorded models call (add,
@@ -150,16 +128,21 @@ func TestNativeReplay(t *testing.T) {
 			if tt.keyEnv != "" {
 				env[tt.keyEnv] = "test-key-not-a-real-one-0000"
 			}
-			args := []string{"-p", tt.provider, "--tools-file", toolsFile, "--transcript", transcript}
-			if !tt.stream {
-				args = append(args, "--no-stream")
+			w := newWorld(t, nil).with("ASK_BASE_URL", srv.URL, "HOME", dir)
+			w.wd, w.environ = wd, []string{"PATH=" + os.Getenv("PATH")}
+			if tt.keyEnv != "" {
+				w.with(tt.keyEnv, "test-key-not-a-real-one-0000")
 			}
-			rec := runAskOffline(t, env, wd, append(args, tt.prompt)...)
+			flags := []any{"provider", tt.provider, "tools-file", toolsFile, "transcript", transcript}
+			if !tt.stream {
+				flags = append(flags, "no-stream", true)
+			}
+			rec := w.ask(tt.prompt, flags...)
 			if rec.code != 0 {
 				t.Fatalf("recording: exit %d, stderr:\n%s", rec.code, rec.stderr)
 			}
-			if !strings.Contains(rec.stdout, tt.answer) {
-				t.Fatalf("recording: stdout %q does not hold the recorded answer %q", rec.stdout, tt.answer)
+			if !strings.Contains(rec.answer(), tt.answer) {
+				t.Fatalf("recording: answer %q does not hold the recorded answer %q", rec.answer(), tt.answer)
 			}
 			reqs := srv.Requests()
 			if len(reqs) != 2 {
@@ -212,27 +195,21 @@ func TestNativeReplay(t *testing.T) {
 			// the recorded ones.
 			// Running the tools file's programs again needs the replaying
 			// person's word (--yes): the transcript could have been edited.
-			offline := map[string]string{"HOME": dir}
-			if r := runAskOffline(t, offline, wd, "replay", transcript); r.code != exitUsage || !strings.Contains(r.stderr, "give --yes to start them") {
-				t.Errorf("replay without --yes: exit %d, stderr %q; want 2 and how to allow the tools", r.code, r.stderr)
+			offline := &world{t: t, wd: wd, vars: map[string]string{"HOME": dir}, environ: w.environ}
+			if r := offline.replay(transcript, ReplayOptions{}); r.code != fault.ExitUsage || !strings.Contains(r.err.Error(), "give --yes to start them") {
+				t.Errorf("replay without --yes: exit %d, error %v; want 2 and how to allow the tools", r.code, r.err)
 			}
-			for _, mode := range [][]string{{"--yes"}, {"--recorded-results"}} {
-				replay := func(args ...string) askResult {
-					return runAskOffline(t, offline, wd, append(append([]string{"replay"}, mode...), args...)...)
+			for name, opt := range map[string]ReplayOptions{
+				"replay --yes":              {Yes: Given(true, "flag --yes")},
+				"replay --recorded-results": {RecordedResults: true},
+			} {
+				chk := offline.replay(transcript, opt)
+				if chk.code != 0 || chk.answer() != rec.answer() || chk.diffs != "" {
+					t.Errorf("%s --check: exit %d, answer %q, want exit 0 and %q; stderr:\n%s\n%s", name, chk.code, chk.answer(), rec.answer(), chk.stderr, chk.diffs)
 				}
-				name := strings.Join(append([]string{"replay"}, mode...), " ")
-				rep := replay(transcript)
-				if rep.code != 0 || rep.stdout != rec.stdout {
-					t.Errorf("%s: exit %d, stdout %q, want exit 0 and %q; stderr:\n%s", name, rep.code, rep.stdout, rec.stdout, rep.stderr)
-					continue
-				}
-				chk := replay("--check", transcript)
-				if chk.code != 0 || chk.stdout != rec.stdout {
-					t.Errorf("%s --check: exit %d, stdout %q, want exit 0 and %q; stderr:\n%s", name, chk.code, chk.stdout, rec.stdout, chk.stderr)
-				}
-				bad := replay("--check", editedPath)
-				if bad.code != exitFailure || !diff.MatchString(bad.stderr) || !strings.Contains(bad.stderr, "replay --check: the requests differ") {
-					t.Errorf("%s --check of an edited transcript: exit %d, want %d and the edit shown as a difference of request 1; stderr:\n%s", name, bad.code, exitFailure, bad.stderr)
+				bad := offline.replay(editedPath, opt)
+				if !diff.MatchString(bad.diffs) {
+					t.Errorf("%s --check of an edited transcript: want the edit shown as a difference of request 1; got:\n%s", name, bad.diffs)
 				}
 			}
 		})
@@ -259,24 +236,4 @@ func editFirstRequest(t *testing.T, transcript []byte, old, new string) []byte {
 	}
 	t.Fatal("the transcript has no request event")
 	return nil
-}
-
-// Replaying with the recorded results runs nothing, so it asks nobody: a
-// terminal that would say no does not change what the replay sends.
-func TestRecordedResultsNeverAsk(t *testing.T) {
-	t.Parallel()
-	srv := fakeprovider.Start(
-		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "shell", `{"command":"echo hi"}`)}},
-		fakeprovider.Reply{Text: "it said hi"})
-	defer srv.Close()
-	dir := t.TempDir()
-	transcript := filepath.Join(dir, "run.jsonl")
-	if r := runAsk(t, askEnv{server: srv, wd: dir}, "--yes", "--transcript", transcript, "run it"); r.code != 0 {
-		t.Fatalf("recording: exit %d, stderr %s", r.code, r.stderr)
-	}
-	onTTY := askEnv{wd: dir, tty: true, ttyPath: answersOnTerminal(t, "n\nn\n")}
-	r := runAsk(t, onTTY, "replay", "--check", "--recorded-results", transcript)
-	if r.code != 0 || strings.Contains(r.stderr, "allow") {
-		t.Errorf("replay --check --recorded-results at a terminal: exit %d, stderr %s", r.code, r.stderr)
-	}
 }
