@@ -13,6 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 )
 
@@ -236,4 +237,39 @@ func editFirstRequest(t *testing.T, transcript []byte, old, new string) []byte {
 	}
 	t.Fatal("the transcript has no request event")
 	return nil
+}
+
+// A run that used an MCP server replays offline: the recorded server
+// command starts the server again, its tools really run, and the rebuilt
+// requests equal the recorded ones. With --recorded-results no server is
+// started and the requests still match.
+func TestMCPRunReplays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it starts the reference server three times (about 1.5 s)")
+	}
+	t.Parallel()
+	bin := mcpServerBin(t, "mcp-server-everything")
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("echo", "everything__echo", `{"message":"hello from ask"}`),
+			fakeprovider.Call("sum", "everything__get-sum", `{"a":2,"b":3}`),
+		}},
+		fakeprovider.Reply{Text: "5, and it echoed"})
+	defer srv.Close()
+	transcript := filepath.Join(t.TempDir(), "run.jsonl")
+	w := newWorld(t, srv)
+	rec := w.ask("use the tools", "mcp", bin, "transcript", transcript)
+	if rec.code != fault.ExitOK || rec.answer() != "5, and it echoed\n" {
+		t.Fatalf("recording: exit %d, answer %q; stderr %s", rec.code, rec.answer(), rec.stderr)
+	}
+	srv.Close()
+
+	// Starting the recorded MCP server again needs --yes.
+	offline := &world{t: t, wd: w.wd, vars: map[string]string{}}
+	for name, opt := range map[string]ReplayOptions{"--yes": {Yes: Given(true, "flag --yes")}, "--recorded-results": {RecordedResults: true}} {
+		r := offline.replay(transcript, opt)
+		if r.code != fault.ExitOK || r.answer() != rec.answer() || r.diffs != "" {
+			t.Errorf("replay --check %s: exit %d, answer %q, want exit 0 and %q; stderr:\n%s\n%s", name, r.code, r.answer(), rec.answer(), r.stderr, r.diffs)
+		}
+	}
 }
