@@ -313,3 +313,244 @@ func TestTimeoutBoundsTheInvocation(t *testing.T) {
 		t.Errorf("--timeout 0: exit %d, stdout %q, stderr %q; want the answer", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestRunSummaryOnlyOnATerminal: the line ends a run whose stderr is a
+// terminal, not one whose stderr is a file or a pipe, nor a quiet one;
+// -v shows each step's usage wherever stderr goes.
+func TestRunSummaryOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
+	replies := func() []fakeprovider.Reply {
+		return []fakeprovider.Reply{
+			{Calls: []providers.ToolCall{fakeprovider.Call("c1", "list_directory", `{"path":"."}`)}},
+			{Text: "done"},
+		}
+	}
+	// The end-of-run line names the provider and the model, then what the run took.
+	const summary = "ask: openai gpt-4o-mini · 2 steps · 200 tokens in, 40 out"
+	tests := []struct {
+		name      string
+		tty       bool
+		args      []string
+		want      bool
+		stepLines bool
+	}{
+		{"terminal", true, nil, true, false},
+		{"not a terminal", false, nil, false, false},
+		{"quiet terminal", true, []string{"-q"}, false, false},
+		{"--json on a terminal", true, []string{"--json"}, true, false},
+		{"verbose, not a terminal", false, []string{"-v"}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeprovider.Start(replies()...)
+			defer srv.Close()
+			r := runAsk(t, askEnv{server: srv, tty: tt.tty, env: map[string]string{"NO_COLOR": "1"}}, append(tt.args, "list it")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if got := strings.Contains(r.stderr, summary); got != tt.want {
+				t.Errorf("summary shown %v, want %v; stderr:\n%s", got, tt.want, r.stderr)
+			}
+			// On a terminal each finished call leaves its line; -q hides it.
+			if got, want := strings.Contains(r.stderr, "· list_directory . ("), tt.want; got != want {
+				t.Errorf("the call's line shown %v, want %v; stderr:\n%s", got, want, r.stderr)
+			}
+			if strings.Contains(r.stdout, "tokens in") {
+				t.Errorf("the summary reached stdout: %q", r.stdout)
+			}
+			if got := strings.Count(r.stderr, "tokens in, 20 out"); tt.stepLines && got != 2 {
+				t.Errorf("-v: %d step usage lines, want 2; stderr:\n%s", got, r.stderr)
+			}
+		})
+	}
+}
+
+// TestNarrationIsSeparatedFromTheAnswer: on a terminal stdout every step's
+// text streams as it comes, so narration before tool calls must not run
+// into the answer, whether stderr is a terminal or not.
+func TestNarrationIsSeparatedFromTheAnswer(t *testing.T) {
+	t.Parallel()
+	call := func(id string) []providers.ToolCall {
+		return []providers.ToolCall{{ID: id, Name: "list_directory", Arguments: `{"path":"."}`}}
+	}
+	tests := []struct {
+		name    string
+		env     askEnv
+		replies []fakeprovider.Reply
+		want    string
+	}{
+		{name: "stdout a terminal, stderr not", env: askEnv{outTTY: true},
+			replies: []fakeprovider.Reply{{Text: "Let me look.", Calls: call("c1")}, {Text: "It is empty."}},
+			want:    "Let me look.\n\nIt is empty.\n"},
+		// On one terminal the status line ends the narration's line on its
+		// way below it (stderr), so the answer adds one newline: one blank
+		// line on the screen, the call's line in it.
+		{name: "both terminals", env: askEnv{tty: true},
+			replies: []fakeprovider.Reply{{Text: "Let me look.", Calls: call("c1")}, {Text: "It is empty."}},
+			want:    "Let me look.\nIt is empty.\n"},
+		{name: "narration ending in a newline", env: askEnv{outTTY: true},
+			replies: []fakeprovider.Reply{{Text: "Looking.\n", Calls: call("c1")}, {Text: "Still looking.", Calls: call("c2")}, {Text: "Empty."}},
+			want:    "Looking.\n\nStill looking.\n\nEmpty.\n"},
+		{name: "silent tool steps add nothing", env: askEnv{outTTY: true},
+			replies: []fakeprovider.Reply{{Calls: call("c1")}, {Text: "It is empty."}},
+			want:    "It is empty.\n"},
+		{name: "a pipe gets the answer alone",
+			replies: []fakeprovider.Reply{{Text: "Let me look.", Calls: call("c1")}, {Text: "It is empty."}},
+			want:    "It is empty.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeprovider.Start(tt.replies...)
+			defer srv.Close()
+			tt.env.server = srv
+			r := runAsk(t, tt.env, "what is here?")
+			if r.code != 0 || r.stdout != tt.want {
+				t.Errorf("exit %d, stdout %q, want %q (stderr %q)", r.code, r.stdout, tt.want, r.stderr)
+			}
+		})
+	}
+}
+
+// writes counts the writes stdout is given.
+type writes struct {
+	n   int
+	all strings.Builder
+}
+
+func (w *writes) Write(p []byte) (int, error) { w.n++; return w.all.Write(p) }
+
+// Into a pipe the answer streams as it comes where no step can turn out to
+// be narration before tool calls: a run that offers no tools. With tools,
+// a pipe gets the answer alone, at the end.
+func TestAnswerStreamsIntoAPipeWithoutTools(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args      []string
+		streamed  bool
+		wantWrite string
+	}{
+		{[]string{"--no-tools", "hi"}, true, "It is a long answer, streamed.\n"},
+		{[]string{"hi"}, false, "It is a long answer, streamed.\n"},
+	} {
+		srv := fakeprovider.Start(fakeprovider.Reply{Text: "It is a long answer, streamed."})
+		defer srv.Close()
+		out := &writes{}
+		r := runAsk(t, askEnv{server: srv, stdout: out}, tt.args...)
+		if r.code != 0 || out.all.String() != tt.wantWrite {
+			t.Fatalf("ask %v: exit %d, stdout %q", tt.args, r.code, out.all.String())
+		}
+		if got := out.n > 2; got != tt.streamed {
+			t.Errorf("ask %v into a pipe: %d writes; streamed %v, want %v", tt.args, out.n, got, tt.streamed)
+		}
+	}
+}
+
+// M7 and L3: --transcript run.jsonl followed a symlink the checkout
+// planted and overwrote a file outside; transcripts were 0644. A link is
+// refused and its target left as it was; a transcript is 0600, even over
+// an existing file of wider mode.
+func TestTranscriptFileIsPrivateAndNeverThroughALink(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, path, target string)
+		ok    bool
+	}{
+		{"new file", func(*testing.T, string, string) {}, true},
+		{"existing 0644 file", func(t *testing.T, path, _ string) {
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"symlink", func(t *testing.T, path, target string) {
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"hard link", func(t *testing.T, path, target string) {
+			if err := os.Link(target, path); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeprovider.Start(fakeprovider.Reply{Text: "hi"})
+			defer srv.Close()
+			wd, outside := t.TempDir(), t.TempDir()
+			target := filepath.Join(outside, "bashrc")
+			if err := os.WriteFile(target, []byte("KEEP ME\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(wd, "run.jsonl")
+			c.plant(t, path, target)
+			r := runAsk(t, askEnv{server: srv, wd: wd}, "--no-tools", "--transcript", path, "q")
+			if got, _ := os.ReadFile(target); string(got) != "KEEP ME\n" {
+				t.Errorf("the file outside was written through the transcript path: %.60q", got)
+			}
+			if !c.ok {
+				if r.code != exitUsage || !strings.Contains(r.stderr, "--transcript") {
+					t.Errorf("exit %d, stderr %q; want a usage error naming --transcript", r.code, r.stderr)
+				}
+				return
+			}
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			info, err := os.Lstat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Mode().Perm() != 0o600 {
+				t.Errorf("transcript mode %v, want 0600", info.Mode().Perm())
+			}
+			if b, _ := os.ReadFile(path); !strings.HasPrefix(string(b), `{"type":"run.started"`) {
+				t.Errorf("transcript starts %q", b[:min(len(b), 40)])
+			}
+		})
+	}
+}
+
+// At a terminal, the status line names the MCP servers a run is waiting
+// for while they start, and goes once they are up.
+func TestStatusLineNamesStartingMCPServers(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "hello"})
+	defer srv.Close()
+	wd := t.TempDir()
+	gate, started := filepath.Join(t.TempDir(), "gate"), filepath.Join(t.TempDir(), "started")
+	done := make(chan askResult, 1)
+	go func() {
+		// fakemcp is on PATH: testscript.Main puts its commands there.
+		done <- runAskTerminal(t, srv, wd, "", true, "", "--mcp", "FAKEMCP_LOG="+started+" FAKEMCP_GATE="+gate+" fakemcp", "hi")
+	}()
+	// The server answers nothing until the gate exists: once it has
+	// started, the line has had time to show.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var r askResult
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "· starting MCP server fakemcp · ") {
+		t.Errorf("the status line never named the starting server:\n%q", r.stderr)
+	}
+	// Cleared before the first step's line.
+	if i, j := strings.LastIndex(r.stderr, "starting MCP server"), strings.Index(r.stderr, "step 1/"); j < i {
+		t.Errorf("the starting line outlived the start:\n%q", r.stderr)
+	}
+}
