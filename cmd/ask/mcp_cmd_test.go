@@ -28,11 +28,14 @@ import (
 // The MCP integration tests run the reference npm servers, installed by
 // scripts/test.sh (`npm ci --prefix testdata/mcp`). Without them the tests
 // skip, unless ASK_REQUIRE_MCP=1 (set by scripts/test.sh, as in CI) makes
-// that a failure.
+// that a failure. Under -short they skip: Node takes a while to start.
 
 // mcpServerBin returns the path of an npm MCP server's executable.
 func mcpServerBin(t *testing.T, name string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("slow under -short: the reference MCP servers start under Node")
+	}
 	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp", "node_modules", ".bin", name))
 	if err != nil {
 		t.Fatal(err)
