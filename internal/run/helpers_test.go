@@ -46,8 +46,6 @@ type world struct {
 	http *http.Client
 	// idle shortens the stream idle timeout.
 	idle time.Duration
-	// noHistory keeps no run, as `ask replay` does.
-	noHistory bool
 	// offline builds runs that send nothing, as `ask provider request`
 	// and `ask tools` do; they are built, not executed.
 	offline bool
@@ -110,12 +108,6 @@ func (r ran) answer() string {
 // summary is the run's --json.
 func (r ran) summary() Summary { return r.run.Summary(r.Result) }
 
-// started is the run's run.started event, as JSON.
-func (r ran) started() gjson.Result {
-	first, _, _ := strings.Cut(string(r.transcript), "\n")
-	return gjson.Parse(first)
-}
-
 // finished is the run's run.finished event, as JSON.
 func (r ran) finished() gjson.Result {
 	lines := strings.Split(strings.TrimSpace(string(r.transcript)), "\n")
@@ -124,7 +116,8 @@ func (r ran) finished() gjson.Result {
 
 // flagLayer is the flags a run is given, as pairs of setting name and
 // value ("continue", "resume", "transcript", "profile" and "verbose" are
-// the CLI's own and are returned apart). A string value of a list setting is one element.
+// the CLI's own and are returned apart). A string value of a list setting
+// is one element; a list given twice adds up, as a repeated flag does.
 func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript, profile string, verbose bool) {
 	t.Helper()
 	if len(pairs)%2 != 0 {
@@ -221,13 +214,11 @@ func (w *world) ask(prompt string, flags ...any) ran {
 		defer f.Close()
 		out.Sinks = append(out.Sinks, f)
 	}
-	if !w.noHistory {
-		store, err := history.Open(getenv)
-		if err != nil {
-			return fail(err)
-		}
-		out.History = &store
+	store, err := history.Open(getenv)
+	if err != nil {
+		return fail(err)
 	}
+	out.History = &store
 	res := r.Execute(ctx, prompt, out)
 	if res.WriteErr != nil {
 		w.t.Fatal(res.WriteErr)
