@@ -244,6 +244,9 @@ func readCommandFile(t *testing.T, path string) map[string]string {
 // prompt that would do harm if it were ever read as shell, and checks the
 // outputs the next job reads: the answer, the --json result, the patch.
 func TestActionSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it runs the action's scripts end to end (about 3 s)")
+	}
 	t.Parallel()
 	for _, tool := range []string{"bash", "jq", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {

@@ -7,9 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,11 +22,15 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/trace"
+	"github.com/ask-cli/ask/internal/trace/tracetest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and scripts' expected output")
@@ -258,6 +267,9 @@ func TestExitCodes(t *testing.T) {
 		wantCode  int
 		wantOut   string
 		wantErrRe string // substring of stderr
+		// slow waits out real retry delays: not under -short, where
+		// internal/run's TestRetriesFlag keeps exit 3 after retries.
+		slow bool
 	}{
 		{name: "answer", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?"}, wantCode: 0, wantOut: "42\n"},
 		{name: "flags after the prompt", replies: []fakeprovider.Reply{text("42")}, args: []string{"what?", "--no-stream", "-q"}, wantCode: 0, wantOut: "42\n"},
@@ -272,7 +284,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "rejected key", replies: []fakeprovider.Reply{{Status: 401, Body: `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`}},
 			args: []string{"x"}, wantCode: 4, wantErrRe: "HTTP 401"},
 		{name: "provider error after retries", replies: []fakeprovider.Reply{{Status: 500, Body: "<html><title>Bad Gateway</title></html>"}, {Status: 500, Body: "oops"}, {Status: 500, Body: "oops"}},
-			args: []string{"x", "--no-stream"}, wantCode: 3, wantErrRe: "HTTP 500"},
+			args: []string{"x", "--no-stream"}, wantCode: 3, wantErrRe: "HTTP 500", slow: true},
 		{name: "max steps", replies: loopForever(3), args: []string{"--max-steps", "2", "x"}, wantCode: 5, wantErrRe: "stopped after 2 steps"},
 		{name: "no key and no Ollama", noServer: true, env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:1"}, args: []string{"--retries", "0", "x"},
 			wantCode: 4, wantErrRe: "no provider key is set"},
@@ -283,6 +295,9 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.slow && testing.Short() {
+				t.Skip("slow under -short: it waits out the retries' backoff")
+			}
 			e := askEnv{env: tt.env, stdin: tt.stdin}
 			if !tt.noServer {
 				e.server = fakeprovider.Start(tt.replies...)
@@ -367,4 +382,421 @@ func TestJSONOutput(t *testing.T) {
 		!strings.Contains(got.ToolCalls[0].Content, "alpha") || got.Usage.TotalTokens != 240 || got.ExitCode != 0 {
 		t.Errorf("--json = %+v", got)
 	}
+}
+
+// checkStderr wants every line to be an "ask:" message and the last one (or,
+// for a run that succeeded, any one) to contain want.
+func checkStderr(t *testing.T, stderr, want string, failed bool) {
+	t.Helper()
+	if want == "" {
+		if stderr != "" {
+			t.Errorf("stderr %q, want nothing", stderr)
+		}
+		return
+	}
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "ask: ") {
+			t.Errorf("stderr line %q is not an ask: message", l)
+		}
+	}
+	if failed && !strings.Contains(lines[len(lines)-1], want) {
+		t.Errorf("last stderr line %q lacks %q", lines[len(lines)-1], want)
+	}
+	if !failed && !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func readTranscript(t *testing.T, path string) []records.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	evs, err := records.Read(f)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	return evs
+}
+
+// summarize names each event with what tells it apart in a fault: a
+// response's status, a retry's attempt, a tool's name and failure, a run's
+// status and exit code.
+func summarize(evs []records.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		s := ev.Type
+		switch ev.Type {
+		case records.TypeResponse:
+			s += " " + strconv.Itoa(ev.HTTPStatus)
+		case records.TypeRetry:
+			s += " " + strconv.Itoa(ev.Attempt)
+		case records.TypeToolStarted:
+			s += " " + ev.Name
+		case records.TypeToolFinished:
+			s += " " + ev.Name
+			if ev.IsError {
+				s += " error"
+			}
+		case records.TypeRunFinished:
+			s += fmt.Sprintf(" %s %d", ev.Status, ev.ExitCode)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// assertGone reads the pid a command wrote and waits briefly for that
+// process to be gone: the run's end must have killed it.
+func assertGone(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the command never started: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for processRunning(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs after the run ended", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processRunning reports whether pid is alive and not a zombie.
+func processRunning(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
+}
+
+// raceEnabled is set under the race detector (race_test.go).
+var raceEnabled bool
+
+// oneShot is the command line of the bench's one-shot answer.
+var oneShot = []string{"ask", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "fake-model",
+	"--yes", "--quiet", "--workdir", ".", "say hello"}
+
+// parseAsRun builds the app as runCLI does and runs it on args with an
+// action that reads the typed flags, as every run does first.
+func parseAsRun(args []string) error {
+	stdio := &IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard}
+	subs := subcommands(stdio)
+	line, err := readArgs(mainSpec(subs), args[1:])
+	if err != nil {
+		return err
+	}
+	useConfigFile(line, stdio)
+	stdio.typed = line.typed()
+	app := appWith(stdio, subs)
+	app.Action = func(c *cli.Context) error { flagSettings(c, stdio); return nil }
+	return app.RunContext(context.Background(), line.argv(args[0]))
+}
+
+// Building the command tree and parsing a one-shot command line is paid
+// by every answer. It took 7,400 allocations when urfave/cli's Names ran a
+// regular expression about n² times per run and every subcommand was
+// built in full; about 2,030 now, some 20 a run flag. The budget catches
+// a return of either, in allocations, not time, with room for a few more
+// flags.
+func TestStartAllocations(t *testing.T) {
+	budget := 2300.0
+	if raceEnabled {
+		budget = 2800 // the race detector moves more values to the heap
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := parseAsRun(oneShot); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > budget {
+		t.Errorf("building the tree and parsing a one-shot command line: %.0f allocations, budget %.0f", allocs, budget)
+	}
+}
+
+// go test -run XXX -bench Start -benchmem ./cmd/ask/
+func BenchmarkStartParse(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := parseAsRun(oneShot); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStartTree(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		stdio := &IO{Getenv: func(string) string { return "" }, Out: io.Discard, Err: io.Discard}
+		_ = appWith(stdio, subcommands(stdio))
+	}
+}
+
+// BenchmarkStartOneShot is a whole one-shot answer in process, against the
+// fake provider: what a run allocates beyond the runtime and package inits.
+func BenchmarkStartOneShot(b *testing.B) {
+	b.ReportAllocs()
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	var replies []fakeprovider.Reply
+	for i := 0; i < b.N+1; i++ {
+		replies = append(replies, fakeprovider.Reply{Text: "Hello."})
+	}
+	srv := fakeprovider.Start(replies...)
+	defer srv.Close()
+	env := map[string]string{"HOME": filepath.Join(dir, "home"), "OPENAI_API_KEY": "fake-bench-not-a-key-000000"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		stdio := &IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard, Getenv: func(k string) string { return env[k] },
+			Environ: func() []string { return nil }, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now, Wd: dir, Net: providers.DefaultNet, sandboxCheck: noSandbox}
+		code := runCLI(context.Background(), []string{"ask", "--provider", "openai", "--base-url", srv.URL, "--model", "fake-model", "--yes", "--quiet", "--workdir", dir, "say hello"}, stdio)
+		if code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// A traced run's spans are at the collector when ask returns: the exit
+// flushes them, well before the exporter's own schedule would.
+func TestTracesAreFlushedAtExit(t *testing.T) {
+	t.Parallel()
+	rcv := tracetest.Start(t)
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
+	defer srv.Close()
+	r := runAsk(t, askEnv{server: srv, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}}, "what is six times seven?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "42" {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got := tracetest.Named(rcv.Spans(), "invoke_agent ask"); len(got) != 1 {
+		t.Errorf("%d invoke_agent spans at the collector when ask returned, want 1", len(got))
+	}
+}
+
+// A collector that accepts the connection and never answers neither fails
+// the run nor holds its exit longer than trace.FlushTimeout (the bound is
+// generous: the run itself is in it).
+func TestTracesCollectorDownDoesNotHoldTheExit(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "42"})
+	defer srv.Close()
+	start := time.Now()
+	r := runAsk(t, askEnv{server: srv, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + ln.Addr().String()}}, "q")
+	took := time.Since(start)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "42" || r.stderr != "" {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if bound := trace.FlushTimeout + 3*time.Second; took > bound {
+		t.Errorf("ask took %s with the collector down; the flush may add %s (bound %s)", took, trace.FlushTimeout, bound)
+	}
+	t.Logf("ask took %s with a collector that never answers (flush bound %s)", took, trace.FlushTimeout)
+}
+
+// A batch is one trace: a span for the batch, one for each task under it,
+// and each task's run under its task.
+func TestBatchIsOneTraceAtTheCollector(t *testing.T) {
+	t.Parallel()
+	rcv := tracetest.Start(t)
+	m := startEcho(t, 0)
+	env := map[string]string{"XDG_STATE_HOME": t.TempDir(), "OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}
+	if r := runAsk(t, askEnv{server: m.Server, env: env}, "batch", "-j", "2", taskFile(t, 3)); r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	spans := rcv.Spans()
+	batches, tasks, runs := tracetest.Named(spans, "ask batch"), tracetest.Named(spans, "ask batch task"), tracetest.Named(spans, "invoke_agent ask")
+	batches = slices.DeleteFunc(batches, func(s tracetest.Span) bool { return s.Name != "ask batch" })
+	if len(batches) != 1 || len(tasks) != 3 || len(runs) != 3 {
+		t.Fatalf("%d batch, %d task and %d run spans, want 1, 3 and 3", len(batches), len(tasks), len(runs))
+	}
+	taskIDs := map[string]bool{}
+	for _, s := range tasks {
+		if s.TraceID != batches[0].TraceID || s.ParentID != batches[0].SpanID {
+			t.Errorf("task span %s is not under the batch's", s.SpanID)
+		}
+		taskIDs[s.SpanID] = true
+	}
+	for _, s := range runs {
+		if s.TraceID != batches[0].TraceID || !taskIDs[s.ParentID] {
+			t.Errorf("run span %s is not under a task's span", s.SpanID)
+		}
+	}
+}
+
+// Package initialisation runs in every process, before ask reads its first
+// flag, so it is paid by every question, script line and CI step. The
+// budgets are in bytes and allocations, which do not depend on the machine
+// or its load. The per-package budget keeps each init under 0.5 ms on the
+// bench machine: the costliest one it lets through, blackfriday (urfave/cli's
+// markdown package, in the build without -tags urfave_cli_no_docs), is
+// 214 KB and 762 allocations in 0.45 ms. The validator ask used before
+// github.com/google/jsonschema-go, santhosh-tekuri/jsonschema/v6, compiled
+// its meta-schemas at init: 1.7 MB and 21,000 allocations in 3.5 ms.
+const (
+	initMaxBytesPerPackage  = 256 << 10
+	initMaxAllocsPerPackage = 800
+	initMaxBytesTotal       = 640 << 10
+	initMaxAllocsTotal      = 3000
+)
+
+// initLine is one line of GODEBUG=inittrace=1:
+// "init net/http @6.8 ms, 0.033 ms clock, 4712 bytes, 49 allocs".
+var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
+
+type initCost struct {
+	pkg           string
+	bytes, allocs int64
+}
+
+// parseInitTrace reads the init lines of GODEBUG=inittrace=1 output and
+// ignores every other line.
+func parseInitTrace(out []byte) ([]initCost, error) {
+	var costs []initCost
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(line, "init ") {
+			continue
+		}
+		m := initLine.FindStringSubmatch(line)
+		if m == nil {
+			return nil, fmt.Errorf("unexpected inittrace line %q", line)
+		}
+		b, _ := strconv.ParseInt(m[2], 10, 64)
+		a, _ := strconv.ParseInt(m[3], 10, 64)
+		costs = append(costs, initCost{pkg: m[1], bytes: b, allocs: a})
+	}
+	return costs, nil
+}
+
+func TestParseInitTrace(t *testing.T) {
+	t.Parallel()
+	out := "ask version dev\n" +
+		"init internal/bytealg @0.008 ms, 0 ms clock, 0 bytes, 0 allocs\n" +
+		"init github.com/example/validator @3.1 ms, 3.6 ms clock, 1700688 bytes, 21279 allocs\n"
+	got, err := parseInitTrace([]byte(out))
+	want := []initCost{{"internal/bytealg", 0, 0}, {"github.com/example/validator", 1700688, 21279}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("parseInitTrace: %v, %v; want %v", got, err, want)
+	}
+	if _, err := parseInitTrace([]byte("init x @1 ms, 2 ms clock, many bytes, 3 allocs\n")); err == nil {
+		t.Error("parseInitTrace accepted a line it cannot read")
+	}
+}
+
+// TestInitBudget builds ask as the README builds it, runs `ask --version`
+// with GODEBUG=inittrace=1 and checks every package's init, and all of them
+// together, against the budgets above. It counts; it does not time.
+func TestInitBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it builds ask and runs it with inittrace")
+	}
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("go not found: %v", err)
+		}
+		t.Skipf("go not found: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "ask")
+	// The README's build (CGO_ENABLED=0, no tags), whose packages scripts/test.sh
+	// has just compiled: this link reuses them.
+	build := exec.Command(goBin, "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "ask version ") {
+		t.Fatalf("ask --version: %v, stdout %q, stderr:\n%s", err, out, stderr.Bytes())
+	}
+	// main answers `ask --version` alone without the command tree; with
+	// another flag before it, the tree answers: the two must agree.
+	if tree, err := exec.Command(bin, "--quiet", "--version").Output(); err != nil || string(tree) != string(out) {
+		t.Errorf("ask --quiet --version: %v, stdout %q; ask --version printed %q", err, tree, out)
+	}
+	// Nor does it die of SIGPIPE when stdout is closed: it exits 141, as
+	// DESIGN §7 has it, quietly.
+	for _, args := range [][]string{{"--version"}, {"--quiet", "--version"}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout = w
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		err = cmd.Run()
+		w.Close()
+		if cmd.ProcessState.ExitCode() != 141 || errOut.Len() > 0 {
+			t.Errorf("ask %s into a closed pipe: %v, stderr %q; want exit 141 and nothing said", strings.Join(args, " "), err, errOut.String())
+		}
+	}
+	costs, err := parseInitTrace(stderr.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total initCost
+	seen := false
+	for _, c := range costs {
+		total.bytes += c.bytes
+		total.allocs += c.allocs
+		if c.pkg == "github.com/google/jsonschema-go/jsonschema" {
+			seen = true
+		}
+		if c.bytes > initMaxBytesPerPackage || c.allocs > initMaxAllocsPerPackage {
+			t.Errorf("init of %s: %d bytes and %d allocations; each package's init may take %d bytes and %d allocations",
+				c.pkg, c.bytes, c.allocs, initMaxBytesPerPackage, initMaxAllocsPerPackage)
+		}
+	}
+	if total.bytes > initMaxBytesTotal || total.allocs > initMaxAllocsTotal {
+		t.Errorf("all %d inits: %d bytes and %d allocations; together they may take %d bytes and %d allocations",
+			len(costs), total.bytes, total.allocs, initMaxBytesTotal, initMaxAllocsTotal)
+	}
+	// The trace lists a package only when it has work to do at init; the
+	// validator has some (its tables of the Schema type's fields), so its
+	// absence means the trace was not read.
+	if !seen {
+		t.Errorf("the trace has no init of github.com/google/jsonschema-go/jsonschema:\n%s", stderr.Bytes())
+	}
+	t.Logf("%d inits: %d bytes, %d allocations", len(costs), total.bytes, total.allocs)
 }

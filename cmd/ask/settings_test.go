@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // writeConfig writes the config file ask finds under home.
@@ -154,45 +153,6 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 }
 
-// The file's settings reach the requests: its provider, base URL, key,
-// model and limits.
-func TestConfigDrivesTheRun(t *testing.T) {
-	t.Parallel()
-	srv := fakeprovider.Start(fakeprovider.Reply{Text: "from the fake"})
-	defer srv.Close()
-	home := t.TempDir()
-	writeConfig(t, home, fmt.Sprintf(`{
-  "provider": "openai",
-  "no_stream": true,
-  "max_tokens": 77,
-  "providers": {"openai": {"base_url": %q, "api_key": "fake-file-key-0000", "model": "model-from-file"}}
-}`, srv.URL))
-	r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, "--json", "hello")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var got run.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Answer != "from the fake" || got.Model != "model-from-file" {
-		t.Fatalf("--json = %+v (%v)", got, err)
-	}
-	var req struct {
-		Model     string `json:"model"`
-		Stream    bool   `json:"stream"`
-		MaxTokens int    `json:"max_tokens"`
-		MaxCompl  int    `json:"max_completion_tokens"`
-	}
-	json.Unmarshal(srv.Requests()[0], &req)
-	if req.Model != "model-from-file" || req.Stream || (req.MaxTokens != 77 && req.MaxCompl != 77) {
-		t.Errorf("request = %s", srv.Requests()[0])
-	}
-	if auth := srv.Headers()[0].Get("Authorization"); auth != "Bearer fake-file-key-0000" {
-		t.Errorf("Authorization = %q, want the file's key", auth)
-	}
-	if strings.Contains(r.stdout+r.stderr, "fake-file-key") {
-		t.Errorf("the key was printed")
-	}
-}
-
 func TestConfigErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -315,7 +275,10 @@ func TestAskConfigOutput(t *testing.T) {
 	}
 }
 
-func TestWarnsWhenTheKeyFileIsReadable(t *testing.T) {
+// TestKeyFileWarningIsQuietUnderQ: the warning that the config file
+// holding the key is readable (internal/run's
+// TestWarnsWhenTheKeyFileIsReadable) is a note, which -q keeps to itself.
+func TestKeyFileWarningIsQuietUnderQ(t *testing.T) {
 	t.Parallel()
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "a"}, fakeprovider.Reply{Text: "b"})
 	defer srv.Close()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
 
 	"github.com/tidwall/gjson"
@@ -189,6 +190,48 @@ func TestAttachmentsRefused(t *testing.T) {
 			_, err = New(t.Context(), s, e)
 			if kind, ok := fault.KindOf(err); !ok || kind != Usage || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err %v (kind %v), want a usage error saying %q", err, kind, tt.want)
+			}
+		})
+	}
+}
+
+// -a sends the file with the prompt; what the provider does not take is a
+// usage error (exit 2) before any request.
+func TestAttachFlag(t *testing.T) {
+	t.Parallel()
+	dir, _ := filepath.Abs(filepath.Join("..", "providers", "testdata", "attach"))
+	png, pdf, txt := filepath.Join(dir, "pixel.png"), filepath.Join(dir, "tiny.pdf"), filepath.Join(dir, "notes.txt")
+	tests := []struct {
+		name    string
+		flags   []any
+		code    int
+		stderr  string
+		request string // what the one request must hold; "" for no request
+	}{
+		{"image and PDF", []any{"attach", []string{png, pdf}}, fault.ExitOK, "", `"type":"file"`},
+		{"with --temperature", []any{"temperature", 0.3, "attach", png}, fault.ExitOK, "", `"temperature":0.3`},
+		{"with --reasoning", []any{"reasoning", "high", "attach", png}, fault.ExitOK, "", `"reasoning_effort":"high"`},
+		{"a PDF to ollama", []any{"provider", "ollama", "attach", pdf}, fault.ExitUsage, "-a " + pdf + ": ollama takes images only", ""},
+		{"an image to deepseek", []any{"provider", "deepseek", "attach", png}, fault.ExitUsage, "deepseek takes no attachments", ""},
+		{"a text file", []any{"attach", txt}, fault.ExitUsage, "not an image (PNG, JPEG, WebP, GIF) or a PDF", ""},
+		{"a missing file", []any{"attach", "nope.png"}, fault.ExitUsage, "-a nope.png: no such file or directory", ""},
+		{"a local program", []any{"provider", "command", "command", "cat", "attach", png}, fault.ExitUsage, "command takes no attachments", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeprovider.Start(fakeprovider.Reply{Text: "a pixel"})
+			defer srv.Close()
+			r := newWorld(t, srv).with("DEEPSEEK_API_KEY", "fake-test-key-0000").ask("what is this?", tt.flags...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, tt.code, tt.stderr)
+			}
+			reqs := srv.Requests()
+			switch {
+			case tt.request == "" && len(reqs) > 0:
+				t.Errorf("%d requests were sent", len(reqs))
+			case tt.request != "" && (len(reqs) != 1 || !strings.Contains(string(reqs[0]), tt.request) || !strings.Contains(string(reqs[0]), `"image_url":{"url":"data:image/png;base64,`)):
+				t.Errorf("requests %d, the first without the files", len(reqs))
 			}
 		})
 	}

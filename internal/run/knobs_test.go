@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/settings"
 
 	"github.com/tidwall/gjson"
@@ -130,5 +132,123 @@ func TestKnobsWithAttachments(t *testing.T) {
 	}
 	if cases < 10 {
 		t.Errorf("%d cases: the catalog lost the providers that take knobs and files", cases)
+	}
+}
+
+// TestKnobErrors: a knob the provider does not have, or a value it does not
+// take, is a usage error (exit 2) naming what to change, found before a
+// missing key, and nothing is sent; a run built to send nothing (`ask
+// provider request`) meets the same error.
+func TestKnobErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		flags   []any
+		wantErr string
+	}{
+		{"temperature above the range", []any{"provider", "openai", "temperature", 2.5}, "--temperature 2.5 (flag --temperature): openai takes 0 to 2"},
+		{"negative temperature", []any{"provider", "openai", "temperature", -0.1}, "openai takes 0 to 2"},
+		{"anthropic's range", []any{"provider", "anthropic", "temperature", 1.5}, "anthropic takes 0 to 1"},
+		{"moonshot's range", []any{"provider", "moonshot", "temperature", 1.2}, "moonshot takes 0 to 1"},
+		{"unknown level", []any{"provider", "openai", "reasoning", "extreme"}, `--reasoning "extreme" (flag --reasoning): choose low, medium, high`},
+		{"no reasoning setting", []any{"provider", "moonshot", "reasoning", "low"}, "--reasoning: moonshot has no reasoning setting"},
+		{"a local program takes neither", []any{"provider", "command", "command", "cat", "temperature", 0.5}, "--temperature: command takes no temperature"},
+		{"a local program has no reasoning", []any{"provider", "command", "command", "cat", "reasoning", "high"}, "--reasoning: command has no reasoning setting"},
+		{"thinking with a temperature", []any{"provider", "anthropic", "reasoning", "low", "temperature", 0.5}, "takes no temperature but 1, got 0.5"},
+		{"a Gemini model that does not think", []any{"provider", "gemini", "model", "gemini-2.0-flash", "reasoning", "low"}, "gemini-2.0-flash has no thinking to configure"},
+		{"a level Gemini 3 Pro does not take", []any{"provider", "gemini", "model", "gemini-3-pro-preview", "reasoning", "medium"}, "takes a thinking level of low or high"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeprovider.Start(fakeprovider.Reply{Text: "never"})
+			defer srv.Close()
+			// Only openai has a key: a flag to fix comes before a key to set.
+			for _, offline := range []bool{false, true} {
+				w := newWorld(t, srv)
+				w.offline = offline
+				r := w.ask("hi", tt.flags...)
+				if r.code != fault.ExitUsage || !strings.Contains(r.stderr, tt.wantErr) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+					t.Errorf("flags %v (offline %v): exit %d, stderr %q; want exit 2 and one line with %q", tt.flags, offline, r.code, r.stderr, tt.wantErr)
+				}
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests sent", n)
+			}
+		})
+	}
+}
+
+// TestKnobsFromConfigAndRecorded: the config file sets the knobs (a flag
+// wins), run.started records them and a replay sends them again (--check
+// compares every rebuilt request with the recorded one).
+func TestKnobsFromConfigAndRecorded(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	writeConfig(t, home, `{"temperature": 0.4, "reasoning": "low"}`)
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	w := newWorld(t, srv).with("HOME", home)
+	transcript := filepath.Join(w.wd, "run.jsonl")
+	r := w.ask("hi", "reasoning", "high", "transcript", transcript)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	sent := gjson.ParseBytes(srv.Requests()[0])
+	if sent.Get("temperature").Float() != 0.4 || sent.Get("reasoning_effort").String() != "high" {
+		t.Errorf("sent temperature %s, reasoning_effort %s; want 0.4 from the file and high from the flag", sent.Get("temperature").Raw, sent.Get("reasoning_effort").Raw)
+	}
+	set := r.events[0].Settings
+	if set == nil || set.Temperature == nil || *set.Temperature != 0.4 || set.Reasoning != "high" {
+		t.Fatalf("run.started settings = %+v; want temperature 0.4, reasoning high", set)
+	}
+	srv.Close()
+	replay := newWorld(t, nil)
+	replay.wd = w.wd
+	if rp := replay.replay(transcript, ReplayOptions{}); rp.code != 0 || rp.answer() != "done\n" || rp.diffs != "" {
+		t.Errorf("replay --check: exit %d, answer %q, stderr %s\n%s", rp.code, rp.answer(), rp.stderr, rp.diffs)
+	}
+}
+
+// TestMaxTokensReachesEachProtocol sends one request per protocol to the
+// fake server (which answers only Chat Completions properly; the others
+// fail after the request, which is all this test reads).
+func TestMaxTokensReachesEachProtocol(t *testing.T) {
+	t.Parallel()
+	refusal := fakeprovider.Reply{Status: 400, Body: `{"error":{"message":"test stops here","type":"invalid_request_error"}}`}
+	tests := []struct {
+		provider, model string
+		path            string // where the cap must be in the body
+		absent          string // a field that must not be there
+	}{
+		{"openai", "gpt-4o-mini", "max_tokens", "max_completion_tokens"},
+		{"openai", "o3-mini", "max_completion_tokens", "max_tokens"},
+		{"openai", "gpt-5", "max_completion_tokens", "max_tokens"},
+		{"openrouter", "openai/gpt-5-mini", "max_completion_tokens", "max_tokens"},
+		{"deepseek", "deepseek-chat", "max_tokens", "max_completion_tokens"},
+		{"openai-responses", "gpt-4o-mini", "max_output_tokens", "max_tokens"},
+		{"anthropic", "claude-sonnet-4-5", "max_tokens", "max_output_tokens"},
+		{"ollama", "qwen3", "options.num_predict", "max_tokens"},
+	}
+	keys := []string{"OPENAI_API_KEY", "fake-test", "ANTHROPIC_API_KEY", "fake-ant-test", "OPENROUTER_API_KEY", "fake-or-test", "DEEPSEEK_API_KEY", "fake-test"}
+	for _, tt := range tests {
+		t.Run(tt.provider+" "+tt.model, func(t *testing.T) {
+			srv := fakeprovider.Start(refusal)
+			defer srv.Close()
+			newWorld(t, nil).with(keys...).ask("q", "provider", tt.provider, "model", tt.model, "base-url", srv.URL, "no-stream", true, "max-tokens", 777)
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			if got := gjson.GetBytes(reqs[0], tt.path).Int(); got != 777 {
+				t.Errorf("%s = %d in %s", tt.path, got, reqs[0])
+			}
+			if gjson.GetBytes(reqs[0], tt.absent).Exists() {
+				t.Errorf("body has %s too: %s", tt.absent, reqs[0])
+			}
+		})
+	}
+	if r := newWorld(t, nil).ask("q", "max-tokens", -5); r.code != fault.ExitUsage || !strings.Contains(r.stderr, "--max-tokens") {
+		t.Errorf("negative --max-tokens: code %d stderr %q", r.code, r.stderr)
 	}
 }

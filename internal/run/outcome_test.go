@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/jsonpos"
 	"github.com/ask-cli/ask/internal/loop"
@@ -97,5 +99,36 @@ func TestWhyCountsRefusals(t *testing.T) {
 		if got := r.Why(&res); got != tt.want {
 			t.Errorf("Why = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// A --safe refusal decides the exit code even when the run then stops at a
+// limit: a CI job must see 6 whenever something forbidden was tried, while
+// the status still says how the run ended.
+func TestSafeRefusalWinsOverALimit(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("s", "shell", `{"command":"rm -rf build"}`)}},
+		fakeprovider.Reply{Text: "still working", Calls: []providers.ToolCall{fakeprovider.Call("l", "list_directory", `{}`)}})
+	defer srv.Close()
+	r := newWorld(t, srv).ask("clean up", "safe", true, "max-steps", 2)
+	if r.code != fault.ExitRefused {
+		t.Fatalf("exit %d, want %d; stderr %s", r.code, fault.ExitRefused, r.stderr)
+	}
+	got := r.summary()
+	if got.Status != "max_steps" || len(got.Denials) != 1 || got.Denials[0].Name != "shell" {
+		t.Errorf("status %q denials %+v, want max_steps with the shell refusal", got.Status, got.Denials)
+	}
+	if !strings.Contains(r.stderr, "--max-steps 2") || !strings.Contains(r.stderr, "refused by policy: shell") {
+		t.Errorf("stderr %q should name both the limit and the refusal", r.stderr)
+	}
+
+	// Without --safe the same limit is exit 5.
+	srv2 := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("l", "list_directory", `{}`)}},
+		fakeprovider.Reply{Text: "still working", Calls: []providers.ToolCall{fakeprovider.Call("m", "search", `{"pattern":"x"}`)}})
+	defer srv2.Close()
+	if r := newWorld(t, srv2).ask("look", "max-steps", 2); r.code != fault.ExitLimit {
+		t.Errorf("exit %d without --safe, want %d; stderr %s", r.code, fault.ExitLimit, r.stderr)
 	}
 }

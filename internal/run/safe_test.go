@@ -71,6 +71,9 @@ func TestSafeIsReadOnlyWhateverSandboxSays(t *testing.T) {
 // NAME.py. Now the server starts in the read-only sandbox: the module runs
 // and cannot write outside.
 func TestSafeServerShadowedByTheCheckoutIsConfined(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it starts python3 in the sandbox (about 1 s)")
+	}
 	t.Parallel()
 	requireSandbox(t)
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -101,6 +104,9 @@ func TestSafeServerShadowedByTheCheckoutIsConfined(t *testing.T) {
 // L4: under --safe a remote MCP server is not contacted, nor sent its
 // token, unless --allow-host names it.
 func TestSafeDoesNotContactRemoteServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short (about 1 s); TestMCPRemoteRefusedUnderSafe keeps the refusal in the fast lane")
+	}
 	t.Parallel()
 	hits := make(chan string, 10)
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

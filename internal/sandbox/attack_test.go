@@ -439,6 +439,9 @@ func TestInheritedDescriptors(t *testing.T) {
 
 // M3: a setsid child outlived the run and edited a file after it.
 func TestSetsidSurvivor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits a second for a survivor to write")
+	}
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid")
 	}

@@ -156,6 +156,9 @@ func TestTIOCSTIEachLayerAlone(t *testing.T) {
 // A command may have only so many processes at once: a fork bomb stops at
 // the limit, and ordinary work under it runs.
 func TestProcessLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it starts hundreds of processes")
+	}
 	w := newWorld(t)
 	p := w.policy(Workdir, false)
 	p.MaxProcesses = 310 // pid_max, which holds for root, takes no less than 301

@@ -69,6 +69,9 @@ func TestShell(t *testing.T) {
 }
 
 func TestShellTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out a timeout of 1s")
+	}
 	root := newTestRoot(t, nil)
 	// The grandchild sleep shares the pipes: only killing the whole group
 	// lets the call return.

@@ -247,6 +247,9 @@ func TestUserToolInvalidArgumentsDoNotRun(t *testing.T) {
 }
 
 func TestUserToolTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow under -short: it waits out a timeout")
+	}
 	root := userToolsRoot(t)
 	tools := loadUserTools(t, root, "tools.json")
 	start := time.Now()

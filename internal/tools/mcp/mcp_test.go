@@ -200,6 +200,9 @@ func TestMCPStartFailures(t *testing.T) {
 	}{"not executable", notProgram, 0, []string{fmt.Sprintf("MCP server %q: cannot start %s", notProgram, notProgram), "permission denied"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.timeout > 0 && testing.Short() {
+				t.Skip("slow under -short: it waits out the handshake's timeout")
+			}
 			start := time.Now()
 			_, err := Start(context.Background(), commandServers(false, tt.command), Options{Env: os.Environ(), StartTimeout: tt.timeout})
 			if err == nil {
