@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"strings"
+
+	"github.com/urfave/cli/v2"
 )
 
 // The argv pass reads the command line once, before urfave/cli, and does
@@ -31,6 +33,10 @@ type commandSpec struct {
 	hidden bool
 	// prompt is set for the main command: its words are a prompt.
 	prompt bool
+	// cmd is the command declared; load builds it when the line names a
+	// command known so far by its name alone.
+	cmd  *cli.Command
+	load func() *cli.Command
 }
 
 // flagSpec is one flag of a command.
@@ -232,6 +238,10 @@ func (l commandLine) mainFlag(name string) (string, bool) {
 func (c *commandSpec) sub(word string) *commandSpec {
 	for _, s := range c.subs {
 		if slices.Contains(s.names, word) {
+			if s.load != nil {
+				s.read(s.load(), c.name)
+				s.load = nil
+			}
 			return s
 		}
 	}

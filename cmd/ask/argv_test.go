@@ -10,7 +10,7 @@ import (
 
 // testSpec is the command tree of a run, as the argv pass reads it.
 var testSpec = sync.OnceValue(func() *commandSpec {
-	return mainSpec(subcommands(testIO()))
+	return mainSpec(testIO())
 })
 
 func testIO() *IO {
@@ -149,4 +149,19 @@ func FuzzReadArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The argv pass knows a command by its name in the table until the line
+// names it: the name must be the one the command declares, or the command
+// could not be reached.
+func TestCommandTableNames(t *testing.T) {
+	t.Parallel()
+	for _, c := range commands {
+		if got := c.build(testIO()).Name; got != c.name {
+			t.Errorf("the table's %q builds the command %q", c.name, got)
+		}
+	}
+	if len(commands) != len(subcommands(testIO())) {
+		t.Errorf("the table has %d commands, help lists %d", len(commands), len(subcommands(testIO())))
+	}
 }

@@ -200,8 +200,9 @@ func kindOf(f cli.Flag) settings.Kind {
 }
 
 // mainSpec is the command tree as the argv pass reads it: the main
-// command's flags from the rows, the subcommands' from their declarations.
-func mainSpec(subs []*cli.Command) *commandSpec {
+// command's flags from the rows; a subcommand by its name alone until the
+// line names it, then built and read from its declaration.
+func mainSpec(stdio *IO) *commandSpec {
 	main := &commandSpec{name: "ask", flags: map[string]flagSpec{}, prompt: true}
 	for _, r := range settings.Rows() {
 		if r.ConfigOnly {
@@ -216,15 +217,19 @@ func mainSpec(subs []*cli.Command) *commandSpec {
 	main.flags["help"] = flagSpec{name: "help", afterPrompt: true}
 	main.flags["h"] = main.flags["help"]
 	main.flags["version"] = flagSpec{name: "version", afterPrompt: true}
-	for _, c := range subs {
-		main.subs = append(main.subs, commandSpecOf(c, "ask"))
+	for _, c := range commands {
+		build := c.build
+		main.subs = append(main.subs, &commandSpec{name: c.name, names: []string{c.name},
+			load: func() *cli.Command { return buildCommand(stdio, build) }})
 	}
 	return main
 }
 
-func commandSpecOf(c *cli.Command, parent string) *commandSpec {
+// read fills s from c, its command under parent.
+func (s *commandSpec) read(c *cli.Command, parent string) {
 	path := parent + " " + c.Name
-	s := &commandSpec{name: c.Name, names: c.Names(), flags: map[string]flagSpec{}, hidden: c.Hidden}
+	s.cmd, s.name, s.names, s.hidden = c, c.Name, c.Names(), c.Hidden
+	s.flags = map[string]flagSpec{}
 	help := flagSpec{name: "help"}
 	s.flags["help"], s.flags["h"] = help, help
 	for _, f := range c.Flags {
@@ -236,9 +241,10 @@ func commandSpecOf(c *cli.Command, parent string) *commandSpec {
 		}
 	}
 	for _, sub := range c.Subcommands {
-		s.subs = append(s.subs, commandSpecOf(sub, path))
+		subSpec := &commandSpec{}
+		subSpec.read(sub, path)
+		s.subs = append(s.subs, subSpec)
 	}
-	return s
 }
 
 // runFlagsRead names, for each subcommand that reads them, the main

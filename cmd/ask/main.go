@@ -141,8 +141,7 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 			code = fault.ExitPipe
 		}
 	}()
-	subs := subcommands(stdio)
-	line, err := readArgs(mainSpec(subs), args[1:])
+	line, err := readArgs(mainSpec(stdio), args[1:])
 	// The config file and the colours of stderr come first: the profile is
 	// a flag, and even an error in the flags is shown in colour.
 	useConfigFile(line, stdio)
@@ -151,8 +150,15 @@ func runCLI(ctx context.Context, args []string, stdio *IO) (code int) {
 		var argv []string
 		if argv, err = commandWords(line, args[0]); err == nil {
 			stdio.forHelp = slices.Contains(argv, "--help") || len(argv) == 1
-			if stdio.forHelp {
+			// urfave/cli is given the command the line names, the one the
+			// argv pass built; help lists them all.
+			var subs []*cli.Command
+			switch {
+			case stdio.forHelp:
+				subs = subcommands(stdio)
 				forHelp(subs)
+			case len(line.path) > 1:
+				subs = []*cli.Command{line.path[1].cmd}
 			}
 			err = appWith(stdio, subs).RunContext(ctx, argv)
 		}
@@ -227,18 +233,14 @@ func errorLine(s string) string {
 }
 
 // commandNames are the names of ask's commands, whose paths start
-// messages. It is set in init: the app it reads prints messages itself.
-var commandNames func() map[string]bool
-
-func init() {
-	commandNames = sync.OnceValue(func() map[string]bool {
-		names := map[string]bool{}
-		for _, c := range newApp(&IO{}).Commands {
-			names[c.Name] = true
-		}
-		return names
-	})
-}
+// messages.
+var commandNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, c := range commands {
+		names[c.name] = true
+	}
+	return names
+})
 
 // printVersion writes the line `ask --version` prints.
 func printVersion(w io.Writer) error {
@@ -258,14 +260,39 @@ func newApp(stdio *IO) *cli.App {
 	return appWith(stdio, subs)
 }
 
-// subcommands builds ask's commands besides the main one, in --help's
-// order, each with its examples and its usage errors.
+// commands are ask's commands besides the main one, in --help's order. A
+// run builds only the one its line names: the others' flags and help
+// would cost every start. It is set in init: the commands print messages
+// that name commands.
+var commands []command
+
+// command is a subcommand by its name, and what builds it.
+type command struct {
+	name  string
+	build func(*IO) *cli.Command
+}
+
+func init() {
+	commands = []command{
+		{"replay", replayCommand}, {"log", logCommand}, {"undo", undoCommand}, {"config", configCommand},
+		{"models", modelsCommand}, {"completion", completionCommand}, {"provider", providerCommand},
+		{"tools", toolsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
+	}
+}
+
+// buildCommand builds the command that build makes, with its usage errors.
+func buildCommand(stdio *IO, build func(*IO) *cli.Command) *cli.Command {
+	c := build(stdio)
+	setUsageError(c, "ask "+c.Name)
+	return c
+}
+
+// subcommands builds all of ask's commands besides the main one, in
+// --help's order.
 func subcommands(stdio *IO) []*cli.Command {
-	var out []*cli.Command
-	for _, build := range []func(*IO) *cli.Command{replayCommand, logCommand, undoCommand, configCommand, modelsCommand, completionCommand, providerCommand, toolsCommand, mcpCommand, sandboxCommand, batchCommand} {
-		c := build(stdio)
-		setUsageError(c, "ask "+c.Name)
-		out = append(out, c)
+	out := make([]*cli.Command, len(commands))
+	for i, c := range commands {
+		out[i] = buildCommand(stdio, c.build)
 	}
 	return out
 }

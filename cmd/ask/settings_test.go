@@ -299,7 +299,7 @@ func TestKeyFileWarningIsQuietUnderQ(t *testing.T) {
 // flags, and a subcommand's line gives the main command's flags to it.
 func TestMainFlag(t *testing.T) {
 	t.Parallel()
-	spec := mainSpec(subcommands(testIO()))
+	spec := mainSpec(testIO())
 	tests := []struct {
 		args  []string
 		value string
