@@ -33,6 +33,12 @@ func runFlags(stdio *IO) []cli.Flag {
 		if r.ConfigOnly {
 			continue
 		}
+		// A run declares to urfave/cli only the flags its line gives: the
+		// argv pass has read the line, and a flag not typed has nothing
+		// to parse (run.Resolve gives its setting from the other layers).
+		if !stdio.forHelp && stdio.typed != nil && !stdio.typed[r.Name] {
+			continue
+		}
 		f := cliFlag(r, d)
 		// urfave/cli groups the flags by category at every start, which a
 		// run that shows no help need not pay for.

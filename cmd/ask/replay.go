@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -70,7 +71,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	}
 	var data []byte
 	var err error
-	workdir := run.AbsPath(stdio.Wd, c.String("workdir"))
+	workdir := run.AbsPath(stdio.Wd, cmp.Or(c.String("workdir"), "."))
 	switch name := c.Args().First(); name {
 	case "":
 		data = demo.Transcript()
