@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ask-cli/ask/internal/fault"
@@ -116,8 +117,9 @@ func (s *State) save(dir string) error {
 }
 
 // idPattern is what a kept batch's name and a provider's batch id look
-// like; anything else is refused before it names a file.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// like; anything else is refused before it names a file. It compiles on
+// first use, not at every start of ask.
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // loadState reads the pending batch ref names: its name (or the start of
 // it) or the provider's batch id; "" for the newest.
@@ -126,7 +128,7 @@ func loadState(root, ref string) (*State, string, error) {
 	if root == "" {
 		return nil, "", fault.Usagef("--resume: no state directory: set XDG_STATE_HOME or HOME")
 	}
-	if ref != "" && !idPattern.MatchString(ref) {
+	if ref != "" && !idPattern().MatchString(ref) {
 		return nil, "", fault.Usagef("--resume %q: not a batch id", ref)
 	}
 	entries, err := os.ReadDir(root)
