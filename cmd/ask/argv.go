@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -33,10 +34,11 @@ type commandSpec struct {
 	hidden bool
 	// prompt is set for the main command: its words are a prompt.
 	prompt bool
-	// cmd is the command declared; load builds it when the line names a
-	// command known so far by its name alone.
-	cmd  *cli.Command
-	load func() *cli.Command
+	// cmd is the command declared; load builds it, once, when the line
+	// names a command known so far by its name alone.
+	cmd    *cli.Command
+	load   func() *cli.Command
+	loaded sync.Once
 }
 
 // flagSpec is one flag of a command.
@@ -239,8 +241,7 @@ func (c *commandSpec) sub(word string) *commandSpec {
 	for _, s := range c.subs {
 		if slices.Contains(s.names, word) {
 			if s.load != nil {
-				s.read(s.load(), c.name)
-				s.load = nil
+				s.loaded.Do(func() { s.read(s.load(), c.name) })
 			}
 			return s
 		}

@@ -157,11 +157,32 @@ func FuzzReadArgs(f *testing.F) {
 func TestCommandTableNames(t *testing.T) {
 	t.Parallel()
 	for _, c := range commands {
-		if got := c.build(testIO()).Name; got != c.name {
-			t.Errorf("the table's %q builds the command %q", c.name, got)
+		built := c.build(testIO())
+		if built.Name != c.name || len(built.Aliases) > 0 || built.Hidden {
+			// The argv pass and the command-name suggestions know the
+			// command by the table's name alone until it is built.
+			t.Errorf("the table's %q builds the command %q (aliases %q, hidden %v)", c.name, built.Name, built.Aliases, built.Hidden)
 		}
 	}
 	if len(commands) != len(subcommands(testIO())) {
 		t.Errorf("the table has %d commands, help lists %d", len(commands), len(subcommands(testIO())))
 	}
+}
+
+// The tests share one tree (testSpec) across parallel tests; a command
+// read on first use is read once, whichever reads it first (a data race
+// under -race otherwise).
+func TestSubcommandReadOnce(t *testing.T) {
+	t.Parallel()
+	spec := mainSpec(testIO())
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			line, err := readArgs(spec, []string{"tools", "run", "--safe", "read_file"})
+			if err != nil || len(line.path) != 3 || line.path[2].name != "run" {
+				t.Errorf("tools run: path %v, error %v", len(line.path), err)
+			}
+		})
+	}
+	wg.Wait()
 }

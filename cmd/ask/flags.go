@@ -231,10 +231,11 @@ func mainSpec(stdio *IO) *commandSpec {
 	return main
 }
 
-// read fills s from c, its command under parent.
+// read fills s's flags and subcommands from c, its command under parent.
+// Its name is not written: other lines may be matching names meanwhile.
 func (s *commandSpec) read(c *cli.Command, parent string) {
 	path := parent + " " + c.Name
-	s.cmd, s.name, s.names, s.hidden = c, c.Name, c.Names(), c.Hidden
+	s.cmd = c
 	s.flags = map[string]flagSpec{}
 	help := flagSpec{name: "help"}
 	s.flags["help"], s.flags["h"] = help, help
@@ -247,7 +248,7 @@ func (s *commandSpec) read(c *cli.Command, parent string) {
 		}
 	}
 	for _, sub := range c.Subcommands {
-		subSpec := &commandSpec{}
+		subSpec := &commandSpec{name: sub.Name, names: sub.Names(), hidden: sub.Hidden}
 		subSpec.read(sub, path)
 		s.subs = append(s.subs, subSpec)
 	}
