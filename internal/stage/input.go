@@ -121,7 +121,9 @@ func WriteJSON(w io.Writer, pretty bool, raw []byte) error {
 	var out bytes.Buffer
 	var err error
 	if pretty {
-		err = json.Indent(&out, raw, "", "  ")
+		// Indent keeps what follows the value (an encoder's newline), and
+		// the line's own newline would follow it: a blank line.
+		err = json.Indent(&out, bytes.TrimRight(raw, " \t\r\n"), "", "  ")
 	} else {
 		err = json.Compact(&out, raw)
 	}

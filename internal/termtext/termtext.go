@@ -82,8 +82,8 @@ func Plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// Shorten keeps text to one line of at most n runes, its runs of white
-// space made one space, with "…" where it was cut.
+// Shorten keeps text to one line, its runs of white space made one space:
+// a line of more than n runes is cut to n, with "…" after them.
 func Shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
