@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // TestKnobsInAskConfig: `ask config` shows where each knob came from, the
@@ -11,7 +13,7 @@ import (
 func TestKnobsInAskConfig(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	writeConfig(t, home, `{"temperature": 0.4, "reasoning": "low"}`)
+	runtest.WriteConfig(t, home, `{"temperature": 0.4, "reasoning": "low"}`)
 	env := map[string]string{"HOME": home}
 
 	cfg := askConfig(t, env, "--temperature", "0.6")

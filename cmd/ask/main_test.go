@@ -26,7 +26,6 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
-	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/trace"
@@ -382,107 +381,6 @@ func TestJSONOutput(t *testing.T) {
 		!strings.Contains(got.ToolCalls[0].Content, "alpha") || got.Usage.TotalTokens != 240 || got.ExitCode != 0 {
 		t.Errorf("--json = %+v", got)
 	}
-}
-
-// checkStderr wants every line to be an "ask:" message and the last one (or,
-// for a run that succeeded, any one) to contain want.
-func checkStderr(t *testing.T, stderr, want string, failed bool) {
-	t.Helper()
-	if want == "" {
-		if stderr != "" {
-			t.Errorf("stderr %q, want nothing", stderr)
-		}
-		return
-	}
-	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
-	for _, l := range lines {
-		if !strings.HasPrefix(l, "ask: ") {
-			t.Errorf("stderr line %q is not an ask: message", l)
-		}
-	}
-	if failed && !strings.Contains(lines[len(lines)-1], want) {
-		t.Errorf("last stderr line %q lacks %q", lines[len(lines)-1], want)
-	}
-	if !failed && !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q lacks %q", stderr, want)
-	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return lines[len(lines)-1]
-}
-
-func readTranscript(t *testing.T, path string) []records.Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	evs, err := records.Read(f)
-	if err != nil {
-		t.Fatalf("transcript: %v", err)
-	}
-	return evs
-}
-
-// summarize names each event with what tells it apart in a fault: a
-// response's status, a retry's attempt, a tool's name and failure, a run's
-// status and exit code.
-func summarize(evs []records.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		s := ev.Type
-		switch ev.Type {
-		case records.TypeResponse:
-			s += " " + strconv.Itoa(ev.HTTPStatus)
-		case records.TypeRetry:
-			s += " " + strconv.Itoa(ev.Attempt)
-		case records.TypeToolStarted:
-			s += " " + ev.Name
-		case records.TypeToolFinished:
-			s += " " + ev.Name
-			if ev.IsError {
-				s += " error"
-			}
-		case records.TypeRunFinished:
-			s += fmt.Sprintf(" %s %d", ev.Status, ev.ExitCode)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// assertGone reads the pid a command wrote and waits briefly for that
-// process to be gone: the run's end must have killed it.
-func assertGone(t *testing.T, pidFile string) {
-	t.Helper()
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the command never started: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("pid file: %v", err)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for processRunning(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs after the run ended", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// processRunning reports whether pid is alive and not a zombie.
-func processRunning(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	_, after, _ := strings.Cut(string(stat), ") ")
-	return !strings.HasPrefix(after, "Z")
 }
 
 // raceEnabled is set under the race detector (race_test.go).

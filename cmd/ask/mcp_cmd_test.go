@@ -1,136 +1,24 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/runtest"
 )
-
-// The MCP integration tests run the reference npm servers, installed by
-// scripts/test.sh (`npm ci --prefix testdata/mcp`). Without them the tests
-// skip, unless ASK_REQUIRE_MCP=1 (set by scripts/test.sh, as in CI) makes
-// that a failure. Under -short they skip: Node takes a while to start.
-
-// mcpServerBin returns the path of an npm MCP server's executable.
-func mcpServerBin(t *testing.T, name string) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("slow under -short: the reference MCP servers start under Node")
-	}
-	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp", "node_modules", ".bin", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("%s is not installed: run `npm ci --prefix testdata/mcp` (needs Node 20+)", bin)
-		if os.Getenv("ASK_REQUIRE_MCP") == "1" {
-			t.Fatal(msg + "; ASK_REQUIRE_MCP=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
-// startRemoteEverything starts the reference server-everything in its
-// streamableHttp or sse mode, bound to loopback by testdata/mcp/loopback.cjs,
-// and returns its base URL ("http://127.0.0.1:PORT"). It is stopped, with
-// its process group, when the test ends.
-func startRemoteEverything(t *testing.T, mode string) string {
-	t.Helper()
-	mcpServerBin(t, "mcp-server-everything") // skips, or fails, without the npm servers
-	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	portFile := filepath.Join(t.TempDir(), "port")
-	cmd := exec.Command(node, "--require", filepath.Join(root, "loopback.cjs"),
-		filepath.Join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), mode)
-	cmd.Env = append(os.Environ(), "PORT=0", "ASK_TEST_PORT_FILE="+portFile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	})
-	// Waiting for the server to listen is not an assertion on time: the
-	// bound only keeps a broken start from hanging the test.
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		if b, err := os.ReadFile(portFile); err == nil {
-			return "http://127.0.0.1:" + strings.TrimSpace(string(b))
-		}
-		select {
-		case <-exited:
-			t.Fatalf("server-everything %s exited: %s", mode, stderr.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	t.Fatalf("server-everything %s did not listen: %s", mode, stderr.String())
-	return ""
-}
-
-// bearerProxy forwards to target only the requests that carry
-// "Authorization: Bearer token"; the others get 401.
-func bearerProxy(t *testing.T, target, token string) string {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.FlushInterval = -1 // SSE streams pass at once
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "missing or wrong token", http.StatusUnauthorized)
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 // The config file's mcpServers, pasted in Cursor's shape (url, headers with
 // ${env:NAME}), are listed with their tools; a server that fails is listed
 // with its error and the others still are.
 func TestMCPListConfigServers(t *testing.T) {
 	const token = "config-mcp-token-not-real-4242"
-	endpoint := bearerProxy(t, startRemoteEverything(t, "streamableHttp"), token) + "/mcp"
+	endpoint := runtest.BearerProxy(t, runtest.StartRemoteEverything(t, "streamableHttp"), token) + "/mcp"
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	data := `{
   "mcpServers": {
@@ -180,41 +68,12 @@ func TestMCPListConfigServers(t *testing.T) {
 	}
 }
 
-// inProcessMCP serves an SDK server with a read-only echo tool over
-// streamable HTTP on loopback, counting the requests it gets, so that the
-// trust rules are tested without Node.
-func inProcessMCP(t *testing.T) (string, *atomic.Int64) {
-	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "ask-cmd-test", Version: "1"}, nil)
-	type args struct {
-		Message string `json:"message"`
-	}
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the message", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(_ context.Context, _ *sdk.CallToolRequest, a args) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + a.Message}}}, nil, nil
-		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
-	var hits atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		h.ServeHTTP(w, r)
-	}))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL + "/mcp", &hits
-}
-
 // A URL that a transcript names is connected to by `ask replay` only
 // with --yes. (That -c goes on without it is internal/run's
 // TestMCPRemoteFromTranscriptIsGated.)
 func TestMCPRemoteReplayNeedsYes(t *testing.T) {
 	t.Parallel()
-	endpoint, hits := inProcessMCP(t)
+	endpoint, hits := runtest.InProcessMCP(t)
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("echo", "local__echo", `{"message":"hi"}`)}},
 		fakeprovider.Reply{Text: "echoed"})

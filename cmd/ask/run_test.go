@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +18,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/runtest"
 	"github.com/ask-cli/ask/internal/term/termtest"
 )
 
@@ -137,27 +136,6 @@ func TestProviderTextCannotDriveTheTerminal(t *testing.T) {
 func conversationEnv(t *testing.T, srv *fakeprovider.Server) (askEnv, string) {
 	state := t.TempDir()
 	return askEnv{server: srv, wd: t.TempDir(), env: map[string]string{"XDG_STATE_HOME": state}}, filepath.Join(state, "ask", "runs")
-}
-
-// newestRun is the newest run kept in the history directory dir, or a
-// path that does not exist when none is.
-func newestRun(t *testing.T, dir string) string {
-	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if len(names) == 0 {
-		return filepath.Join(dir, "no run is kept")
-	}
-	slices.Sort(names)
-	return names[len(names)-1]
-}
-
-// toolsFile writes a tools file declaring one read-only command tool.
-func toolsFile(t *testing.T, path, tool string) {
-	t.Helper()
-	spec := fmt.Sprintf(`{"tools":[{"name":%q,"description":"test tool","command":"echo hi","risk":"read"}]}`, tool)
-	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func declaredNames(body []byte) string {
@@ -587,7 +565,7 @@ func TestErrorPrefixColour(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
 			if tt.config != "" {
-				writeConfig(t, home, tt.config)
+				runtest.WriteConfig(t, home, tt.config)
 			}
 			env := map[string]string{"HOME": home}
 			for k, v := range tt.env {

@@ -10,20 +10,8 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/runtest"
 )
-
-// writeConfig writes the config file ask finds under home.
-func writeConfig(t *testing.T, home, content string) string {
-	t.Helper()
-	path := filepath.Join(home, ".config", "ask", "config.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // configOutput is what `ask config` prints in a pipe.
 type configOutput struct {
@@ -68,7 +56,7 @@ const precedenceConfig = `{
 func TestConfigPrecedence(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	file := writeConfig(t, home, precedenceConfig)
+	file := runtest.WriteConfig(t, home, precedenceConfig)
 	fromFile, fromCI, fromLocal := "config "+file, "config "+file+":ci", "config "+file+":local"
 	tests := []struct {
 		name       string
@@ -179,7 +167,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
 			if tt.config != "" {
-				writeConfig(t, home, tt.config)
+				runtest.WriteConfig(t, home, tt.config)
 			}
 			env := map[string]string{"HOME": home}
 			for k, v := range tt.env {
@@ -203,7 +191,7 @@ func TestConfigErrors(t *testing.T) {
 func TestBrokenConfigSparesHelpAndCompletion(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	writeConfig(t, home, `{"nope": 1}`)
+	runtest.WriteConfig(t, home, `{"nope": 1}`)
 	for _, args := range [][]string{{"--help"}, {"--version"}, {"completion", "bash"}, {"replay", "--help"}} {
 		r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, args...)
 		if r.code != 0 || r.stdout == "" {
@@ -215,7 +203,7 @@ func TestBrokenConfigSparesHelpAndCompletion(t *testing.T) {
 func TestConfigFlagDefaultsShowInHelp(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	writeConfig(t, home, `{"max_steps": 21}`)
+	runtest.WriteConfig(t, home, `{"max_steps": 21}`)
 	r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, "--help")
 	if !strings.Contains(r.stdout, "(default: 21)") {
 		t.Errorf("--help does not show the configured default:\n%s", r.stdout)
@@ -225,7 +213,7 @@ func TestConfigFlagDefaultsShowInHelp(t *testing.T) {
 func TestAskConfigOutput(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	file := writeConfig(t, home, `{"mode": "plan", "providers": {"anthropic": {"api_key": "fake-ant-never-shown"}}}`)
+	file := runtest.WriteConfig(t, home, `{"mode": "plan", "providers": {"anthropic": {"api_key": "fake-ant-never-shown"}}}`)
 	env := map[string]string{"HOME": home, "ASK_PROVIDER": "anthropic"}
 
 	tty := runAsk(t, askEnv{env: env, tty: true}, "config")
@@ -283,7 +271,7 @@ func TestKeyFileWarningIsQuietUnderQ(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "a"}, fakeprovider.Reply{Text: "b"})
 	defer srv.Close()
 	home := t.TempDir()
-	path := writeConfig(t, home, fmt.Sprintf(`{"provider": "openai", "providers": {"openai": {"base_url": %q, "api_key": "fake-x"}}}`, srv.URL))
+	path := runtest.WriteConfig(t, home, fmt.Sprintf(`{"provider": "openai", "providers": {"openai": {"base_url": %q, "api_key": "fake-x"}}}`, srv.URL))
 	os.Chmod(path, 0o644)
 	r := runAsk(t, askEnv{env: map[string]string{"HOME": home}}, "q")
 	if r.code != 0 || !strings.Contains(r.stderr, "holds an API key and others can read it: chmod 600") {

@@ -20,6 +20,7 @@ import (
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // SIGTERM and SIGHUP stop a run as Ctrl-C does, cleanly, each with its own
@@ -53,10 +54,10 @@ func TestTerminateAndHangUpStopCleanly(t *testing.T) {
 			if got := strings.TrimSpace(stderr.String()); got != "ask: created started.pid (by shell)\n"+tt.wantErr {
 				t.Errorf("stderr %q, want %q", got, tt.wantErr)
 			}
-			evs := readTranscript(t, transcript)
+			evs := runtest.ReadTranscript(t, transcript)
 			last := evs[len(evs)-1]
 			if last.Type != records.TypeRunFinished || last.Status != "interrupted" || last.ExitCode != tt.wantCode {
-				t.Errorf("transcript ends with %v, want run.finished interrupted %d", summarize(evs[len(evs)-1:]), tt.wantCode)
+				t.Errorf("transcript ends with %v, want run.finished interrupted %d", runtest.Summarize(evs[len(evs)-1:]), tt.wantCode)
 			}
 			checkStateDir(t, cmd)
 		})
@@ -88,9 +89,9 @@ func TestSignalsStartedIgnoredStayIgnored(t *testing.T) {
 			if got := strings.TrimSpace(stdout.String()); got != "not reached" {
 				t.Errorf("stdout %q, want the provider's answer", got)
 			}
-			evs := readTranscript(t, transcript)
+			evs := runtest.ReadTranscript(t, transcript)
 			if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished || last.Status != loop.StatusCompleted {
-				t.Errorf("transcript ends with %v, want run.finished completed", summarize(evs[len(evs)-1:]))
+				t.Errorf("transcript ends with %v, want run.finished completed", runtest.Summarize(evs[len(evs)-1:]))
 			}
 		})
 	}
@@ -131,7 +132,7 @@ func checkStateDir(t *testing.T, cmd *exec.Cmd) {
 	if len(left) > 0 {
 		t.Errorf("private copies left behind: %v", left)
 	}
-	evs := readTranscript(t, newestRun(t, filepath.Join(state, "ask", "runs")))
+	evs := runtest.ReadTranscript(t, runtest.NewestRun(t, filepath.Join(state, "ask", "runs")))
 	if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished {
 		t.Errorf("the last run's copy ends with %s", last.Type)
 	}
@@ -174,9 +175,9 @@ func TestClosedStdoutStopsTheRun(t *testing.T) {
 	if got := strings.TrimSpace(stderr.String()); got != "ask: interrupted: stdout was closed" {
 		t.Errorf("stderr %q", got)
 	}
-	evs := readTranscript(t, transcript)
+	evs := runtest.ReadTranscript(t, transcript)
 	if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished || last.Status != "interrupted" || last.ExitCode != 141 {
-		t.Errorf("transcript ends with %v, want run.finished interrupted 141", summarize(evs[len(evs)-1:]))
+		t.Errorf("transcript ends with %v, want run.finished interrupted 141", runtest.Summarize(evs[len(evs)-1:]))
 	}
 	if n := len(srv.Requests()); n > 1 {
 		t.Errorf("the run went on for nobody: %d requests", n)
@@ -292,11 +293,11 @@ func TestFirstInterruptStopsCleanly(t *testing.T) {
 	if got := strings.TrimSpace(stderr.String()); got != "ask: created started.pid (by shell)\nask: interrupted" {
 		t.Errorf("stderr %q, want the change and the one line \"ask: interrupted\"", got)
 	}
-	assertGone(t, filepath.Join(wd, "started.pid"))
+	runtest.AssertGone(t, filepath.Join(wd, "started.pid"))
 
-	evs := readTranscript(t, transcript)
+	evs := runtest.ReadTranscript(t, transcript)
 	want := "run.started, request, response 200, assistant, tool.started shell, file.changed, tool.finished shell error, error, run.finished interrupted 130"
-	if got := strings.Join(summarize(evs), ", "); got != want {
+	if got := strings.Join(runtest.Summarize(evs), ", "); got != want {
 		t.Fatalf("events:\n  %s\nwant:\n  %s", got, want)
 	}
 	if c := evs[6].Content; !strings.Contains(c, "command killed: the run was cancelled") {
@@ -333,13 +334,13 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	}
 	// The clean stop had not finished: no run.finished, but every event
 	// written so far is whole.
-	evs := readTranscript(t, transcript)
+	evs := runtest.ReadTranscript(t, transcript)
 	for _, ev := range evs {
 		if ev.Type == records.TypeRunFinished {
 			t.Errorf("the run finished cleanly before the second interrupt; the test proves nothing")
 		}
 	}
 	if len(evs) < 5 || evs[4].Type != records.TypeToolStarted {
-		t.Errorf("transcript: %v", summarize(evs))
+		t.Errorf("transcript: %v", runtest.Summarize(evs))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // TestTierErrors: --tier where the provider has no such tier, or a tier
@@ -43,7 +44,7 @@ func TestTierErrors(t *testing.T) {
 			defer srv.Close()
 			home := t.TempDir()
 			if tt.config != "" {
-				writeConfig(t, home, tt.config)
+				runtest.WriteConfig(t, home, tt.config)
 			}
 			env := map[string]string{"HOME": home, "ANTHROPIC_API_KEY": "fake-test-not-a-real-key-0000", "GEMINI_API_KEY": "fake-test-not-a-real-key-0000"}
 			r := runAsk(t, askEnv{server: srv, env: env}, append(tt.args, "hi")...)
@@ -80,7 +81,7 @@ func TestTierFlex(t *testing.T) {
 		srv := fakeprovider.Start(fakeprovider.Reply{Text: "ok"})
 		defer srv.Close()
 		home := t.TempDir()
-		writeConfig(t, home, pricesConfig)
+		runtest.WriteConfig(t, home, pricesConfig)
 		r := runAsk(t, askEnv{server: srv, env: map[string]string{"HOME": home}}, append(tt.args, "--json", "hi")...)
 		if r.code != 0 {
 			t.Fatalf("%v: exit %d: %s", tt.args, r.code, r.stderr)
@@ -107,7 +108,7 @@ func TestBatchAPICostAtBatchRate(t *testing.T) {
 	g := fakeprovider.StartGeminiBatches(geminiTwoStep)
 	t.Cleanup(g.Close)
 	home := t.TempDir()
-	writeConfig(t, home, pricesConfig)
+	runtest.WriteConfig(t, home, pricesConfig)
 	env := map[string]string{"HOME": home, "ASK_PROVIDER": "gemini", "ASK_BASE_URL": g.URL + "/v1beta",
 		"GEMINI_API_KEY": "fake-test-not-a-real-key-0000"}
 	r := runAsk(t, askEnv{stdin: `{"id":"t0","prompt":"p0"}` + "\n", env: env}, "batch", "--batch-api", "--yes")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // The file's settings reach the requests: its provider, base URL, key,
@@ -18,7 +19,7 @@ func TestConfigDrivesTheRun(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "from the fake"})
 	defer srv.Close()
 	home := t.TempDir()
-	writeConfig(t, home, fmt.Sprintf(`{
+	runtest.WriteConfig(t, home, fmt.Sprintf(`{
   "provider": "openai",
   "no_stream": true,
   "max_tokens": 77,
@@ -55,7 +56,7 @@ func TestWarnsWhenTheKeyFileIsReadable(t *testing.T) {
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "a"}, fakeprovider.Reply{Text: "b"})
 	defer srv.Close()
 	home := t.TempDir()
-	path := writeConfig(t, home, fmt.Sprintf(`{"provider": "openai", "providers": {"openai": {"base_url": %q, "api_key": "fake-x"}}}`, srv.URL))
+	path := runtest.WriteConfig(t, home, fmt.Sprintf(`{"provider": "openai", "providers": {"openai": {"base_url": %q, "api_key": "fake-x"}}}`, srv.URL))
 	os.Chmod(path, 0o644)
 	r := newWorld(t, nil).with("HOME", home).ask("q")
 	if r.code != 0 || !strings.Contains(r.stderr, "holds an API key and others can read it: chmod 600") {

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // FuzzParseConversation: any transcript bytes give a conversation with a
@@ -34,22 +34,10 @@ func FuzzParseConversation(f *testing.F) {
 	})
 }
 
-// newestRun is the newest run kept in the history directory dir, or a
-// path that does not exist when none is.
-func newestRun(t *testing.T, dir string) string {
-	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if len(names) == 0 {
-		return filepath.Join(dir, "no run is kept")
-	}
-	slices.Sort(names)
-	return names[len(names)-1]
-}
-
 // runStarted is the run.started event of the last run kept for -c.
 func runStarted(t *testing.T, dir string) gjson.Result {
 	t.Helper()
-	data, err := os.ReadFile(newestRun(t, dir))
+	data, err := os.ReadFile(runtest.NewestRun(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +77,7 @@ func TestContinue(t *testing.T) {
 	if r := w.ask("what is here?", "model", "gpt-test-1", "mode", "ask"); r.code != 0 {
 		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
 	}
-	if _, err := os.Stat(newestRun(t, last)); err != nil {
+	if _, err := os.Stat(runtest.NewestRun(t, last)); err != nil {
 		t.Fatalf("the first run was not kept: %v", err)
 	}
 	r := w.ask("are you sure?", "continue", true)
@@ -162,15 +150,6 @@ done
 	return "/bin/sh " + path
 }
 
-// toolsFile writes a tools file declaring one read-only command tool.
-func toolsFile(t *testing.T, path, tool string) {
-	t.Helper()
-	spec := fmt.Sprintf(`{"tools":[{"name":%q,"description":"test tool","command":"echo hi","risk":"read"}]}`, tool)
-	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // yes is a person at the terminal who answers yes.
 func yes(string) bool { return true }
 
@@ -197,7 +176,7 @@ func TestContinueTakesUserToolsOnlyWhenTold(t *testing.T) {
 	last := w.runsDir()
 	scripts := t.TempDir()
 	greeter, waver := mcpScript(t, scripts, "greeter", "hello"), mcpScript(t, scripts, "waver", "wave")
-	toolsFile(t, filepath.Join(w.wd, "tools.json"), "hello_file")
+	runtest.ToolsFile(t, filepath.Join(w.wd, "tools.json"), "hello_file")
 	const builtins = "read_file,list_directory,search,edit_file,write_file,shell"
 
 	if r := w.ask("one", "tools-file", "tools.json", "mcp", greeter); r.code != 0 {
@@ -494,7 +473,7 @@ func TestResumeOfAnEditedTranscript(t *testing.T) {
 	if r := w.ask("one"); r.code != 0 {
 		t.Fatalf("first run: code %d stderr %s", r.code, r.stderr)
 	}
-	data, err := os.ReadFile(newestRun(t, w.runsDir()))
+	data, err := os.ReadFile(runtest.NewestRun(t, w.runsDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +543,7 @@ func TestAsksOwnFilesAreOutOfReach(t *testing.T) {
 	if strings.Contains(out.ToolCalls[4].Content, "config.json") || strings.Contains(out.ToolCalls[4].Content, ".local/state") {
 		t.Errorf("search looked into ask's own files: %q", out.ToolCalls[4].Content)
 	}
-	last, err := os.ReadFile(newestRun(t, filepath.Join(home, ".local", "state", "ask", "runs")))
+	last, err := os.ReadFile(runtest.NewestRun(t, filepath.Join(home, ".local", "state", "ask", "runs")))
 	if err != nil || strings.HasPrefix(string(last), planted) || !strings.Contains(string(last), `"prompt":"go"`) || !strings.Contains(string(last), `"run.finished"`) {
 		t.Errorf("the kept run is not this run's own record: %v %.200s", err, last)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // TestUsagePerStep checks the per-step usage in run.finished.
@@ -180,7 +180,7 @@ func TestFaults(t *testing.T) {
 				if !strings.Contains(evs[6].Content, "command killed: the run was cancelled") {
 					t.Errorf("tool.finished says %q", evs[5].Content)
 				}
-				assertGone(t, filepath.Join(wd, "sleeper.pid"))
+				runtest.AssertGone(t, filepath.Join(wd, "sleeper.pid"))
 			},
 		},
 		{
@@ -242,7 +242,7 @@ func runFault(t *testing.T, tt faultCase) {
 	if tt.wantCode != 0 && r.answer() != "" {
 		t.Errorf("answer %q, want nothing: a failed run prints no answer", r.answer())
 	}
-	checkStderr(t, r.stderr, tt.wantErr, tt.wantCode != 0)
+	runtest.CheckStderr(t, r.stderr, tt.wantErr, tt.wantCode != 0)
 	if tt.maxTime > 0 && took > tt.maxTime {
 		t.Errorf("took %s, want under %s", took, tt.maxTime)
 	}
@@ -254,120 +254,19 @@ func runFault(t *testing.T, tt faultCase) {
 		t.Errorf("the run allocated %d MB", grew>>20)
 	}
 
-	evs := readTranscript(t, transcript)
-	if got := summarize(evs); strings.Join(got, ", ") != strings.Join(tt.wantEvents, ", ") {
+	evs := runtest.ReadTranscript(t, transcript)
+	if got := runtest.Summarize(evs); strings.Join(got, ", ") != strings.Join(tt.wantEvents, ", ") {
 		t.Fatalf("transcript events:\n  %s\nwant:\n  %s", strings.Join(got, ", "), strings.Join(tt.wantEvents, ", "))
 	}
 	if tt.wantCode != 0 {
 		errEv := evs[len(evs)-2]
-		if last := lastLine(r.stderr); !strings.Contains(last, errEv.Error) && errEv.Error != "timeout reached" {
+		if last := runtest.LastLine(r.stderr); !strings.Contains(last, errEv.Error) && errEv.Error != "timeout reached" {
 			t.Errorf("stderr %q does not carry the error event's %q", last, errEv.Error)
 		}
 	}
 	if tt.check != nil {
 		tt.check(t, evs, wd)
 	}
-}
-
-// checkStderr wants every line to be an "ask:" message and the last one (or,
-// for a run that succeeded, any one) to contain want.
-func checkStderr(t *testing.T, stderr, want string, failed bool) {
-	t.Helper()
-	if want == "" {
-		if stderr != "" {
-			t.Errorf("stderr %q, want nothing", stderr)
-		}
-		return
-	}
-	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
-	for _, l := range lines {
-		if !strings.HasPrefix(l, "ask: ") {
-			t.Errorf("stderr line %q is not an ask: message", l)
-		}
-	}
-	if failed && !strings.Contains(lines[len(lines)-1], want) {
-		t.Errorf("last stderr line %q lacks %q", lines[len(lines)-1], want)
-	}
-	if !failed && !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q lacks %q", stderr, want)
-	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return lines[len(lines)-1]
-}
-
-func readTranscript(t *testing.T, path string) []records.Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	evs, err := records.Read(f)
-	if err != nil {
-		t.Fatalf("transcript: %v", err)
-	}
-	return evs
-}
-
-// summarize names each event with what tells it apart in a fault: a
-// response's status, a retry's attempt, a tool's name and failure, a run's
-// status and exit code.
-func summarize(evs []records.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		s := ev.Type
-		switch ev.Type {
-		case records.TypeResponse:
-			s += " " + strconv.Itoa(ev.HTTPStatus)
-		case records.TypeRetry:
-			s += " " + strconv.Itoa(ev.Attempt)
-		case records.TypeToolStarted:
-			s += " " + ev.Name
-		case records.TypeToolFinished:
-			s += " " + ev.Name
-			if ev.IsError {
-				s += " error"
-			}
-		case records.TypeRunFinished:
-			s += fmt.Sprintf(" %s %d", ev.Status, ev.ExitCode)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// assertGone reads the pid a command wrote and waits briefly for that
-// process to be gone: the run's end must have killed it.
-func assertGone(t *testing.T, pidFile string) {
-	t.Helper()
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the command never started: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("pid file: %v", err)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for processRunning(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs after the run ended", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// processRunning reports whether pid is alive and not a zombie.
-func processRunning(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	_, after, _ := strings.Cut(string(stat), ") ")
-	return !strings.HasPrefix(after, "Z")
 }
 
 func TestConnectionRefusedIsAProviderError(t *testing.T) {
@@ -384,12 +283,12 @@ func TestConnectionRefusedIsAProviderError(t *testing.T) {
 	if r.code != 3 {
 		t.Errorf("exit code %d, want 3; stderr %s", r.code, r.stderr)
 	}
-	checkStderr(t, r.stderr, "ask: openai: connection to the provider failed: dial tcp "+addr, true)
+	runtest.CheckStderr(t, r.stderr, "ask: openai: connection to the provider failed: dial tcp "+addr, true)
 	if !strings.Contains(r.stderr, "ask: retry 1 in ") {
 		t.Errorf("no retry note on stderr: %q", r.stderr)
 	}
 	want := "run.started, request, retry 1, request, error, run.finished error 3"
-	if got := strings.Join(summarize(readTranscript(t, transcript)), ", "); got != want {
+	if got := strings.Join(runtest.Summarize(runtest.ReadTranscript(t, transcript)), ", "); got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
 }
@@ -477,7 +376,7 @@ func TestReplyCaps(t *testing.T) {
 			}
 			evs := r.events
 			if last := evs[len(evs)-1]; last.Type != records.TypeRunFinished || last.ExitCode != 3 {
-				t.Errorf("transcript ends with %v", summarize(evs[len(evs)-1:]))
+				t.Errorf("transcript ends with %v", runtest.Summarize(evs[len(evs)-1:]))
 			}
 			// Before the cap, a 100 MiB reply allocated over 1.4 GiB and a
 			// 300 MiB one 4.7 GiB. What a reply within the cap costs (its
@@ -528,12 +427,12 @@ func TestDeeplyNestedReplyIsMalformed(t *testing.T) {
 			if out := r.summary(); out.Status != "error" || out.ExitCode != 3 {
 				t.Errorf("--json = %+v", out)
 			}
-			if !strings.Contains(lastLine(r.stderr), "nests deeper than") {
+			if !strings.Contains(runtest.LastLine(r.stderr), "nests deeper than") {
 				t.Errorf("stderr %q does not say what was wrong", r.stderr)
 			}
 			evs := r.events
 			if last := evs[len(evs)-1]; last.Type != "run.finished" || last.ExitCode != 3 {
-				t.Errorf("transcript ends with %v", summarize(evs[len(evs)-1:]))
+				t.Errorf("transcript ends with %v", runtest.Summarize(evs[len(evs)-1:]))
 			}
 		})
 	}
@@ -568,7 +467,7 @@ func TestOverlongStreamLineIsProviderError(t *testing.T) {
 	}
 	evs := r.events
 	if last := evs[len(evs)-1]; last.Type != "run.finished" || last.ExitCode != 3 {
-		t.Errorf("transcript ends with %v", summarize(evs[len(evs)-1:]))
+		t.Errorf("transcript ends with %v", runtest.Summarize(evs[len(evs)-1:]))
 	}
 
 }

@@ -302,19 +302,6 @@ func declaredNames(body []byte) string {
 	return strings.Join(names, ",")
 }
 
-// writeConfig writes the config file of a HOME, and returns its path.
-func writeConfig(t *testing.T, home, content string) string {
-	t.Helper()
-	path := filepath.Join(home, ".config", "ask", "config.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // lockedBuilder is stderr written from the run's goroutines.
 type lockedBuilder struct {
 	mu sync.Mutex

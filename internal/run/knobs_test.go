@@ -8,6 +8,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/runtest"
 	"github.com/ask-cli/ask/internal/settings"
 
 	"github.com/tidwall/gjson"
@@ -185,7 +186,7 @@ func TestKnobErrors(t *testing.T) {
 func TestKnobsFromConfigAndRecorded(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	writeConfig(t, home, `{"temperature": 0.4, "reasoning": "low"}`)
+	runtest.WriteConfig(t, home, `{"temperature": 0.4, "reasoning": "low"}`)
 	srv := fakeprovider.Start(fakeprovider.Reply{Text: "done"})
 	defer srv.Close()
 	w := newWorld(t, srv).with("HOME", home)

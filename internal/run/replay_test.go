@@ -15,6 +15,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // nativeReplayCase is one recorded conversation of a native protocol: a
@@ -248,7 +249,7 @@ func TestMCPRunReplays(t *testing.T) {
 		t.Skip("slow under -short: it starts the reference server three times (about 1.5 s)")
 	}
 	t.Parallel()
-	bin := mcpServerBin(t, "mcp-server-everything")
+	bin := runtest.MCPServerBin(t, "mcp-server-everything")
 	srv := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{
 			fakeprovider.Call("echo", "everything__echo", `{"message":"hello from ask"}`),
