@@ -311,7 +311,7 @@ func TestBatchResumes(t *testing.T) {
 		t.Errorf("p3, whose line was torn, sent %d times, want 1", m.sent("p3"))
 	}
 	// A second batch on the same file is refused while the first holds it.
-	f, err := batch.OpenOutput(out)
+	f, err := batch.OpenOutput(out, batch.OutputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestBatchProgressLine(t *testing.T) {
 		args []string
 		want string // "" for no progress line
 	}{
-		{"terminal", askEnv{server: m.Server, tty: true}, nil, "ask batch: 5 done · 1 failed · 0 running · 480 tokens · "},
+		{"terminal", askEnv{server: m.Server, tty: true}, nil, "ask batch: 5/5 done · 1 failed · 0 running · 480 tokens · "},
 		{"quiet", askEnv{server: m.Server, tty: true}, []string{"-q"}, ""},
 		{"pipe", askEnv{server: m.Server}, nil, ""},
 	}

@@ -23,14 +23,18 @@ func TestReadDone(t *testing.T) {
 		keep       int
 		ids        []string
 		notDone    []string
-		code       int
+		failed     int
 		err        string
 	}{
 		{name: "empty", file: ""},
 		// A pending line is not done; its final line after it is.
 		{name: "pending", file: ok + `{"id":"p","status":"pending","exit_code":0}` + "\n", keep: len(ok) + 44, ids: []string{"a"}, notDone: []string{"p"}},
 		{name: "pending then final", file: `{"id":"a","status":"pending","exit_code":0}` + "\n" + ok, keep: 44 + len(ok), ids: []string{"a"}},
-		{name: "whole", file: ok + failed + noID, keep: len(ok + failed + noID), ids: []string{"a", "b"}, code: 3},
+		{name: "whole", file: ok + failed + noID, keep: len(ok + failed + noID), ids: []string{"a", "b"}, failed: 2},
+		// A task run again (--retry-failed, a kill before the rewrite): its last line counts.
+		{name: "an id twice", file: failed + ok + `{"id":"b","status":"completed","exit_code":0}` + "\n", keep: len(failed+ok) + len(`{"id":"b","status":"completed","exit_code":0}`+"\n"), ids: []string{"a", "b"}},
+		// A huge line is refused, not read whole into memory.
+		{name: "a huge line", file: ok + `{"id":"h","answer":"` + strings.Repeat("x", MaxLine) + "\"}\n" + ok, err: "line 2 is longer than 16 MiB"},
 		{name: "torn last line", file: ok + `{"id":"c","sta`, keep: len(ok), ids: []string{"a"}},
 		{name: "torn inside a rune", file: ok + "{\"id\":\"\xe2\x82", keep: len(ok), ids: []string{"a"}},
 		{name: "zeros a crash left", file: ok + "\x00\x00\x00", keep: len(ok), ids: []string{"a"}},
@@ -63,8 +67,8 @@ func TestReadDone(t *testing.T) {
 					t.Errorf("%s done", id)
 				}
 			}
-			if done.Code != tt.code {
-				t.Errorf("code %d, want %d", done.Code, tt.code)
+			if done.Failed != tt.failed {
+				t.Errorf("failed %d, want %d", done.Failed, tt.failed)
 			}
 		})
 	}
@@ -75,7 +79,7 @@ func TestOpenOutputCutsTornLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.jsonl")
 	whole := `{"id":"a","status":"completed","exit_code":0}` + "\n"
 	os.WriteFile(path, []byte(whole+`{"id":"b"`), 0o644)
-	out, err := OpenOutput(path)
+	out, err := OpenOutput(path, OutputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +126,7 @@ func TestShards(t *testing.T) {
 		want Shard
 		err  bool
 	}{{"0/4", Shard{0, 4}, false}, {" 3/4", Shard{3, 4}, false}, {"4/4", Shard{}, true}, {"-1/4", Shard{}, true}, {"1", Shard{}, true}, {"0/0", Shard{}, true}, {"x/2", Shard{}, true}} {
-		got, err := ParseShard(tt.in)
+		got, err := ParseShard(tt.in, nil)
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ParseShard(%q) = %v, %v", tt.in, got, err)
 		}

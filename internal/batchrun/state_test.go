@@ -68,7 +68,7 @@ func TestLoadState(t *testing.T) {
 // TestProgressLine: a pending task is done for the line, not failed.
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
-	p := NewProgress(nil, nil, false)
+	p := NewProgress(nil, false)
 	for _, r := range []batch.Result{{ID: "a", Status: "completed"}, {ID: "b", Status: batch.StatusPending}, {ID: "c", Status: "error", ExitCode: 3}} {
 		p.Started(batch.Task{})
 		p.Ended(r)
