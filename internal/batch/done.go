@@ -23,7 +23,7 @@ type Done struct {
 
 // prior is a task's last result in the file.
 type prior struct {
-	code             int
+	code              int
 	answered, refused bool // refused: its line could not be run (invalid)
 }
 

@@ -102,7 +102,9 @@ func (o *Output) Close() error {
 // and ran). It writes a new file beside the old and renames it over, so a
 // kill at any moment leaves the old file or the new one, whole.
 func (o *Output) Compact(dropLines map[int]bool) error {
-	fail := func(err error) error { return fmt.Errorf("--output %s: rewrite it with one line per task: %w", o.path, err) }
+	fail := func(err error) error {
+		return fmt.Errorf("--output %s: rewrite it with one line per task: %w", o.path, err)
+	}
 	last := map[string]int{} // id → its last line
 	if err := o.eachLine(func(n int, r Result, _ []byte) error {
 		if r.ID != "" && r.Status != StatusPending {

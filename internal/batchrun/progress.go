@@ -27,8 +27,8 @@ type Progress struct {
 	quit                   chan struct{}
 	stopOnce               sync.Once
 	skipped, skippedFailed atomic.Int64 // tasks a rerun found done
-	total                  int  // tasks of the shard, 0 when unknown
-	drawn                  bool // a progress line is on the screen
+	total                  int          // tasks of the shard, 0 when unknown
+	drawn                  bool         // a progress line is on the screen
 }
 
 // SetTotal gives the number of tasks the batch has (0: unknown).
