@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // Pin is what a result file is made for: a task file and a shard of it.
@@ -164,14 +165,14 @@ func (p Pin) describe() string {
 	if p.Shard != "" {
 		what = "shard " + p.Shard + " of "
 	}
-	name := p.Tasks
-	if name == "-" || name == "" {
+	name := quoteName(termtext.Safe(p.Tasks))
+	if p.Tasks == "-" || p.Tasks == "" {
 		name = "the tasks on stdin"
 	}
 	if p.Count > 0 {
 		name += fmt.Sprintf(" (%d tasks)", p.Count)
 	}
-	return what + quoteName(name)
+	return what + name
 }
 
 func quoteName(s string) string {
