@@ -499,7 +499,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 // carryOn continues a held task's run with its reply: one the batch did
 // not answer goes again in the next round, once, then is the task's error.
 func (b *runner) carryOn(ctx context.Context, r *run.Run, h HeldTask, tag *batch.RunTag, o run.Output) *run.Result {
-	transcript, err := os.ReadFile(filepath.Join(b.resumedDir, "runs", filepath.Base(h.Transcript)))
+	transcript, err := readNoFollow(filepath.Join(b.resumedDir, "runs", filepath.Base(h.Transcript)))
 	if err == nil {
 		_, err = run.ReadPending(transcript)
 	}
