@@ -338,3 +338,100 @@ func TestSinkGroupCommit(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestLimiterRate: under --rate the workers share one pace: requests that
+// come at once wait a gap each, in turn, and time left unused is not
+// saved up for a burst.
+func TestLimiterRate(t *testing.T) {
+	t.Parallel()
+	clock := time.Unix(1000, 0)
+	l := NewLimiter(16)
+	l.now = func() time.Time { return clock }
+	if d := l.turn(); d != 0 {
+		t.Fatalf("without --rate a request waits %v", d)
+	}
+	l.SetRate(100 * time.Millisecond)
+	for i := range 5 {
+		if d := l.turn(); d != time.Duration(i)*100*time.Millisecond {
+			t.Errorf("request %d at once waits %v, want %v", i, d, time.Duration(i)*100*time.Millisecond)
+		}
+	}
+	clock = clock.Add(10 * time.Second) // idle: no burst of 100 saved up
+	for i := range 3 {
+		if d := l.turn(); d != time.Duration(i)*100*time.Millisecond {
+			t.Errorf("after a pause, request %d waits %v", i, d)
+		}
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"10/s", 100 * time.Millisecond, ""},
+		{"500/m", 120 * time.Millisecond, ""},
+		{" 0.5 / s", 2 * time.Second, ""},
+		{"10", 0, "give requests per second or minute"},
+		{"10/h", 0, "give requests per second or minute"},
+		{"x/s", 0, "give requests per second or minute"},
+		{"0/s", 0, "more than 0"},
+		{"-1/s", 0, "more than 0"},
+		{"NaN/s", 0, "more than 0"},
+		{"1e12/s", 0, "no bound"},
+	} {
+		got, err := ParseRate(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseRate(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseShardAuto(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		in     string
+		getenv func(string) string
+		want   Shard
+		err    string
+	}{
+		{"auto/4", env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "1"), Shard{2, 4}, ""},
+		{"auto/4", env("JOB_COMPLETION_INDEX", "3", "SLURM_ARRAY_TASK_ID", "1"), Shard{3, 4}, ""},
+		{"auto/4", env("AWS_BATCH_JOB_ARRAY_INDEX", "0"), Shard{0, 4}, ""},
+		{"auto/4", env("CLOUD_RUN_TASK_INDEX", "1"), Shard{1, 4}, ""},
+		{"auto/4", env(), Shard{}, "no engine's index is set: auto reads JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX, CLOUD_RUN_TASK_INDEX"},
+		{"auto/4", env("SLURM_ARRAY_TASK_ID", "4"), Shard{}, "SLURM_ARRAY_TASK_ID=4, but shards of 4 are numbered 0 to 3"},
+		{"auto/4", env("SLURM_ARRAY_TASK_ID", "1-3"), Shard{}, `SLURM_ARRAY_TASK_ID="1-3" is not a whole number`},
+		{"auto/x", env("SLURM_ARRAY_TASK_ID", "1"), Shard{}, "give I/N"},
+		{"auto/0", env("SLURM_ARRAY_TASK_ID", "0"), Shard{}, "N must be at least 1"},
+	} {
+		got, err := ParseShard(tt.in, tt.getenv)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseShard(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}

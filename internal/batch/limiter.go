@@ -56,10 +56,16 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if err := l.waitThrottle(ctx); err != nil {
 		return err
 	}
+	return sleep(ctx, l.turn())
+}
+
+// turn takes the next request's place under --rate: how long it waits.
+// A bucket of one token: a gap left unused is not saved up as a burst.
+func (l *Limiter) turn() time.Duration {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.every <= 0 {
-		l.mu.Unlock()
-		return nil
+		return 0
 	}
 	now := l.now()
 	turn := l.next
@@ -67,8 +73,7 @@ func (l *Limiter) Wait(ctx context.Context) error {
 		turn = now
 	}
 	l.next = turn.Add(l.every)
-	l.mu.Unlock()
-	return sleep(ctx, turn.Sub(now))
+	return turn.Sub(now)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -56,6 +56,7 @@ func OpenOutput(path string, opts OutputOptions) (_ *Output, err error) {
 	if o.lock, err = takeLock(path + ".lock"); err != nil {
 		return nil, fmt.Errorf("--output %s: %w", path, err)
 	}
+	removeLeftovers(path)
 	if err := checkPin(path, opts.Pin); err != nil {
 		return nil, err
 	}
@@ -257,6 +258,27 @@ func holder(f *os.File) string {
 		return termtext.Safe(termtext.FirstLine(s))
 	}
 	return "whose pid is not written yet"
+}
+
+// removeLeftovers removes the new files a kill left before their rename
+// (.FILE.123, .FILE.state.123): under the lock, no one is writing them.
+func removeLeftovers(path string) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for _, prefix := range []string{"." + base + ".", "." + base + ".state."} {
+		matches, _ := filepath.Glob(filepath.Join(dir, globEscape(prefix)+"[0-9]*"))
+		for _, m := range matches {
+			if strings.Trim(strings.TrimPrefix(filepath.Base(m), prefix), "0123456789") != "" {
+				continue
+			}
+			if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() {
+				os.Remove(m)
+			}
+		}
+	}
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
 }
 
 func syncDir(dir string) {
