@@ -17,7 +17,7 @@ func batchCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
 		Name:      "batch",
 		Usage:     "run many tasks: JSON lines in, one result line per task out",
-		UsageText: "ask batch [-j N] [--output FILE] [--shard I/N] [--batch-api [--no-wait]] [flags] [FILE]\n   ask batch --resume [ID] [--no-wait]",
+		UsageText: "ask batch [-j N] [--output FILE [--retry-failed]] [--shard I/N|auto/N] [--rate N/s] [--batch-api [--no-wait]] [flags] [FILE]\n   ask batch --resume [ID] [--no-wait]",
 		Description: `Reads tasks as JSON lines from FILE (or stdin): {"id": "...", "prompt": "..."}
 and any run setting by its flag name ("model", "max-steps", "workdir",
 "schema", "timeout", ...), which lies over the command line's flags for
