@@ -39,6 +39,12 @@ func TestReadDone(t *testing.T) {
 		{name: "torn inside a rune", file: ok + "{\"id\":\"\xe2\x82", keep: len(ok), ids: []string{"a"}},
 		{name: "zeros a crash left", file: ok + "\x00\x00\x00", keep: len(ok), ids: []string{"a"}},
 		{name: "not ours", file: "hello\n" + ok, err: "line 1 is not a result line"},
+		// A file of one line without its newline is someone's (a token
+		// file), not a torn result: an error, and never cut.
+		{name: "a token file", file: "sk-secret-token", err: "line 1 is not a result line"},
+		{name: "a huge token file", file: strings.Repeat("x", MaxLine+10), err: "line 1 is longer than 16 MiB"},
+		{name: "torn first line", file: `{"id":"a","sta`, keep: 0},
+		{name: "zeros only", file: "\x00\x00", keep: 0},
 		{name: "whole bad last line", file: ok + "hello\n", err: "line 2 is not a result line"},
 	}
 	for _, tt := range tests {

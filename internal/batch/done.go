@@ -2,6 +2,7 @@ package batch
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,8 +118,9 @@ func ReadDone(r io.Reader) (done *Done, keep int64, err error) {
 	done = &Done{ids: map[string]prior{}, lines: map[int]prior{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var pending error // a bad line, an error unless it is the last
+	var head []byte   // the start of the line read
 	for n := 1; ; n++ {
-		line, size, tooLong, err := readRecord(br)
+		line, size, tooLong, err := readRecord(br, &head)
 		if size == 0 && err == io.EOF {
 			return done, keep, pending
 		}
@@ -137,8 +139,13 @@ func ReadDone(r io.Reader) (done *Done, keep int64, err error) {
 			pending = fmt.Errorf("line %d is not a result line of ask batch", n)
 		}
 		if pending != nil {
-			if !whole {
+			if !whole && (keep > 0 || tornResult(head)) {
 				return done, keep, nil // torn by a crash: cut it
+			}
+			if !whole {
+				// A file of one line that is no result: someone's file
+				// (a token), which is never cut.
+				return nil, 0, pending
 			}
 			continue
 		}
@@ -147,12 +154,25 @@ func ReadDone(r io.Reader) (done *Done, keep int64, err error) {
 	}
 }
 
+// tornResult reports whether the start of a last line without its newline
+// is what a crash leaves of a result line: JSON begun, or zeros.
+func tornResult(head []byte) bool {
+	return len(head) > 0 && (head[0] == '{' || bytes.Count(head, []byte{0}) == len(head))
+}
+
 // readRecord reads one line, newline included in size but not in line;
 // a line past MaxLine is read to its end and not kept (tooLong). err is
-// io.EOF for a last line without its newline.
-func readRecord(br *bufio.Reader) (line []byte, size int64, tooLong bool, err error) {
+// io.EOF for a last line without its newline. head, when not nil, gets
+// the line's first bytes, kept even when the line is not.
+func readRecord(br *bufio.Reader, head *[]byte) (line []byte, size int64, tooLong bool, err error) {
+	if head != nil {
+		*head = (*head)[:0]
+	}
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if head != nil && len(*head) < 16 {
+			*head = append(*head, chunk[:min(len(chunk), 16-len(*head))]...)
+		}
 		size += int64(len(chunk))
 		if !tooLong {
 			if len(line)+len(chunk) > MaxLine {

@@ -159,7 +159,7 @@ func (o *Output) eachLine(fn func(n int, r Result, line []byte) error) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	for n := 1; ; n++ {
-		line, _, tooLong, err := readRecord(br)
+		line, _, tooLong, err := readRecord(br, nil)
 		if err == io.EOF {
 			return nil // a torn last line was cut when the file was opened
 		}
