@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/batch"
+	"github.com/ask-cli/ask/internal/fakeprovider"
 )
 
 // TestBatchRetryFailedSurvivesKill9 kills ask batch --retry-failed with
@@ -87,5 +92,43 @@ func TestBatchRetryFailedSurvivesKill9(t *testing.T) {
 		if leftovers, _ := filepath.Glob(filepath.Join(dir, ".results.jsonl.*")); len(leftovers) > 0 {
 			t.Errorf("trial %d: the last run left %v: a kill's new files are removed under the lock", trial, leftovers)
 		}
+	}
+}
+
+// TestBatchHostileBatchID: a provider's batch id is shown escaped on
+// stderr, never raw: a batch interface that names its batch with an
+// OSC 52 clipboard write and a bell cannot drive the terminal.
+func TestBatchHostileBatchID(t *testing.T) {
+	t.Parallel()
+	const hostile = "batch_\x1b]52;c;cm0gLXJmIH4=\x07"
+	fake := fakeprovider.StartBatchAPI(twoStepModel)
+	t.Cleanup(fake.Close)
+	// In front of the fake: its batch_1 is called hostile, both ways.
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.Path = strings.ReplaceAll(r.URL.Path, hostile, "batch_1")
+		r.URL.RawPath = ""
+		rec := httptest.NewRecorder()
+		fake.Config.Handler.ServeHTTP(rec, r)
+		quoted, _ := json.Marshal(hostile)
+		body := strings.ReplaceAll(rec.Body.String(), `"batch_1"`, string(quoted))
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(front.Close)
+	env := map[string]string{"ASK_PROVIDER": "openai", "ASK_BASE_URL": front.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000",
+		"XDG_STATE_HOME": t.TempDir()}
+	r := runAsk(t, askEnv{stdin: `{"id":"t0","prompt":"p0"}` + "\n", env: env}, "batch", "--batch-api", "--no-wait", "--yes")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stderr, "\x1b\x07") {
+		t.Errorf("stderr carries the batch id raw: %q", r.stderr)
+	}
+	if !strings.Contains(r.stderr, `batch_\u001b]52;c;cm0gLXJmIH4=\u0007`) {
+		t.Errorf("stderr does not show the batch id escaped: %q", r.stderr)
 	}
 }
