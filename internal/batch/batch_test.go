@@ -441,3 +441,44 @@ func TestParseShardAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskIDs: a task file's pin is its ids, whatever their order and
+// whatever else its lines say; another id, one more or one less is
+// another file.
+func TestTaskIDs(t *testing.T) {
+	t.Parallel()
+	hash := func(s string) string {
+		h, _, _, err := TaskIDs(strings.NewReader(s), Shard{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	base := hash("{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"b\",\"prompt\":\"p\",\"modle\":1}\n")
+	for _, same := range []string{
+		"{\"id\":\"b\",\"prompt\":\"q\",\"model\":\"m\"}\n{\"prompt\":\"p\",\"id\":\"a\"}\n", // mended, reordered
+		"\xef\xbb\xbf{\"id\":\"a\",\"prompt\":\"p\"}\n\n{\"id\":\"b\",\"prompt\":\"p\",}\n",     // a byte order mark, a blank line, bad JSON after the id
+	} {
+		if got := hash(same); got != base {
+			t.Errorf("%q: another pin", same)
+		}
+	}
+	for _, other := range []string{
+		"{\"id\":\"a\",\"prompt\":\"p\"}\n",
+		"{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"c\",\"prompt\":\"p\"}\n",
+		"{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"b\",\"prompt\":\"p\"}\n{\"id\":\"c\",\"prompt\":\"p\"}\n",
+	} {
+		if hash(other) == base {
+			t.Errorf("%q: the same pin", other)
+		}
+	}
+	// The tasks of a shard count its lines without an id, by their number.
+	want := 2 // t1, t3
+	if (Shard{I: 0, N: 2}).Takes("line 4") {
+		want++
+	}
+	_, tasks, inShard, _ := TaskIDs(strings.NewReader("{\"id\":\"t1\"}\n{\"id\":\"t2\"}\n{\"id\":\"t3\"}\nnot json\n"), Shard{I: 0, N: 2})
+	if tasks != 3 || inShard != want {
+		t.Errorf("%d tasks, %d in shard 0/2; want 3, %d", tasks, inShard, want)
+	}
+}

@@ -4,15 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
@@ -31,7 +32,7 @@ type Pin struct {
 	// of its ids, "" when it was not read first (stdin), which pins the
 	// shard only.
 	Tasks string `json:"tasks"`
-	IDs   string `json:"task_ids_sha256,omitempty"`
+	IDs   string `json:"task_ids_sum_sha256,omitempty"`
 	Count int    `json:"tasks_count,omitempty"`
 	Shard string `json:"shard,omitempty"`
 }
@@ -49,9 +50,11 @@ const maxPinFile = 64 << 10
 
 // TaskIDs reads a task file's ids, for its Pin, and counts the tasks of
 // the shard. An id is read from a line that is not a task too, where it
-// can be, so that mending the line keeps its id.
+// can be, so that mending the line keeps its id. The hash is the sum of
+// each id's SHA-256 (modulo 2^256): the same whatever the order of the
+// lines, and read in one pass holding no id.
 func TaskIDs(r io.Reader, shard Shard) (hash string, tasks, inShard int, err error) {
-	var ids []string
+	var sum [4]uint64 // a 256-bit sum, in four words, low first
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		line, tooLong, err := readLine(br)
@@ -64,7 +67,8 @@ func TaskIDs(r io.Reader, shard Shard) (hash string, tasks, inShard int, err err
 		if !tooLong && len(bytes.TrimSpace(line)) > 0 {
 			id := LineID(line)
 			if id != "" {
-				ids = append(ids, id)
+				addHash(&sum, sha256.Sum256([]byte(id)))
+				tasks++
 			}
 			if shard.Takes(shardKey(id, n)) {
 				inShard++
@@ -74,13 +78,19 @@ func TaskIDs(r io.Reader, shard Shard) (hash string, tasks, inShard int, err err
 			break
 		}
 	}
-	slices.Sort(ids)
-	h := sha256.New()
-	for _, id := range ids {
-		h.Write([]byte(id))
-		h.Write([]byte{0})
+	var out [32]byte
+	for i, w := range sum {
+		binary.BigEndian.PutUint64(out[24-8*i:], w)
 	}
-	return hex.EncodeToString(h.Sum(nil)), len(ids), inShard, nil
+	return hex.EncodeToString(out[:]), tasks, inShard, nil
+}
+
+// addHash adds h, a big-endian 256-bit number, to sum.
+func addHash(sum *[4]uint64, h [32]byte) {
+	var carry uint64
+	for i := range sum {
+		sum[i], carry = bits.Add64(sum[i], binary.BigEndian.Uint64(h[24-8*i:]), carry)
+	}
 }
 
 // LineID is the id a task line gives, "" where none can be read: the
