@@ -457,7 +457,7 @@ func TestTaskIDs(t *testing.T) {
 	base := hash("{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"b\",\"prompt\":\"p\",\"modle\":1}\n")
 	for _, same := range []string{
 		"{\"id\":\"b\",\"prompt\":\"q\",\"model\":\"m\"}\n{\"prompt\":\"p\",\"id\":\"a\"}\n", // mended, reordered
-		"\xef\xbb\xbf{\"id\":\"a\",\"prompt\":\"p\"}\n\n{\"id\":\"b\",\"prompt\":\"p\",}\n",     // a byte order mark, a blank line, bad JSON after the id
+		"\xef\xbb\xbf{\"id\":\"a\",\"prompt\":\"p\"}\n\n{\"id\":\"b\",\"prompt\":\"p\",}\n",  // a byte order mark, a blank line, bad JSON after the id
 	} {
 		if got := hash(same); got != base {
 			t.Errorf("%q: another pin", same)
