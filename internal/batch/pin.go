@@ -155,7 +155,7 @@ func checkPin(path string, want Pin) error {
 	case kept.Shard != want.Shard:
 		return fault.Usagef("--output %s was made for %s, but this run is %s: give --shard %s, or another --output", path, made, now, orAll(kept.Shard))
 	case kept.IDs != "" && want.IDs != "" && kept.IDs != want.IDs:
-		return fault.Usagef("--output %s was made for %s, but this run is %s, whose task ids differ: give that task file, or another --output (a mended line keeps its id and is no change)", path, made, now)
+		return fault.Usagef("--output %s was made for %s, but this run is %s, whose task ids differ: give that task file, or another --output (a mended line keeps its id and is no change; if this is the same file with ids added, remove %s to pin the file to it)", path, made, now, statePath)
 	case kept.IDs == "" && want.IDs != "" || kept.Tasks != want.Tasks && want.IDs != "":
 		return savePin(statePath, want) // known better now
 	}
