@@ -482,3 +482,23 @@ func TestTaskIDs(t *testing.T) {
 		t.Errorf("%d tasks, %d in shard 0/2; want 3, %d", tasks, inShard, want)
 	}
 }
+
+// TestOpenOutputRefusesAHugeState: a FILE.state planted huge is refused
+// with a clear error after reading at most a little of it.
+func TestOpenOutputRefusesAHugeState(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	f, err := os.Create(path + ".state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(100 << 20) // 100 MB, sparse
+	f.Close()
+	_, err = OpenOutput(path, OutputOptions{Pin: Pin{Tasks: "t.jsonl"}})
+	if err == nil || !strings.Contains(err.Error(), "its state "+path+".state is not one ask batch reads (longer than 64 KiB)") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("the result file was created though its state was refused")
+	}
+}
