@@ -55,7 +55,14 @@ munged --force --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.sock
 pids+=($!)
 
 # Ports of its own, so as not to meet another Slurm.
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    # Nothing answers there: free (bash's /dev/tcp, no other tool needed).
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+}
 ctld_port=$(port)
 d_port=$(port)
 mkdir -p "$tmp/state" "$tmp/spool" "$tmp/work"
