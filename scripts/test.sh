@@ -64,6 +64,12 @@ fi
 echo "== actionlint"
 scripts/actionlint.sh
 
+# The README's Slurm array on a real Slurm: one node started here, a shard
+# stopped and resubmitted (as root under CI=true it installs slurm-wlm and
+# munge; elsewhere it says why it skips).
+echo "== slurm"
+scripts/slurm-test.sh
+
 echo "== go test -race"
 go test -race -count=1 ./...
 
