@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/table"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 func mcpCommand(stdio *IO) *cli.Command {
@@ -26,8 +29,60 @@ func mcpCommand(stdio *IO) *cli.Command {
 				"fails is listed with its error, and the exit code is 1 (4 when a server refused its credentials).",
 			Flags:  flags,
 			Action: func(c *cli.Context) error { return mcpList(c, stdio) },
+		}, {
+			Name:      "login",
+			Usage:     "sign in to a remote MCP server with OAuth, and keep the sign-in for later runs",
+			UsageText: "ask mcp login NAME|URL",
+			Description: "NAME is a server of the config file's mcpServers, or give its URL. ask finds the server's\n" +
+				"authorization server, registers itself there (or uses the entry's oauth client_id), and opens the\n" +
+				"authorization URL with $BROWSER, else the system's opener; the URL is printed on stderr too.\n" +
+				"The browser comes back to a port on 127.0.0.1. The tokens are kept in the state directory\n" +
+				"(mode 0600) and refreshed by later runs; no run, tool, transcript or model ever sees them.\n" +
+				"A run never opens a browser: a server that needs a sign-in is left out with a line naming\n" +
+				"this command (exit 4 when --mcp named it).",
+			Action: func(c *cli.Context) error { return mcpLogin(c, stdio) },
+		}, {
+			Name:      "logout",
+			Usage:     "forget the sign-in kept for a remote MCP server",
+			UsageText: "ask mcp logout NAME|URL",
+			Action:    func(c *cli.Context) error { return mcpLogout(c, stdio) },
 		}},
 	}
+}
+
+func mcpLogin(c *cli.Context, stdio *IO) error {
+	if c.NArg() != 1 {
+		return usageErr("mcp login takes one server: a name from the config file's mcpServers, or its URL")
+	}
+	env := runEnv(c, stdio, statusFor(stdio, c.Bool("quiet")))
+	g, err := run.MCPLogin(c.Context, stdio.config, env, c.Args().First())
+	if err != nil {
+		return err
+	}
+	stdio.redactor.Add(g.Secrets()...)
+	if !c.Bool("quiet") {
+		fmt.Fprintf(stdio.Err, "signed in to %s; the sign-in is kept for later runs (ask mcp logout %s forgets it)\n",
+			termtext.Safe(cmp.Or(g.Name, g.Server)), termtext.Safe(cmp.Or(g.Name, g.Server)))
+	}
+	return nil
+}
+
+func mcpLogout(c *cli.Context, stdio *IO) error {
+	if c.NArg() != 1 {
+		return usageErr("mcp logout takes one server: a name from the config file's mcpServers, or its URL")
+	}
+	label, had, err := run.MCPLogout(stdio.config, runEnv(c, stdio, statusFor(stdio, c.Bool("quiet"))), c.Args().First())
+	if err != nil {
+		return err
+	}
+	if !c.Bool("quiet") {
+		if had {
+			fmt.Fprintf(stdio.Err, "forgot the sign-in for %s\n", termtext.Safe(label))
+		} else {
+			fmt.Fprintf(stdio.Err, "no sign-in was kept for %s\n", termtext.Safe(label))
+		}
+	}
+	return nil
 }
 
 func mcpList(c *cli.Context, stdio *IO) error {

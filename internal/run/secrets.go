@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -102,9 +104,27 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		}
 	}
 	values = append(values, gitAuthorizations(r.workdir, r.home())...)
+	values = append(values, mcpSignIns(getenv)...)
+	for _, sp := range s.MCPServers.Value {
+		if sp.OAuth != nil {
+			values = append(values, sp.OAuth.ClientSecret)
+		}
+	}
 	slices.Sort(vars)
 	slices.Sort(values)
 	return slices.Compact(vars), slices.DeleteFunc(slices.Compact(values), func(v string) bool { return strings.TrimSpace(v) == "" })
+}
+
+// mcpSignIns are the tokens and client secrets `ask mcp login` kept: a
+// tool that reads them (the state directory is hidden only in the
+// sandbox) must not hand them to the model.
+func mcpSignIns(getenv func(string) string) []string {
+	grants, _ := mcpauth.OpenStore(history.StateDir(getenv)).List()
+	var out []string
+	for _, g := range grants {
+		out = append(out, g.Secrets()...)
+	}
+	return out
 }
 
 func urlPassword(raw string) string {
