@@ -54,6 +54,9 @@ func mcpLogin(c *cli.Context, stdio *IO) error {
 	if c.NArg() != 1 {
 		return usageErr("mcp login takes one server: a name from the config file's mcpServers, or its URL")
 	}
+	if _, err := resolve(c, stdio); err != nil { // reads the config file, and says what is wrong with it
+		return err
+	}
 	env := runEnv(c, stdio, statusFor(stdio, c.Bool("quiet")))
 	g, err := run.MCPLogin(c.Context, stdio.config, env, c.Args().First())
 	if err != nil {
@@ -70,6 +73,9 @@ func mcpLogin(c *cli.Context, stdio *IO) error {
 func mcpLogout(c *cli.Context, stdio *IO) error {
 	if c.NArg() != 1 {
 		return usageErr("mcp logout takes one server: a name from the config file's mcpServers, or its URL")
+	}
+	if _, err := resolve(c, stdio); err != nil {
+		return err
 	}
 	label, had, err := run.MCPLogout(stdio.config, runEnv(c, stdio, statusFor(stdio, c.Bool("quiet"))), c.Args().First())
 	if err != nil {

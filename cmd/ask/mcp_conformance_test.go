@@ -85,9 +85,24 @@ func conformanceClient() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// The server's entry, as its user would write it: a client registered
+	// beforehand where the scenario gives one, a machine's client
+	// credentials where it wants those, a client metadata document
+	// where the scenario's authorization server takes one.
 	server := map[string]any{"url": url}
+	oauth := map[string]any{}
 	if ctx.ClientID != "" {
-		server["oauth"] = map[string]any{"client_id": ctx.ClientID, "client_secret": ctx.ClientSecret}
+		oauth["client_id"], oauth["client_secret"] = ctx.ClientID, ctx.ClientSecret
+	}
+	machine := strings.HasPrefix(scenario, "auth/client-credentials")
+	if machine {
+		oauth["grant_type"] = "client_credentials"
+	}
+	if scenario == "auth/basic-cimd" {
+		oauth["client_metadata_url"] = "https://conformance-test.local/client-metadata.json"
+	}
+	if len(oauth) > 0 {
+		server["oauth"] = oauth
 	}
 	config, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"conf": server}})
 	configPath := filepath.Join(home, "config.json")
@@ -108,7 +123,7 @@ func conformanceClient() int {
 		}
 		return 0
 	}
-	if strings.HasPrefix(scenario, "auth/") {
+	if strings.HasPrefix(scenario, "auth/") && !machine {
 		if code := run("", false, "mcp", "login", "conf"); code != 0 {
 			return code
 		}
