@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/mcpserve"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/table"
 	"github.com/ask-cli/ask/internal/termtext"
@@ -42,6 +45,21 @@ func mcpCommand(stdio *IO) *cli.Command {
 				"this command (exit 4 when --mcp named it).",
 			Action: func(c *cli.Context) error { return mcpLogin(c, stdio) },
 		}, {
+			Name:      "serve",
+			Usage:     "be an MCP server: other agents and editors hand tasks to ask through its tools ask and ask_reply",
+			UsageText: "ask [run flags] mcp serve [--listen 127.0.0.1:PORT]",
+			Description: "Serves over stdio (the client starts ask mcp serve), or over streamable HTTP at a loopback\n" +
+				"address with --listen. The tool ask runs a task ({\"prompt\", \"mode\"?, \"workdir\"?}) and answers;\n" +
+				"ask_reply ({\"run_id\", \"prompt\"}) carries a kept run on. Progress is notified as a run works,\n" +
+				"and notifications/cancelled stops it. The run flags are every run's policy: a client's mode\n" +
+				"and workdir only narrow them. Nobody is asked to approve: a call that needs approval runs\n" +
+				"only where the flags, rules or hooks allow it (--accept-edits, --allow-tool, --yes), and is\n" +
+				"denied otherwise. Every run is kept (ask log).",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "listen", Usage: "serve streamable HTTP at the loopback `ADDRESS` (127.0.0.1:PORT) instead of stdio"},
+			},
+			Action: func(c *cli.Context) error { return mcpServe(c, stdio) },
+		}, {
 			Name:      "logout",
 			Usage:     "forget the sign-in kept for a remote MCP server",
 			UsageText: "ask mcp logout NAME|URL",
@@ -68,6 +86,36 @@ func mcpLogin(c *cli.Context, stdio *IO) error {
 			termtext.Safe(cmp.Or(g.Name, g.Server)), termtext.Safe(cmp.Or(g.Name, g.Server)))
 	}
 	return nil
+}
+
+func mcpServe(c *cli.Context, stdio *IO) error {
+	if c.NArg() > 0 {
+		return usageErr("mcp serve takes no arguments: a client sends the prompts")
+	}
+	listen := c.String("listen")
+	if listen != "" {
+		if err := mcpserve.CheckListen(listen); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	store, err := history.Open(stdio.Getenv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	env := runEnv(c, stdio, nil)
+	env.Notes = stdio.Err
+	srv := &mcpserve.Server{Inputs: inputs(c, stdio), Env: env, History: &store, Version: versionString(),
+		Secrets: stdio.redactor.Add}
+	mcpSrv, err := srv.New()
+	if err != nil {
+		return err
+	}
+	if listen != "" {
+		return mcpserve.ServeHTTP(c.Context, mcpSrv, listen, func(a net.Addr) {
+			fmt.Fprintf(stdio.Err, "ask mcp serve: listening on http://%s/\n", a)
+		})
+	}
+	return mcpserve.ServeStdio(c.Context, mcpSrv, stdio.In, stdio.Out)
 }
 
 func mcpLogout(c *cli.Context, stdio *IO) error {

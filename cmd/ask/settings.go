@@ -21,10 +21,15 @@ func resolve(c *cli.Context, stdio *IO) (run.Settings, error) {
 	if m := c.String("color"); c.IsSet("color") && !slices.Contains(config.Colors, m) {
 		return run.Settings{}, usageErr("--color %q: choose auto, always or never", m)
 	}
-	return run.Resolve(run.Inputs{
+	return run.Resolve(inputs(c, stdio))
+}
+
+// inputs are the layers command c resolves its settings from.
+func inputs(c *cli.Context, stdio *IO) run.Inputs {
+	return run.Inputs{
 		Flags: flagSettings(c, stdio), Continue: c.Bool("continue"), Resume: c.String("resume"),
 		Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd,
-	})
+	}
 }
 
 // useConfigFile reads the config file before urfave/cli parses the flags
