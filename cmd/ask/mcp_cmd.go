@@ -102,9 +102,13 @@ func mcpServe(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	in, err := inputs(c, stdio)
+	if err != nil {
+		return err
+	}
 	env := runEnv(c, stdio, nil)
 	env.Notes = stdio.Err
-	srv := &mcpserve.Server{Inputs: inputs(c, stdio), Env: env, History: &store, Version: versionString(),
+	srv := &mcpserve.Server{Inputs: in, Env: env, History: &store, Version: versionString(),
 		Secrets: stdio.redactor.Add}
 	mcpSrv, err := srv.New()
 	if err != nil {
