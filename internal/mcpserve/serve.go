@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +23,6 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
-	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
 )
@@ -114,33 +112,37 @@ func (s *Server) reply(ctx context.Context, req *sdk.CallToolRequest, in ReplyAr
 	return s.execute(ctx, req, inputs, in.Prompt)
 }
 
-// modeRank orders the modes by what they allow: ask, then plan (both
-// read-only; plan takes more steps), then agent.
-var modeRank = []string{policy.ModeAsk, policy.ModePlan, policy.ModeAgent}
-
 // narrow lays a client's mode and directory over the serve command's
-// settings: a mode at most the serve command's, a directory inside its
-// working directory. Anything wider is refused, with what is allowed.
+// settings, through the rows' one check (settings.Narrow): a mode at most
+// the serve command's, a directory inside its working directory (links
+// resolved first, so that one pointing out is refused too).
 func (s *Server) narrow(mode, workdir string) (run.Inputs, error) {
 	in := s.Inputs
+	layer := settings.Layer{}
 	if mode != "" {
-		have := slices.Index(modeRank, s.base.Mode.Value)
-		want := slices.Index(modeRank, mode)
-		switch {
-		case want < 0:
-			return in, fmt.Errorf("mode %q: choose ask, plan or agent", mode)
-		case want > have:
-			return in, fmt.Errorf("mode %q allows more than this server does (%s): choose %s", mode, s.base.Mode.Value,
-				strings.Join(modeRank[:have+1], " or "))
-		}
-		in.Flags.Mode = settings.Given(mode, "mcp client")
+		layer["mode"] = mode
 	}
+	var dir string
 	if workdir != "" {
-		dir, err := inside(s.workdir(), workdir)
+		var err error
+		if dir, err = inside(s.workdir(), workdir); err != nil {
+			return in, err
+		}
+		rel, err := filepath.Rel(s.workdir(), dir)
 		if err != nil {
 			return in, err
 		}
-		in.Flags.Workdir = settings.Given(dir, "mcp client")
+		layer["workdir"] = rel
+	}
+	narrowed, err := settings.Narrow(s.base.Values, layer, "the MCP client's arguments")
+	if err != nil {
+		return in, err
+	}
+	if mode != "" {
+		in.Flags.Mode = narrowed.Mode
+	}
+	if dir != "" {
+		in.Flags.Workdir = settings.Given(dir, "the MCP client's arguments")
 	}
 	return in, nil
 }

@@ -198,7 +198,7 @@ func TestServeClientArgumentsOnlyNarrow(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"prompt": "x", "mode": "agent"}, `mode "agent" allows more than this server does (plan)`},
+		{map[string]any{"prompt": "x", "mode": "agent"}, `"mode" would widen what the model may do (agent is less strict than plan)`},
 		{map[string]any{"prompt": "x", "mode": "yolo"}, `choose ask, plan or agent`},
 		{map[string]any{"prompt": "x", "workdir": outside}, "is outside this server's working directory"},
 		{map[string]any{"prompt": "x", "workdir": "../"}, "is outside this server's working directory"},
