@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -25,6 +26,10 @@ type LoginNeeded struct {
 func (e *LoginNeeded) Error() string {
 	return fmt.Sprintf("%s needs a sign-in (%s): run ask mcp login %s", e.Label, e.Reason, e.Label)
 }
+
+// ErrNotOAuth is a refusal from a server that does not say it signs in
+// with OAuth.
+var ErrNotOAuth = errors.New("the server refused the request and names no way to sign in")
 
 // ForRun is the OAuth handler a run gives the remote server at server
 // (canonical) named label: with client credentials, one that gets its
@@ -52,7 +57,7 @@ func ForRun(store Store, server, label string, client Client, httpc *http.Client
 		return nil, err
 	}
 	if g == nil {
-		return &stored{label: label}, nil
+		return &stored{label: label, configured: client.ClientID != "" || client.MetadataURL != "" || len(client.Scopes) > 0 || client.GrantType != ""}, nil
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, httpc)
 	return &stored{label: label, grant: g, store: store,
@@ -63,6 +68,8 @@ func ForRun(store Store, server, label string, client Client, httpc *http.Client
 type stored struct {
 	label  string
 	grant  *Grant // nil: nothing kept
+	// configured: the config file gives the server an oauth client.
+	configured bool
 	store  Store
 	source oauth2.TokenSource
 
@@ -104,6 +111,11 @@ func (s *stored) Token() (*oauth2.Token, error) {
 // nothing by itself.
 func (s *stored) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
 	resp.Body.Close()
+	if s.grant == nil && !s.configured && !strings.Contains(strings.Join(resp.Header.Values("WWW-Authenticate"), " "), "resource_metadata") {
+		// Nothing says the server signs in with OAuth: its refusal is
+		// told as any other server's (a token a header should carry).
+		return ErrNotOAuth
+	}
 	reason := "no sign-in is kept"
 	switch {
 	case s.grant != nil && resp.StatusCode == http.StatusForbidden:

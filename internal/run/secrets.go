@@ -64,6 +64,11 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		for _, v := range sp.Headers {
 			named = append(named, v)
 		}
+		if sp.OAuth != nil {
+			// A client secret, as written or from the variable it names.
+			values = append(values, sp.OAuth.ClientSecret)
+			named = append(named, sp.OAuth.ClientSecret)
+		}
 	}
 	for _, v := range named {
 		for _, m := range varRef().FindAllStringSubmatch(v, -1) {
@@ -105,11 +110,7 @@ func (r *Run) credentials(key string) (vars, values []string) {
 	}
 	values = append(values, gitAuthorizations(r.workdir, r.home())...)
 	values = append(values, mcpSignIns(getenv)...)
-	for _, sp := range s.MCPServers.Value {
-		if sp.OAuth != nil {
-			values = append(values, sp.OAuth.ClientSecret)
-		}
-	}
+
 	slices.Sort(vars)
 	slices.Sort(values)
 	return slices.Compact(vars), slices.DeleteFunc(slices.Compact(values), func(v string) bool { return strings.TrimSpace(v) == "" })

@@ -251,7 +251,8 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 	}()
 	authHint := func() string {
 		if len(spec.Headers) == 0 {
-			return ": the server wants credentials; send them in a header whose value names an environment variable (Authorization: Bearer ${TOKEN})"
+			return ": the server wants credentials; sign in with ask mcp login " + cmp.Or(spec.Name, spec.URL) +
+				" if it takes OAuth, or send a token in a header whose value names an environment variable (Authorization: Bearer ${TOKEN})"
 		}
 		return ": check the credentials its headers name (" + strings.Join(sortedKeys(spec.Headers), ", ") + ")"
 	}
@@ -329,6 +330,9 @@ func oauthHandler(spec Server, opts Options, httpc *http.Client) (auth.OAuthHand
 	var client mcpauth.Client
 	if spec.OAuth != nil {
 		client = *spec.OAuth
+		if client.ClientSecret, err = expand(client.ClientSecret, opts.getenv()); err != nil {
+			return nil, fmt.Errorf("oauth client_secret: %v", err)
+		}
 	}
 	return mcpauth.ForRun(opts.Auth, server, cmp.Or(spec.Name, spec.URL), client, httpc)
 }
