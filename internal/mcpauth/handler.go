@@ -66,12 +66,12 @@ func ForRun(store Store, server, label string, client Client, httpc *http.Client
 
 // stored is a run's handler over a kept grant.
 type stored struct {
-	label  string
-	grant  *Grant // nil: nothing kept
+	label string
+	grant *Grant // nil: nothing kept
 	// configured: the config file gives the server an oauth client.
 	configured bool
-	store  Store
-	source oauth2.TokenSource
+	store      Store
+	source     oauth2.TokenSource
 
 	mu   sync.Mutex
 	kept string // the access token last kept

@@ -30,7 +30,7 @@ type OAuthMCP struct {
 	issued          int
 	Refreshes       int
 	// Requests are the paths asked, in order.
-	Requests []string
+	Requests  []string
 	challenge map[string]string // code → its PKCE challenge
 }
 
