@@ -40,6 +40,10 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ask":     func() { os.Exit(start(os.Args)) },
 		"fakemcp": func() { os.Exit(fakeMCP()) },
+		// The MCP conformance suite's client command, and the browser
+		// its sign-ins open (mcp_conformance_test.go).
+		"askconformance": func() { os.Exit(conformanceClient()) },
+		"browserfollow":  func() { os.Exit(browserFollow()) },
 	})
 }
 
