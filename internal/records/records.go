@@ -27,6 +27,8 @@ const (
 	TypeToolStarted  = "tool.started"
 	TypeToolFinished = "tool.finished"
 	TypeToolDenied   = "tool.denied"
+	// TypeToolDeferred is a call left for `ask resume` (DESIGN §9).
+	TypeToolDeferred = "tool.deferred"
 	TypeFileChanged  = "file.changed"
 	// TypeHook is one hook's decision (DESIGN §5, Hooks).
 	TypeHook = "hook"
