@@ -260,6 +260,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	status.Clear()
 
 	code, msg := res.ExitCode, res.Why
+	if res.Status == loop.StatusDeferred {
+		msg += ": " + deferredHint(res.ID)
+	}
 	var writeErr error
 	switch {
 	case p.jsonOut:

@@ -61,7 +61,7 @@ const (
 	StatusPending = "pending"
 	// StatusDeferred: a call was deferred (DESIGN §9, Pauses); the run
 	// waits for `ask resume`, and Config.Resume's Paused carries it on.
-	StatusDeferred = "deferred"
+	StatusDeferred = records.StatusDeferred
 )
 
 // Causes the caller attaches to its context so that the loop can tell a
@@ -191,23 +191,11 @@ type Resume struct {
 	Paused *Paused
 }
 
-// Paused is the step a deferred run stopped at: every call of it, each
-// one's result in call order (a deferred call's only holds its place),
-// and which calls wait.
-type Paused struct {
-	Calls   []providers.ToolCall
-	Results []providers.ToolResult
-	// Deferred are the indexes of the calls that wait.
-	Deferred []int
-}
+// Paused is the step a deferred run stopped at (see records.Paused).
+type Paused = records.Paused
 
 // Deferred is a call that waits for `ask resume`, as --json lists it.
-type Deferred struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	Reason    string `json:"reason"`
-}
+type Deferred = records.Deferred
 
 // Progress is a moment of the run worth showing on a status line.
 type Progress struct {

@@ -91,6 +91,10 @@ type Env struct {
 	// Limiter paces the requests of every run of the process (ask batch);
 	// nil paces none.
 	Limiter providers.Limiter
+	// Decisions, for ask resume, are the reviewer's answers about the
+	// calls the deferred run waits on; the conversation must be that run
+	// (Inputs.Paused).
+	Decisions *Decisions
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -166,6 +170,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 			return nil, err
 		}
 		s.carryOn(ctx, env)
+	}
+	if err := checkDecisions(s, env); err != nil {
+		return nil, err
 	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
 		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value && s.Tier.Value != providers.TierBackground, env: env}
@@ -330,6 +337,9 @@ func (s Settings) check() error {
 	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
 		return fault.Usagef("--deny-tool: %v", err)
 	}
+	if _, err := policy.ParsePatterns(s.DeferTools.Value); err != nil {
+		return fault.Usagef("--defer-tool: %v", err)
+	}
 	if _, err := sandbox.ParseLevel(s.Sandbox.Value); s.Sandbox.IsGiven() && err != nil {
 		return fault.Usagef("--sandbox %v", err)
 	}
@@ -411,9 +421,15 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	pol.AcceptEdits = s.AcceptEdits.Value
+	pol.Defer, _ = policy.ParsePatterns(s.DeferTools.Value)
+	pol.DeferUndecided = s.OnApproval.Value == "defer"
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
+	var gate loop.Gate = pol
+	if d := r.env.Decisions; d != nil {
+		gate = d.resolving(pol)
+	}
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
@@ -424,7 +440,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	if err != nil {
 		return err
 	}
-	r.useTools(registry, pol)
+	r.useTools(registry, gate)
 	return nil
 }
 

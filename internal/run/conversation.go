@@ -44,6 +44,8 @@ type Conversation struct {
 	KeepTools bool
 	start     records.Event
 	held      Held // see Held
+	// paused is the deferred run ask resume carries on (Inputs.Paused).
+	paused *pendingRun
 }
 
 // readConversation reads the transcript named by --continue or --resume,
@@ -63,7 +65,12 @@ func readConversation(in Inputs) (*Conversation, error) {
 	if err != nil {
 		return nil, fault.Usagef("%s: %v", flag, err)
 	}
-	conv, err := ParseConversation(data)
+	var conv *Conversation
+	if in.Paused {
+		conv, err = deferredConversation(data)
+	} else {
+		conv, err = ParseConversation(data)
+	}
 	if err != nil {
 		return nil, fault.Usagef("%s: %v", flag, err)
 	}
@@ -92,6 +99,9 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 	store.Migrate(in.Getenv)
 	if in.Resume != "" {
 		flag = "--resume " + in.Resume
+		if in.Paused {
+			flag = "ask resume " + in.Resume
+		}
 		path = AbsPath(in.Wd, in.Resume)
 		// A file by that name wins; a word that could not be an id
 		// (a path, a .jsonl name) is a file that is missing.
@@ -168,12 +178,29 @@ func ParseConversation(data []byte) (*Conversation, error) {
 	if finished.Status == loop.StatusPending {
 		return nil, errors.New("the run is pending in a provider's batch: ask batch --resume carries it on")
 	}
+	if finished.Status == loop.StatusDeferred {
+		return nil, fmt.Errorf("run %s waits on deferred calls: ask resume %s decides them", start.ID, start.ID)
+	}
 	if len(finished.History) == 0 {
 		return nil, errors.New("the transcript holds no conversation history (it was written by an older ask)")
 	}
 	c := &Conversation{start: start, Provider: start.Provider, History: finished.History}
 	if start.Settings != nil {
 		c.Tools = start.Settings.Tools
+	}
+	return c, nil
+}
+
+// deferredConversation reads the transcript of a deferred run for ask
+// resume: its conversation, as ParseConversation's, and the run itself.
+func deferredConversation(data []byte) (*Conversation, error) {
+	p, err := readDeferred(data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conversation{start: p.start, Provider: p.start.Provider, History: p.end.History, paused: p}
+	if p.start.Settings != nil {
+		c.Tools = p.start.Settings.Tools
 	}
 	return c, nil
 }

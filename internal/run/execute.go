@@ -57,6 +57,9 @@ type Result struct {
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
+	if c := r.Settings.Conversation; c != nil && c.paused != nil {
+		return r.resume(ctx, out)
+	}
 	return r.execute(ctx, prompt, out, nil)
 }
 
@@ -165,7 +168,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	if prev != nil {
 		e := prev.end
 		cfg.History = e.History
-		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep}
+		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep, Paused: e.Paused}
 		if e.Usage != nil {
 			cfg.Resume.Usage = *e.Usage
 		}
@@ -185,7 +188,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(denials), res.Denials...),
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
-		History: res.History})
+		History: res.History, Deferred: res.Deferred, Paused: res.Paused})
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
 }
 

@@ -103,6 +103,8 @@ type Inputs struct {
 	// Continue and Resume name the conversation to carry on.
 	Continue bool
 	Resume   string
+	// Paused: Resume names a deferred run for ask resume to carry on.
+	Paused bool
 	Getenv   func(string) string
 	Config   *Config
 	Wd       string

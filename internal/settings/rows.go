@@ -90,6 +90,8 @@ var (
 	ReasoningLevels = []string{"low", "medium", "high"}
 	// Tiers are those of providers.Tiers.
 	Tiers = []string{"flex", "background"}
+	// OnApprovals are --on-approval's: deny, or defer for ask resume.
+	OnApprovals = []string{"deny", "defer"}
 )
 
 // The categories of --help and of the man page's OPTIONS.
@@ -192,6 +194,14 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "deny-tool", Category: CategoryTools, Key: "tools.deny", Kind: List, Default: []string(nil), AfterPrompt: true, Adds: true,
 			Help:  "refuse calls matching `PATTERN`; wins over --allow-tool; adds to the config file's; repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.Deny })},
+		// A deferral only narrows: a deferred call runs only when ask resume
+		// decides it under its own policy.
+		{Name: "defer-tool", Category: CategoryTools, Key: "defer_tools", Kind: List, Default: []string(nil), AfterPrompt: true, Adds: true,
+			Help:  "defer calls matching `PATTERN` (rule syntax): the run stops with status deferred, exit 7, and ask resume decides them; adds to the config file's; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.DeferTools })},
+		{Name: "on-approval", Category: CategoryTools, Key: "on_approval", Kind: String, Default: "deny", Choices: OnApprovals,
+			Help:  "what a call that needs approval gets when there is no terminal to ask and nothing else decides it: `deny` or defer (the run pauses for ask resume, exit 7)",
+			field: field(func(v *Values) *Setting[string] { return &v.OnApproval })},
 		{Name: "yes", Category: CategoryTools, Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
 			Help:  "approve every call that needs approval",
 			field: field(func(v *Values) *Setting[bool] { return &v.Yes })},

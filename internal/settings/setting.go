@@ -82,7 +82,10 @@ type Values struct {
 	SandboxScratchSize  Setting[string]
 	Allow               Setting[[]string]
 	Deny                Setting[[]string]
-	Yes                 Setting[bool]
+	// DeferTools are --defer-tool's rules; OnApproval is deny or defer.
+	DeferTools Setting[[]string]
+	OnApproval Setting[string]
+	Yes        Setting[bool]
 	// AcceptEdits lets the file tools change files inside the working
 	// directory without asking.
 	AcceptEdits Setting[bool]
