@@ -105,9 +105,9 @@ type Inputs struct {
 	Resume   string
 	// Paused: Resume names a deferred run for ask resume to carry on.
 	Paused bool
-	Getenv   func(string) string
-	Config   *Config
-	Wd       string
+	Getenv func(string) string
+	Config *Config
+	Wd     string
 }
 
 // Defaults are the settings that apply to a flag not typed, for --help
