@@ -47,6 +47,9 @@ type flagSpec struct {
 	value       bool   // takes a value
 	afterPrompt bool   // may follow a prompt's first word
 	hint        string // what a value looks like, for a flag missing one
+	// bare, when set, is the value of the flag typed without "=VALUE":
+	// it never takes the next word (--worktree, --worktree=NAME).
+	bare string
 }
 
 // commandLine is a command line as the argv pass read it.
@@ -109,6 +112,8 @@ func readArgs(main *commandSpec, args []string) (line commandLine, err error) {
 			switch {
 			case hasValue && last:
 				word += "=" + value
+			case f.bare != "" && last:
+				word += "=" + f.bare
 			case f.value && last:
 				if i+1 == len(args) {
 					return line, usageErr("--%s needs a value: %s", f.name, f.hint)

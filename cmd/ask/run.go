@@ -282,6 +282,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		}
 		_, writeErr = io.WriteString(stdio.Out, text)
 	}
+	if w := res.Worktree; w != nil && !p.quiet {
+		fmt.Fprintf(stdio.Err, "ask: kept the worktree %s, branch %s (ask worktree rm removes it)\n", termtext.Safe(w.Path), termtext.Safe(w.Branch))
+	}
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.
 	if stdio.ErrTTY && !p.quiet && res.Steps > 0 {

@@ -131,6 +131,17 @@ type Event struct {
 	// step, which `ask resume` carries on (DESIGN §9, Pauses).
 	Deferred []Deferred `json:"deferred,omitempty"`
 	Paused   *Paused    `json:"paused,omitempty"`
+	// Worktree is the git worktree the run kept (--worktree), nil when it
+	// had none or left it unchanged.
+	Worktree *Worktree `json:"worktree,omitempty"`
+}
+
+// Worktree is a git worktree a run worked in and kept: where it is, its
+// branch, and the commit it was made from.
+type Worktree struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
 }
 
 // MarshalJSON writes the event with the fields its type uses.

@@ -129,7 +129,8 @@ type Run struct {
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
 	attachments []providers.Attachment
-	root        *tools.Root // where the file tools work; it reports their changes
+	root        *tools.Root  // where the file tools work; it reports their changes
+	worktree    *runWorktree // --worktree's, nil without
 	env         Env
 	closers     []func()
 	// network hears of the --allow-host proxy's connections.
@@ -207,7 +208,11 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
-	root, err := tools.NewRoot(AbsPath(env.Wd, s.Workdir.Value))
+	workdir, err := r.useWorktree(ctx, AbsPath(env.Wd, s.Workdir.Value))
+	if err != nil {
+		return nil, err
+	}
+	root, err := tools.NewRoot(workdir)
 	if err != nil {
 		return nil, fault.Usagef("--workdir: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/worktree"
 )
 
 // Kind is the type of a setting's value.
@@ -51,6 +52,9 @@ type Row struct {
 	Adds bool
 	// ConfigOnly rows have no flag: the config file (Key) gives them.
 	ConfigOnly bool
+	// Bare, when set, is the value of the flag typed without one: such a
+	// flag takes its value only after "=" (--worktree, --worktree=NAME).
+	Bare string
 	// Bound settings belong to one provider: the config file gives them
 	// per provider, and a run resolves them once the provider is known.
 	Bound bool
@@ -270,6 +274,13 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "mcp-header", Category: CategoryTools, Kind: List, Default: []string(nil),
 			Help:  "send the header `'NAME: VALUE'` to every --mcp URL; ${VAR} in VALUE is read from the environment, and a credential must come that way ('Authorization: Bearer ${TOKEN}'); repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.MCPHeaders })},
+		{Name: "worktree", Category: CategoryTools, Kind: String, Default: "", Bare: "auto",
+			Help:  "work in a new git worktree .git/ask-worktrees/`NAME` on branch ask/NAME (bare: a fresh name); kept only when the run changed it",
+			check: worktreeName,
+			field: field(func(v *Values) *Setting[string] { return &v.Worktree })},
+		{Name: "worktree-base", Category: CategoryTools, Kind: String, Default: "",
+			Help:  "make the --worktree from `REF` instead of HEAD",
+			field: field(func(v *Values) *Setting[string] { return &v.WorktreeBase })},
 		{Name: "workdir", Category: CategoryTools, Kind: String, Default: ".",
 			Help:  "the directory the tools work in; file tools never reach outside it",
 			field: field(func(v *Values) *Setting[string] { return &v.Workdir })},
@@ -397,4 +408,17 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// worktreeName checks a --worktree name: one that cannot escape the
+// worktrees' directory and makes a branch name.
+func worktreeName(v any) string {
+	name, _ := v.(string)
+	if name == "" || name == worktree.Auto {
+		return ""
+	}
+	if why := worktree.CheckName(name); why != "" {
+		return fmt.Sprintf("%q %s", name, why)
+	}
+	return ""
 }

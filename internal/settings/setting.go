@@ -99,8 +99,12 @@ type Values struct {
 	// MCPHeaders are sent to every --mcp URL; a value may name variables
 	// as ${NAME}. They are never recorded: a continued run or a replay is
 	// given them again.
-	MCPHeaders   Setting[[]string]
-	Workdir      Setting[string]
+	MCPHeaders Setting[[]string]
+	Workdir    Setting[string]
+	// Worktree names the git worktree the run works in ("auto" for a
+	// fresh name, "" for none), made from WorktreeBase ("" for HEAD).
+	Worktree     Setting[string]
+	WorktreeBase Setting[string]
 	NoStream     Setting[bool]
 	NoCache      Setting[bool]
 	ToolProtocol Setting[string]
