@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/worktree"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -46,6 +47,8 @@ type Conversation struct {
 	held      Held // see Held
 	// paused is the deferred run ask resume carries on (Inputs.Paused).
 	paused *pendingRun
+	// workdir is the git worktree the deferred run worked in, "" for none.
+	workdir string
 }
 
 // readConversation reads the transcript named by --continue or --resume,
@@ -82,6 +85,9 @@ func readConversation(in Inputs) (*Conversation, error) {
 		}
 	}
 	f := in.Flags
+	if conv.paused != nil && !f.Workdir.IsGiven() {
+		conv.worktreeWorkdir(in.Wd)
+	}
 	// Each of these flags chooses tools; without them the run offers the
 	// earlier run's.
 	conv.KeepTools = !f.Mode.IsGiven() && !f.Safe.IsGiven() && !f.NoTools.IsGiven() && !f.ToolsFile.IsGiven() && !f.MCP.IsGiven() && !f.NoMCP.IsGiven()
@@ -191,6 +197,18 @@ func ParseConversation(data []byte) (*Conversation, error) {
 	return c, nil
 }
 
+// worktreeWorkdir carries a deferred run on in the git worktree it
+// worked in (--worktree), so that its calls never reach the main
+// checkout. Only a worktree ask made in the repository of wd is taken
+// from the transcript, which anyone may have edited: no other directory.
+func (c *Conversation) worktreeWorkdir(wd string) {
+	set := c.start.Settings
+	if set == nil || set.Workdir == "" || !worktree.Holds(context.Background(), wd, set.Workdir) {
+		return
+	}
+	c.workdir = set.Workdir
+}
+
 // deferredConversation reads the transcript of a deferred run for ask
 // resume: its conversation, as ParseConversation's, and the run itself.
 func deferredConversation(data []byte) (*Conversation, error) {
@@ -238,6 +256,9 @@ func (c *Conversation) layer(flags Settings) Settings {
 	}
 	if set.Safe {
 		s.Safe = Given(true, src)
+	}
+	if c.workdir != "" {
+		s.Workdir = Given(c.workdir, src)
 	}
 	if c.KeepTools && len(c.Tools) == 0 {
 		s.NoTools = Given(true, src)

@@ -27,7 +27,7 @@ type runWorktree struct {
 func (r *Run) useWorktree(ctx context.Context, dir string) (string, error) {
 	s := r.Settings
 	if s.Worktree.Value == "" {
-		if s.WorktreeBase.IsGiven() {
+		if s.WorktreeBase.Value != "" {
 			return "", fault.Usagef("--worktree-base %s: it says where --worktree starts from: give --worktree too", s.WorktreeBase.Value)
 		}
 		return dir, nil

@@ -251,3 +251,15 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Holds reports whether path is inside one of the worktrees ask made in
+// the repository of dir: a place a run of that repository may be carried
+// on in.
+func Holds(ctx context.Context, dir, path string) bool {
+	common, err := commonDir(ctx, dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Join(common, Dir), filepath.Clean(path))
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
+}

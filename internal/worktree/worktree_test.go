@@ -167,3 +167,30 @@ func FuzzCheckName(f *testing.F) {
 		}
 	})
 }
+
+func TestHolds(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	ctx := context.Background()
+	root := filepath.Join(dir, ".git", Dir)
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(root, "fix"), true},
+		{filepath.Join(root, "fix", "sub"), true},
+		{root, false},
+		{filepath.Join(root, "..", "hooks"), false},
+		{filepath.Join(dir, "sub"), false},
+		{t.TempDir(), false},
+		{"/etc", false},
+	}
+	for _, tt := range tests {
+		if got := Holds(ctx, filepath.Join(dir, "sub"), tt.path); got != tt.want {
+			t.Errorf("Holds(%s) = %t, want %t", tt.path, got, tt.want)
+		}
+	}
+	if Holds(ctx, t.TempDir(), filepath.Join(root, "fix")) {
+		t.Error("a directory outside the repository holds its worktrees")
+	}
+}
