@@ -16,12 +16,12 @@ import (
 func TestParseDecisions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name            string
-		approve, deny   []string
-		wantErr         bool
-		approved        []string // of c1, c2, c3
-		denied          map[string]string
-		undecided []string
+		name          string
+		approve, deny []string
+		wantErr       bool
+		approved      []string // of c1, c2, c3
+		denied        map[string]string
+		undecided     []string
 	}{
 		{name: "one each", approve: []string{"c1"}, deny: []string{"c2=not today"},
 			approved: []string{"c1"}, denied: map[string]string{"c2": "denied at ask resume: not today"}, undecided: []string{"c3"}},
@@ -124,7 +124,7 @@ func FuzzReadDeferred(f *testing.F) {
 		{Type: records.TypeRunStarted, ID: "r1"},
 		{Type: records.TypeRunFinished, ID: "r1", Status: records.StatusDeferred, Steps: 1,
 			History: []json.RawMessage{json.RawMessage(`{"role":"user","content":"x"}`)},
-			Paused: &records.Paused{Calls: []providers.ToolCall{call}, Results: []providers.ToolResult{{ID: "c1"}}, Deferred: []int{0}}},
+			Paused:  &records.Paused{Calls: []providers.ToolCall{call}, Results: []providers.ToolResult{{ID: "c1"}}, Deferred: []int{0}}},
 	}
 	var seed []byte
 	for _, ev := range good {
