@@ -428,7 +428,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	pol.AcceptEdits = s.AcceptEdits.Value
 	pol.Defer, _ = policy.ParsePatterns(s.DeferTools.Value)
 	pol.DeferUndecided = s.OnApproval.Value == "defer"
-	r.warnUnmatchedRules(pol, allow, deny)
+	r.warnUnmatchedRules(pol, allow, deny, pol.Defer)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
 	var gate loop.Gate = pol
@@ -454,7 +454,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 // would deny, or allow, nothing. Rules from the config file are not
 // checked: they may name the tools of MCP servers that only some
 // directories' runs start.
-func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Pattern) {
+func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny, deferred []policy.Pattern) {
 	s := r.Settings
 	if s.NoTools.Value {
 		return
@@ -462,7 +462,8 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 	for _, rules := range []struct {
 		flag, verb, source string
 		patterns           []policy.Pattern
-	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny}} {
+	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny},
+		{"--defer-tool", "defers", s.DeferTools.Source, deferred}} {
 		if !strings.HasPrefix(rules.source, "flag ") {
 			continue
 		}
