@@ -44,7 +44,11 @@ func resumeAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	s, err := run.Resolve(run.Inputs{Flags: flagSettings(c, stdio), Resume: c.Args().First(), Paused: true,
+	flags, err := flagSettings(c, stdio)
+	if err != nil {
+		return err
+	}
+	s, err := run.Resolve(run.Inputs{Flags: flags, Resume: c.Args().First(), Paused: true,
 		Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 	if err != nil {
 		return err
