@@ -1,0 +1,64 @@
+// Package frontmatter reads the YAML front matter that opens a Markdown
+// file (a skill's SKILL.md, an agent definition): the lines between a
+// first line "---" and the next line "---", then the body.
+package frontmatter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxSize is the largest file read: a definition is a page of text, and
+// a repository must not make every run read a huge file.
+const MaxSize = 256 << 10
+
+// ErrNone is returned for a file that does not open with front matter.
+var ErrNone = errors.New("no front matter: the file must open with a line \"---\", then YAML, then a line \"---\"")
+
+// Parse splits data into its front matter, decoded into v (a pointer to a
+// struct or map), and the body after it. Keys v does not know are
+// ignored, as both formats ask.
+func Parse(data []byte, v any) (body string, err error) {
+	if len(data) > MaxSize {
+		return "", fmt.Errorf("%d bytes, more than the %d a definition may have", len(data), MaxSize)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark
+	first, rest, ok := cutLine(data)
+	if !ok || string(bytes.TrimRight(first, " \t")) != "---" {
+		return "", ErrNone
+	}
+	var head []byte
+	for {
+		line, after, more := cutLine(rest)
+		if string(bytes.TrimRight(line, " \t")) == "---" {
+			body = string(after)
+			break
+		}
+		if !more {
+			return "", errors.New("front matter never ends: close it with a line \"---\"")
+		}
+		head = append(head, line...)
+		head = append(head, '\n')
+		rest = after
+	}
+	if err := yaml.Unmarshal(head, v); err != nil {
+		return "", fmt.Errorf("front matter: %w", oneLine(err))
+	}
+	return body, nil
+}
+
+// cutLine returns the first line of b without its end (\n or \r\n), and
+// what follows; more is false when b holds no line end.
+func cutLine(b []byte) (line, rest []byte, more bool) {
+	line, rest, more = bytes.Cut(b, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r")), rest, more
+}
+
+// oneLine makes a YAML error fit the one-line warning it becomes.
+func oneLine(err error) error {
+	msg := string(bytes.Join(bytes.Fields([]byte(err.Error())), []byte(" ")))
+	return errors.New(msg)
+}
