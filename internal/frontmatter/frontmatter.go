@@ -7,6 +7,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -61,4 +64,29 @@ func cutLine(b []byte) (line, rest []byte, more bool) {
 func oneLine(err error) error {
 	msg := string(bytes.Join(bytes.Fields([]byte(err.Error())), []byte(" ")))
 	return errors.New(msg)
+}
+
+// Places are where definitions of a kind ("skills", "agents") are looked
+// for, in order (DESIGN §9): .agents/KIND in the workdir and each parent
+// up to the repository root, then $XDG_CONFIG_HOME/ask/KIND and
+// ~/.agents/KIND; then .claude/KIND in the same places (~/.claude/KIND for
+// the user's own). root is "" outside a repository: only the workdir's own
+// are read there, since a parent's are not the project's.
+func Places(kind, workdir, root, configHome, home string) []string {
+	var out []string
+	for _, sub := range []string{".agents", ".claude"} {
+		for d := workdir; ; d = filepath.Dir(d) {
+			out = append(out, filepath.Join(d, sub, kind))
+			if root == "" || d == root || d == filepath.Dir(d) || !strings.HasPrefix(d, root) {
+				break
+			}
+		}
+		if sub == ".agents" && configHome != "" {
+			out = append(out, filepath.Join(configHome, "ask", kind))
+		}
+		if home != "" {
+			out = append(out, filepath.Join(home, sub, kind))
+		}
+	}
+	return slices.Compact(out)
 }

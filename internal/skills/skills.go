@@ -150,28 +150,10 @@ func CheckName(name string) error {
 	return nil
 }
 
-// Places are where skills are looked for, in order (DESIGN §9): the
-// workdir's .agents/skills and each parent's up to the repository root,
-// then $XDG_CONFIG_HOME/ask/skills and ~/.agents/skills; then .claude/skills
-// in the same places (~/.claude/skills for the user's own). root is ""
-// outside a repository: only the workdir's own are read.
+// Places are where skills are looked for, in order (DESIGN §9): see
+// frontmatter.Places.
 func Places(workdir, root, configHome, home string) []string {
-	var out []string
-	for _, sub := range []string{".agents", ".claude"} {
-		for d := workdir; ; d = filepath.Dir(d) {
-			out = append(out, filepath.Join(d, sub, "skills"))
-			if root == "" || d == root || d == filepath.Dir(d) || !strings.HasPrefix(d, root) {
-				break
-			}
-		}
-		if sub == ".agents" && configHome != "" {
-			out = append(out, filepath.Join(configHome, "ask", "skills"))
-		}
-		if home != "" {
-			out = append(out, filepath.Join(home, sub, "skills"))
-		}
-	}
-	return slices.Compact(out)
+	return frontmatter.Places("skills", workdir, root, configHome, home)
 }
 
 // Find reads the skills of each place in order; the first skill of a name
