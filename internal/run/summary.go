@@ -38,6 +38,12 @@ type Summary struct {
 	// the listed price (see records.Event).
 	Tier      string   `json:"tier,omitempty"`
 	PriceRate *float64 `json:"price_rate,omitempty"`
+	// SkillsUsed are the skills activated (DESIGN §9).
+	SkillsUsed []string `json:"skills_used"`
+	// Children are the runs the agent tool started; Usage and Cost
+	// include theirs. ParentID is the run that started this one.
+	Children []records.Child `json:"children"`
+	ParentID string          `json:"parent_id,omitempty"`
 }
 
 // Summary is res, a result of r, as --json prints it.
@@ -45,7 +51,8 @@ func (r *Run) Summary(res *Result) Summary {
 	s := Summary{ID: res.ID, Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName,
 		Steps: res.Steps, ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep),
 		Denials: nonNil(res.Denials), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
-		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost}
+		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost,
+		SkillsUsed: nonNil(res.SkillsUsed), Children: nonNil(res.Children), ParentID: res.ParentID}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		s.Value = json.RawMessage(res.Answer)
 	}

@@ -110,6 +110,8 @@ const (
 	DefaultMaxStdin = "1M"
 	// DefaultMaxRounds is how many times --until's check runs.
 	DefaultMaxRounds = 3
+	// DefaultMaxAgents is how many subagents run at once.
+	DefaultMaxAgents = 4
 )
 
 func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
@@ -260,6 +262,20 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "mcp-header", Category: CategoryTools, Kind: List, Default: []string(nil),
 			Help:  "send the header `'NAME: VALUE'` to every --mcp URL; ${VAR} in VALUE is read from the environment, and a credential must come that way ('Authorization: Bearer ${TOKEN}'); repeatable",
 			field: field(func(v *Values) *Setting[[]string] { return &v.MCPHeaders })},
+		// Skills and subagents (DESIGN §9): each only narrows a run.
+		{Name: "skill", Category: CategoryPrompt, Kind: List, Default: []string(nil), AfterPrompt: true,
+			Help:  "load the skill `NAME` before the first request, as if the model had called the skill tool; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.Skills })},
+		{Name: "no-skills", Category: CategoryPrompt, Key: "no_skills", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "find no skills: no list in the system prompt, no skill tool",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoSkills })},
+		{Name: "max-agents", Category: CategoryLimits, Key: "max_agents", Kind: Int, Default: DefaultMaxAgents, AfterPrompt: true,
+			Help:  "run at most `N` subagents (the agent tool's child runs) at once",
+			check: atLeast(1, "must be at least 1 (--no-agents offers no agent tool)"),
+			field: field(func(v *Values) *Setting[int] { return &v.MaxAgents })},
+		{Name: "no-agents", Category: CategoryTools, Key: "no_agents", Kind: Bool, Default: false, AfterPrompt: true,
+			Help:  "offer no agent tool: the model starts no subagents",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoAgents })},
 		{Name: "workdir", Category: CategoryTools, Kind: String, Default: ".",
 			Help:  "the directory the tools work in; file tools never reach outside it",
 			field: field(func(v *Values) *Setting[string] { return &v.Workdir })},

@@ -123,8 +123,8 @@ func TestListingCap(t *testing.T) {
 		all = append(all, Skill{Name: "s" + strings.Repeat("x", i%10), Description: strings.Repeat("word ", 20)})
 	}
 	text, listed := Listing(all)
-	if len(text) > maxListing+100 || listed == 0 || listed >= len(all) {
-		t.Fatalf("listed %d of %d in %d bytes; want a cut near %d", listed, len(all), len(text), maxListing)
+	if len(text) > MaxListing+100 || listed == 0 || listed >= len(all) {
+		t.Fatalf("listed %d of %d in %d bytes; want a cut near %d", listed, len(all), len(text), MaxListing)
 	}
 	if !strings.Contains(text, "more skills are not listed") {
 		t.Error("a cut listing does not say so")

@@ -17,9 +17,9 @@ const ToolName = "skill"
 
 // Caps on what the prompt's list and the tool return.
 const (
-	// maxListing bounds the system prompt's list of skills: it is sent
+	// MaxListing bounds the system prompt's list of skills: it is sent
 	// with every request.
-	maxListing = 8 << 10
+	MaxListing = 8 << 10
 	maxFiles   = 200
 	maxFile    = 50 << 10
 )
@@ -34,7 +34,7 @@ func Listing(all []Skill) (text string, listed int) {
 	b.WriteString("Skills: instructions for particular tasks. Before doing a task one of them fits, call the skill tool with its name and follow what it returns.\n")
 	for _, s := range all {
 		line := "- " + s.Name + ": " + strings.Join(strings.Fields(s.Description), " ") + "\n"
-		if b.Len()+len(line) > maxListing {
+		if b.Len()+len(line) > MaxListing {
 			fmt.Fprintf(&b, "(%d more skills are not listed here.)\n", len(all)-listed)
 			break
 		}
