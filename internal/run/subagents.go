@@ -54,7 +54,7 @@ type child struct {
 	within *narrowing
 }
 
-// findAgents readies the agent tool, unless --no-agents, --no-tools, a
+// findAgents readies the agent tool where definitions are found, unless --no-agents, --no-tools, a
 // replay, or the run is itself a child (a child starts no children).
 func (r *Run) findAgents() {
 	s := r.Settings
@@ -64,6 +64,15 @@ func (r *Run) findAgents() {
 	defs, warnings := agents.Find(agents.Places(r.workdir, prompts.RepoRoot(r.workdir), r.configHome(), r.home()))
 	for _, w := range warnings {
 		r.note("warning: %s", w)
+	}
+	if len(defs) == 0 {
+		// As the skill tool, the agent tool is offered only where there is
+		// something to offer: every request declares it, and a run that
+		// names no subagent keeps its first request as small as it was.
+		return
+	}
+	if r.env.Verbose {
+		r.note("subagents: %d found, at most %d at once: %s", len(defs), max(s.MaxAgents.Value, 1), strings.Join(agentNames(defs), ", "))
 	}
 	r.family = &family{defs: defs, slots: make(chan struct{}, max(s.MaxAgents.Value, 1))}
 }
@@ -135,11 +144,7 @@ func (r *Run) startChild(ctx context.Context, name, prompt string) (string, erro
 	if name != "" && name != generalAgent {
 		d, ok := agents.Lookup(f.defs, name)
 		if !ok {
-			names := []string{generalAgent}
-			for _, d := range f.defs {
-				names = append(names, d.Name)
-			}
-			return "", fmt.Errorf("agent: no subagent %q; choose one of %s", name, strings.Join(names, ", "))
+			return "", fmt.Errorf("agent: no subagent %q; choose one of %s", name, strings.Join(append([]string{generalAgent}, agentNames(f.defs)...), ", "))
 		}
 		def = d
 	}
@@ -271,4 +276,12 @@ func (r *Run) configHome() string {
 		return dir
 	}
 	return ""
+}
+
+func agentNames(defs []agents.Definition) []string {
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.Name
+	}
+	return out
 }
