@@ -53,7 +53,7 @@ func (r *Run) findSkills() error {
 		}
 		return nil
 	}
-	found, warnings := skills.Find(skills.Places(r.workdir, prompts.RepoRoot(r.workdir), r.configHome(), r.home()))
+	found, warnings := FindSkills(s, r.env)
 	for _, w := range warnings {
 		r.note("warning: %s", w)
 	}
@@ -227,4 +227,18 @@ func (r *Run) narrowings() []narrowing {
 		out = append(out, *c.within)
 	}
 	return append(out, r.skills.narrowings()...)
+}
+
+// FindSkills finds the skills a run of s would, with a warning for each
+// bad one (`ask skills list`); none under --no-skills.
+func FindSkills(s Settings, env Env) (found []skills.Skill, warnings []string) {
+	if s.NoSkills.Value {
+		return nil, nil
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	r := &Run{env: env}
+	workdir := AbsPath(env.Wd, s.Workdir.Value)
+	return skills.Find(skills.Places(workdir, prompts.RepoRoot(workdir), r.configHome(), r.home()))
 }

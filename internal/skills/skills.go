@@ -128,7 +128,7 @@ func Parse(data []byte, dir string) (Skill, error) {
 	case len(h.Compatibility) > maxCompatibility:
 		return Skill{}, fmt.Errorf("compatibility is %d characters, more than %d", len(h.Compatibility), maxCompatibility)
 	}
-	return Skill{Name: h.Name, Description: desc, AllowedTools: h.AllowedTools, Dir: dir, Path: filepath.Join(dir, FileName), Body: body}, nil
+	return Skill{Name: h.Name, Description: desc, AllowedTools: h.AllowedTools, Dir: dir, Path: filepath.Join(dir, FileName), Body: strings.TrimSpace(body)}, nil
 }
 
 // CheckName says what is wrong with a skill's name by the spec's rule, nil
