@@ -14,6 +14,8 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // familyModel answers a parent and its children by their prompts: the
@@ -187,5 +189,32 @@ func TestNoAgents(t *testing.T) {
 	}
 	if s := got.summary(); s.Children == nil || len(s.Children) != 0 {
 		t.Errorf("children = %#v, want []", s.Children)
+	}
+}
+
+// TestSubagentStopHook: the config file's SubagentStop hooks hear of each
+// child's end, with its run id and definition's name.
+func TestSubagentStopHook(t *testing.T) {
+	t.Parallel()
+	srv := familyModel([]providers.ToolCall{fakeprovider.Call("a1", "agent", `{"prompt":"review","name":"reviewer"}`)},
+		func([]byte) fakeprovider.Reply { return fakeprovider.Reply{Text: "fine"} })
+	defer srv.Close()
+	w := skillWorld(t, srv, map[string]string{".claude/agents/reviewer.md": reviewer})
+	runtest.WriteConfig(t, w.vars["HOME"], `{"hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "cat > stopped.json"}]}]}}`)
+	got := w.ask("parent")
+	if got.err != nil || got.code != 0 {
+		t.Fatalf("run: %v\n%s", got.err, got.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(w.wd, "stopped.json"))
+	if err != nil {
+		t.Fatalf("the hook did not run: %v", err)
+	}
+	kids := got.summary().Children
+	if len(kids) != 1 || gjson.GetBytes(data, "hook_event_name").String() != "SubagentStop" ||
+		gjson.GetBytes(data, "agent_type").String() != "reviewer" || gjson.GetBytes(data, "agent_id").String() != kids[0].ID {
+		t.Errorf("the hook read %s; want SubagentStop of reviewer %+v", data, kids)
+	}
+	if hooks := eventsOf(got.events, records.TypeHook); len(hooks) != 1 || hooks[0].HookEvent != "SubagentStop" {
+		t.Errorf("hook events = %+v", hooks)
 	}
 }
