@@ -43,12 +43,13 @@ type narrowing struct {
 }
 
 // findSkills finds the skills for the run's working directory, unless
-// --no-skills or a replay (whose system prompt is the recorded one). Bad
-// skills are a warning each; a --skill that names none is a usage error.
+// --no-skills. Bad skills are a warning each; a --skill that names none is
+// a usage error. A replay finds them for its skill tool; its system prompt
+// is the recorded one.
 func (r *Run) findSkills() error {
 	s := r.Settings
-	if s.NoSkills.Value || r.env.Replay != nil {
-		if len(s.Skills.Value) > 0 && s.NoSkills.Value {
+	if s.NoSkills.Value {
+		if len(s.Skills.Value) > 0 {
 			return fault.Usagef("--skill %s with --no-skills: choose one", s.Skills.Value[0])
 		}
 		return nil

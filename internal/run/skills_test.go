@@ -205,3 +205,24 @@ func TestHostileSkillGrantsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillRunReplays: a run that loaded a skill replays with the same
+// requests: the skill tool is there again, and the prompt is the
+// recorded one.
+func TestSkillRunReplays(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "skill", `{"name":"careful"}`)}},
+		fakeprovider.Reply{Text: "done"},
+	)
+	defer srv.Close()
+	w := skillWorld(t, srv, map[string]string{".agents/skills/careful/SKILL.md": readOnlySkill})
+	file := filepath.Join(t.TempDir(), "run.jsonl")
+	if got := w.ask("look", "transcript", file); got.err != nil || got.code != 0 {
+		t.Fatalf("run: %v\n%s", got.err, got.stderr)
+	}
+	rp := w.replay(file, ReplayOptions{})
+	if rp.err != nil || rp.diffs != "" || rp.Answer != "done" {
+		t.Errorf("replay: %v; answer %q; diffs:\n%s", rp.err, rp.answer(), rp.diffs)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/prompts"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
@@ -33,6 +34,9 @@ type family struct {
 	defs []agents.Definition
 	// slots holds one token per child running (--max-agents).
 	slots chan struct{}
+	// prompter is the parent's, asking for one child at a time: children
+	// running at once share one person and one terminal.
+	prompter policy.Prompter
 
 	mu       sync.Mutex
 	children []records.Child
@@ -75,6 +79,9 @@ func (r *Run) findAgents() {
 		r.note("subagents: %d found, at most %d at once: %s", len(defs), max(s.MaxAgents.Value, 1), strings.Join(agentNames(defs), ", "))
 	}
 	r.family = &family{defs: defs, slots: make(chan struct{}, max(s.MaxAgents.Value, 1))}
+	if r.env.Prompter != nil {
+		r.family.prompter = &oneAtATime{inner: r.env.Prompter}
+	}
 }
 
 // agentTool is the agent tool, when the run may start children.
@@ -170,6 +177,7 @@ func (r *Run) startChild(ctx context.Context, name, prompt string) (string, erro
 		s.child.within = &narrowing{what: "the subagent " + def.Name + "'s tools", patterns: c.Within}
 	}
 	env := r.env
+	env.Prompter = f.prompter
 	if c.NoApprovals {
 		env.Prompter, env.Confirm = nil, nil
 	}
@@ -276,6 +284,18 @@ func (r *Run) configHome() string {
 		return dir
 	}
 	return ""
+}
+
+// oneAtATime puts one question at a time to a prompter.
+type oneAtATime struct {
+	mu    sync.Mutex
+	inner policy.Prompter
+}
+
+func (p *oneAtATime) Approve(ctx context.Context, calls []policy.Pending) ([]policy.Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inner.Approve(ctx, calls)
 }
 
 func agentNames(defs []agents.Definition) []string {

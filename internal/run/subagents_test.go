@@ -1,6 +1,8 @@
 package run
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/runtest"
@@ -216,5 +219,63 @@ func TestSubagentStopHook(t *testing.T) {
 	}
 	if hooks := eventsOf(got.events, records.TypeHook); len(hooks) != 1 || hooks[0].HookEvent != "SubagentStop" {
 		t.Errorf("hook events = %+v", hooks)
+	}
+}
+
+// countingPrompter says yes, counting the questions and how many were
+// put at once.
+type countingPrompter struct {
+	asked, inside, most atomic.Int32
+}
+
+func (p *countingPrompter) Approve(_ context.Context, calls []policy.Pending) ([]policy.Answer, error) {
+	p.asked.Add(1)
+	n := p.inside.Add(1)
+	defer p.inside.Add(-1)
+	for {
+		most := p.most.Load()
+		if n <= most || p.most.CompareAndSwap(most, n) {
+			break
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	out := make([]policy.Answer, len(calls))
+	for i := range out {
+		out[i] = policy.Yes
+	}
+	return out, nil
+}
+
+// TestChildApprovalsGoToTheParentsPerson: a child's call that needs
+// approval is put to the parent's prompter, one child's question at a
+// time, and runs on a yes.
+func TestChildApprovalsGoToTheParentsPerson(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := familyModel([]providers.ToolCall{
+		fakeprovider.Call("a1", "agent", `{"prompt":"one","name":"writer"}`),
+		fakeprovider.Call("a2", "agent", `{"prompt":"two","name":"writer"}`),
+	}, func(body []byte) fakeprovider.Reply {
+		if gjson.GetBytes(body, `messages.#(role=="tool")`).Exists() {
+			return fakeprovider.Reply{Text: "written"}
+		}
+		name := fmt.Sprintf("out%d.txt", n.Add(1))
+		return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w", "write_file", `{"path":"`+name+`","content":"x"}`)}}
+	})
+	defer srv.Close()
+	w := skillWorld(t, srv, map[string]string{".claude/agents/writer.md": "---\nname: writer\ndescription: Writes.\n---\n"})
+	p := &countingPrompter{}
+	w.prompter = p
+	got := w.ask("parent")
+	if got.err != nil || got.code != 0 {
+		t.Fatalf("run: %v\n%s", got.err, got.stderr)
+	}
+	for _, f := range []string{"out1.txt", "out2.txt"} {
+		if _, err := os.Stat(filepath.Join(w.wd, f)); err != nil {
+			t.Errorf("%s was not written on the person's yes: %v", f, err)
+		}
+	}
+	if p.asked.Load() != 2 || p.most.Load() != 1 {
+		t.Errorf("asked %d times, %d at once; want 2, one at a time", p.asked.Load(), p.most.Load())
 	}
 }
