@@ -98,6 +98,13 @@ func TestAgentToolRunsAChild(t *testing.T) {
 	if first := gjson.Get(strings.SplitN(string(data), "\n", 2)[0], "parent_id").String(); first != got.ID {
 		t.Errorf("the child's run.started has parent_id %q, want %q", first, got.ID)
 	}
+	// --continue carries on the parent, not its newer child.
+	if last, ok, err := store.Last(got.run.workdir); err != nil || !ok || last.ID != got.ID {
+		t.Errorf("the last run here is %q (%v, %v), want the parent %q", last.ID, ok, err, got.ID)
+	}
+	if entries, err := store.List(); err != nil || len(entries) != 2 || history.Nest(entries)[1].ParentID != got.ID {
+		t.Errorf("ask log's list: %+v, %v; want the child under the parent", entries, err)
+	}
 	if fin := got.finished(); fin.Get("children.0.name").String() != "reviewer" {
 		t.Errorf("run.finished lacks the children: %s", fin.Raw)
 	}
