@@ -19,6 +19,8 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/runtest"
+	"github.com/ask-cli/ask/internal/trace"
+	"github.com/ask-cli/ask/internal/trace/tracetest"
 )
 
 // familyModel answers a parent and its children by their prompts: the
@@ -284,5 +286,45 @@ func TestChildApprovalsGoToTheParentsPerson(t *testing.T) {
 	}
 	if p.asked.Load() != 2 || p.most.Load() != 1 {
 		t.Errorf("asked %d times, %d at once; want 2, one at a time", p.asked.Load(), p.most.Load())
+	}
+}
+
+// TestChildSpans: a traced parent's child has its own invoke_agent span,
+// under the parent's execute_tool span of the agent call, in one trace.
+func TestChildSpans(t *testing.T) {
+	t.Parallel()
+	rcv := tracetest.Start(t)
+	srv := familyModel([]providers.ToolCall{fakeprovider.Call("a1", "agent", `{"prompt":"review","name":"reviewer"}`)},
+		func([]byte) fakeprovider.Reply { return fakeprovider.Reply{Text: "fine"} })
+	defer srv.Close()
+	w := skillWorld(t, srv, map[string]string{".claude/agents/reviewer.md": reviewer}).with("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL)
+	if got := w.ask("parent"); got.err != nil || got.code != 0 {
+		t.Fatalf("run: %v\n%s", got.err, got.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := trace.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.Spans()
+	agentsSpans := tracetest.Named(spans, "invoke_agent")
+	tool := tracetest.Named(spans, "execute_tool agent")
+	if len(agentsSpans) != 2 || len(tool) != 1 {
+		var names []string
+		for _, s := range spans {
+			names = append(names, s.Name)
+		}
+		t.Fatalf("spans %q; want two invoke_agent and one execute_tool agent", names)
+	}
+	var parent, child tracetest.Span
+	for _, s := range agentsSpans {
+		if s.ParentID == tool[0].SpanID {
+			child = s
+		} else {
+			parent = s
+		}
+	}
+	if child.SpanID == "" || tool[0].ParentID != parent.SpanID || child.TraceID != parent.TraceID {
+		t.Errorf("the child's span is not under the agent call's: parent %+v\ntool %+v\nchild %+v", parent, tool[0], child)
 	}
 }
