@@ -52,3 +52,23 @@ func TestFind(t *testing.T) {
 		t.Errorf("warnings %q; want one naming bad.md", warnings)
 	}
 }
+
+// FuzzParse: whatever a definition holds, Parse returns a one-line error
+// or a definition with a valid name and no negative turns.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"---\nname: a\ntools: Read, Bash(git:*)\nmaxTurns: 3\n---\nbody", "---\ntools: [a, b]\n---\n", "---\nmaxTurns: x\n---\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := Parse(data, "/agents/x.md")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a warning of several lines: %q", err)
+			}
+			return
+		}
+		if !validName(d.Name) || d.MaxTurns < 0 {
+			t.Fatalf("Parse accepted %+v", d)
+		}
+	})
+}

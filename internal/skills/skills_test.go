@@ -192,3 +192,24 @@ func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// FuzzParse: whatever a SKILL.md holds, Parse returns an error or a skill
+// that keeps the spec's rules: a valid name that is its folder's, a
+// description within its length.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{skillText("a", "x"), skillText("a", "x", "allowed-tools: Bash(git:*) Read"), "---\nname: a\ndescription: [x\n---\n", "---\nname: a\nallowed-tools: [a, [b]]\n---\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, "/skills/a")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a warning of several lines: %q", err)
+			}
+			return
+		}
+		if s.Name != "a" || CheckName(s.Name) != nil || s.Description == "" || len(s.Description) > maxDescription {
+			t.Fatalf("Parse accepted %+v", s)
+		}
+	})
+}
