@@ -105,7 +105,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
 	}
-	r.family.start(id, out.History, func() int { return int(step.Load()) })
+	r.family.start(id, out.History, func() int { return int(step.Load()) }, out.Observe)
 	if r.family != nil {
 		rec.Observe(r.family.observe)
 	}

@@ -95,6 +95,9 @@ func TestSkillActivatedNarrowsTheRun(t *testing.T) {
 	if s := got.summary(); !slices.Equal(s.SkillsUsed, []string{"careful"}) {
 		t.Errorf("skills_used = %q", s.SkillsUsed)
 	}
+	if !strings.Contains(got.stderr, "ask: step 1: skill careful loaded: only Read while it is active\n") {
+		t.Errorf("stderr does not say the skill was loaded:\n%s", got.stderr)
+	}
 	if fin := got.finished(); fin.Get("skills_used.0").String() != "careful" {
 		t.Errorf("run.finished has no skills_used: %s", fin.Raw)
 	}

@@ -49,6 +49,9 @@ type family struct {
 	id      string
 	history *history.Store
 	step    func() int
+	// show is the parent's Output.Observe: what a person is told of the
+	// children too.
+	show func(records.Event)
 }
 
 // child is what a child run keeps of its parent.
@@ -186,7 +189,7 @@ func (r *Run) startChild(ctx context.Context, name, prompt string) (string, erro
 		return "", fmt.Errorf("agent %s: %w", def.Name, err)
 	}
 	defer cr.Close()
-	res := cr.Execute(ctx, prompt, Output{History: f.history})
+	res := cr.Execute(ctx, prompt, Output{History: f.history, Observe: f.shown(def.Name)})
 	f.add(records.Child{ID: res.ID, Name: def.Name, Status: res.Status, Usage: res.Usage, Cost: res.Usage.Cost})
 	if r.hooks != nil {
 		r.hooks.Run(context.WithoutCancel(ctx), hooks.SubagentStop, hooks.Input{AgentID: res.ID, AgentType: def.Name})
@@ -232,12 +235,33 @@ func (r *Run) carveParent() (agents.Parent, error) {
 	return p, nil
 }
 
-// start readies the family for the run id, kept in store.
-func (f *family) start(id string, store *history.Store, step func() int) {
+// start readies the family for the run id, kept in store and shown by
+// show.
+func (f *family) start(id string, store *history.Store, step func() int, show func(records.Event)) {
 	if f == nil {
 		return
 	}
-	f.id, f.history, f.step = id, store, step
+	f.id, f.history, f.step, f.show = id, store, step, show
+}
+
+// shown passes on to the parent's watcher what a person must hear of a
+// child (a denial, a change, a refused connection, a skill), the call's
+// name prefixed with the child's; its other events stay in its own
+// transcript.
+func (f *family) shown(name string) func(records.Event) {
+	if f.show == nil {
+		return nil
+	}
+	return func(ev records.Event) {
+		switch ev.Type {
+		case records.TypeToolDenied, records.TypeSkillActivated:
+			ev.Name = name + "/" + ev.Name
+		case records.TypeFileChanged, records.TypeNetwork, records.TypeError:
+		default:
+			return
+		}
+		f.show(ev)
+	}
 }
 
 // observe counts the parent's own usage, as its steps report it.

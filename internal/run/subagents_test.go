@@ -151,7 +151,8 @@ func TestHostileDefinitionGrantsNothing(t *testing.T) {
 	if m := gjson.GetBytes(kids[0], "model").String(); m != gjson.GetBytes(srv.Requests()[0], "model").String() {
 		t.Errorf("the child's model is %q, not the parent's", m)
 	}
-	for _, want := range []string{"bypassPermissions clipped", `model "command" clipped`, `tools "write_file" names no tool the parent run offers`} {
+	for _, want := range []string{"bypassPermissions clipped", `model "command" clipped`, `tools "write_file" names no tool the parent run offers`,
+		"step 1: evil/write_file denied: "} {
 		if !strings.Contains(got.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, got.stderr)
 		}
