@@ -40,32 +40,46 @@ type Child struct {
 	Warnings []string
 }
 
-// modeRank orders the modes from the narrowest.
-var modeRank = map[string]int{policy.ModeAsk: 0, policy.ModePlan: 1, policy.ModeAgent: 2}
-
 // claudeAliases are Claude Code's model names, which mean nothing to
 // another provider: the child keeps its parent's model.
 var claudeAliases = []string{"sonnet", "opus", "haiku", "inherit"}
 
 // Narrow carves the child's settings from the parent's by the definition.
-// Every setting is the parent's or narrower: deny rules add, the tools are
-// a subset of the parent's, the mode, --safe, --yes, --accept-edits, the
-// sandbox, hooks and the provider stay the parent's or narrower, and the
-// steps and budgets are at most what the parent has left. What the
-// definition asks beyond that is clipped with a warning naming it.
-// (Until the settings rows carry widening marks, this is the one place a
-// definition meets the settings.)
+// What the definition says becomes a lower layer laid over the parent's
+// settings by settings.NarrowValues, the one way a lower layer is applied:
+// deny rules add, the mode only gets stricter, --yes and --accept-edits
+// stay the parent's, the steps and budgets are at most what the parent has
+// left. A key it refuses as widening is clipped with a warning naming it,
+// and the rest of the definition still applies. The tools are a subset of
+// the parent's (Within); the provider is always the parent's.
 func Narrow(p Parent, d Definition) Child {
 	c := Child{Values: p.Values}
-	v := &c.Values
+	source := "agent definition " + d.Path
 	warn := func(format string, args ...any) {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("agent %s: ", d.Name)+fmt.Sprintf(format, args...))
+	}
+	// give lays one setting, for what the definition says, over what the
+	// child has so far, or clips it.
+	give := func(what, name string, value any) {
+		var layer settings.Values
+		if err := layer.Give(name, value, source); err != nil {
+			warn("%s left out: %v", what, err)
+			return
+		}
+		narrowed, err := settings.NarrowValues(c.Values, layer)
+		if err != nil {
+			warn("%s clipped: %v", what, err)
+			return
+		}
+		c.Values = narrowed
 	}
 	deny, unread := policy.ToolList(d.Disallowed)
 	for _, e := range unread {
 		warn("disallowedTools %q is not a tool name; write NAME or NAME(ARGUMENT-PREFIX:*)", e)
 	}
-	v.Deny = settings.Given(append(slices.Clone(p.Values.Deny.Value), policy.Strings(deny)...), "agent definition "+d.Path)
+	if len(deny) > 0 {
+		give("disallowedTools", "deny-tool", policy.Strings(deny))
+	}
 	if d.toolsGiven {
 		within, unread := policy.ToolList(d.Tools)
 		for _, e := range unread {
@@ -82,34 +96,32 @@ func Narrow(p Parent, d Definition) Child {
 	switch pm := d.PermissionMode; pm {
 	case "", "default":
 	case "plan":
-		if modeRank[v.Mode.Value] > modeRank[policy.ModePlan] {
-			v.Mode = settings.Given(policy.ModePlan, "agent definition "+d.Path)
+		if c.Values.Mode.Value == policy.ModeAgent {
+			give("permissionMode plan", "mode", policy.ModePlan)
 		}
 	case "dontAsk":
 		c.NoApprovals = true
 	case "acceptEdits":
-		if !p.Values.AcceptEdits.Value {
-			warn("permissionMode acceptEdits clipped: the parent run asks before edits (give --accept-edits to the parent)")
-		}
+		give("permissionMode acceptEdits", "accept-edits", true)
 	case "bypassPermissions":
-		warn("permissionMode bypassPermissions clipped: the child asks as its parent does")
+		give("permissionMode bypassPermissions", "yes", true)
 	default:
 		warn("permissionMode %q is not known: ignored", pm)
 	}
-	c.narrowModel(p, d, warn)
+	c.narrowModel(p, d, warn, give)
 	steps := p.StepsLeft
 	if d.MaxTurns > 0 && d.MaxTurns < steps {
 		steps = d.MaxTurns
 	}
-	v.MaxSteps = settings.Given(max(steps, 1), "the parent run's remaining steps")
+	give("maxTurns", "max-steps", max(steps, 1))
 	if p.TokensLeft > 0 {
-		v.MaxBudgetTokens = settings.Given(p.TokensLeft, "the parent run's remaining budget")
+		give("the parent's budget", "max-budget-tokens", p.TokensLeft)
 	}
 	if p.USDLeft > 0 {
-		v.MaxBudgetUSD = settings.Given(p.USDLeft, "the parent run's remaining budget")
+		give("the parent's budget", "max-budget-usd", p.USDLeft)
 	}
 	if d.Prompt != "" {
-		v.System = settings.Given(strings.TrimSpace(p.Values.System.Value+"\n\n"+d.Prompt), "agent definition "+d.Path)
+		give("the instructions", "system", strings.TrimSpace(p.Values.System.Value+"\n\n"+d.Prompt))
 	}
 	return c
 }
@@ -117,7 +129,7 @@ func Narrow(p Parent, d Definition) Child {
 // narrowModel lets a definition choose another model of the parent's
 // provider, never another provider, and never a name passed on to a local
 // program.
-func (c *Child) narrowModel(p Parent, d Definition, warn func(string, ...any)) {
+func (c *Child) narrowModel(p Parent, d Definition, warn func(string, ...any), give func(what, name string, value any)) {
 	m := d.Model
 	switch {
 	case m == "" || slices.Contains(claudeAliases, m):
@@ -127,7 +139,7 @@ func (c *Child) narrowModel(p Parent, d Definition, warn func(string, ...any)) {
 	case isProvider(m) || strings.Contains(m, ":") && isProvider(strings.SplitN(m, ":", 2)[0]):
 		warn("model %q clipped: it names a provider, and a child keeps its parent's (%s)", m, p.Values.Provider.Value)
 	default:
-		c.Values.Model = settings.Given(m, "agent definition "+d.Path)
+		give("model "+m, "model", m)
 	}
 }
 

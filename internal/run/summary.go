@@ -27,10 +27,16 @@ type Summary struct {
 	UsagePerStep []records.StepUsage `json:"usage_per_step"`
 	Denials      []records.Denial    `json:"denials"`
 	// Changes are the files the run changed, in order.
-	Changes    []records.Change `json:"changes"`
-	Error      string           `json:"error,omitempty"`
-	ExitCode   int              `json:"exit_code"`
-	DurationMS int64            `json:"duration_ms"`
+	Changes []records.Change `json:"changes"`
+	// SkillsUsed are the skills activated (DESIGN §9).
+	SkillsUsed []string `json:"skills_used"`
+	// Children are the runs the agent tool started; Usage and Cost
+	// include theirs. ParentID is the run that started this one.
+	Children   []records.Child `json:"children"`
+	ParentID   string          `json:"parent_id,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	ExitCode   int             `json:"exit_code"`
+	DurationMS int64           `json:"duration_ms"`
 	// Cost is the run's cost: as the provider reported it, else its
 	// tokens at the config file's prices and the run's price rate.
 	Cost *float64 `json:"cost,omitempty"`
@@ -38,12 +44,6 @@ type Summary struct {
 	// the listed price (see records.Event).
 	Tier      string   `json:"tier,omitempty"`
 	PriceRate *float64 `json:"price_rate,omitempty"`
-	// SkillsUsed are the skills activated (DESIGN §9).
-	SkillsUsed []string `json:"skills_used"`
-	// Children are the runs the agent tool started; Usage and Cost
-	// include theirs. ParentID is the run that started this one.
-	Children []records.Child `json:"children"`
-	ParentID string          `json:"parent_id,omitempty"`
 }
 
 // Summary is res, a result of r, as --json prints it.
