@@ -329,3 +329,55 @@ func TestChildSpans(t *testing.T) {
 		t.Errorf("the child's span is not under the agent call's: parent %+v\ntool %+v\nchild %+v", parent, tool[0], child)
 	}
 }
+
+// TestChildCarvedFromTheRemainder: a child gets what its parent has left
+// of --max-steps and --max-budget-tokens, whatever its definition's
+// maxTurns; its usage and cost count as the parent's.
+func TestChildCarvedFromTheRemainder(t *testing.T) {
+	t.Parallel()
+	// The child calls a tool at every step and never answers.
+	srv := familyModel([]providers.ToolCall{fakeprovider.Call("a1", "agent", `{"prompt":"dig","name":"digger"}`)},
+		func([]byte) fakeprovider.Reply {
+			return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("r", "list_directory", `{}`)}}
+		})
+	defer srv.Close()
+	files := map[string]string{".claude/agents/digger.md": "---\nname: digger\ndescription: Digs.\nmaxTurns: 50\n---\n"}
+
+	w := skillWorld(t, srv, files)
+	runtest.WriteConfig(t, w.vars["HOME"], `{"prices": {"m1": {"input": 1, "output": 2}}}`)
+	got := w.ask("parent", "model", "m1", "max-steps", 4)
+	kids := got.summary().Children
+	if got.err != nil || len(kids) != 1 {
+		t.Fatalf("run: %v, children %+v\n%s", got.err, kids, got.stderr)
+	}
+	// The parent is at step 1 of 4: the child may take 3.
+	if kids[0].Status != "max_steps" || len(childrenRequests(srv)) != 3 {
+		t.Errorf("the child ended %s after %d requests; want max_steps after the parent's 3 left", kids[0].Status, len(childrenRequests(srv)))
+	}
+	// 100 input and 20 output tokens a request at $1 and $2 a million.
+	perRequest := (100*1.0 + 20*2.0) / 1e6
+	s := got.summary()
+	if kids[0].Cost == nil || *kids[0].Cost < 3*perRequest*0.999 || s.Cost == nil || *s.Cost < (3+2)*perRequest*0.999 {
+		t.Errorf("costs: child %v, parent %v; want the child's 3 requests in the parent's 5", kids[0].Cost, s.Cost)
+	}
+	if s.Usage.InputTokens != 500 {
+		t.Errorf("usage %+v; want the parent's 2 requests and the child's 3", s.Usage)
+	}
+
+	budget := familyModel([]providers.ToolCall{fakeprovider.Call("a1", "agent", `{"prompt":"dig","name":"digger"}`)},
+		func([]byte) fakeprovider.Reply {
+			return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("r", "list_directory", `{}`)}}
+		})
+	defer budget.Close()
+	got = skillWorld(t, budget, files).ask("parent", "max-budget-tokens", 400)
+	kids = got.summary().Children
+	// The parent spent 120 tokens: the child has 280, so its third
+	// request of 120 is its last (with the parent's whole 400 it would
+	// make a fourth).
+	if len(kids) != 1 || kids[0].Status != "budget" || len(childrenRequests(budget)) != 3 {
+		t.Errorf("children %+v after %d requests; want one stopped by the 280 tokens left after 3", kids, len(childrenRequests(budget)))
+	}
+	if got.Status != "budget" {
+		t.Errorf("the parent ended %s; with its child's tokens counted its budget is spent", got.Status)
+	}
+}
