@@ -174,7 +174,10 @@ func (r *Run) startChild(ctx context.Context, name, prompt string) (string, erro
 	}
 	s := r.Settings
 	s.Values = c.Values
-	s.Conversation, s.Skills.Value = nil, nil
+	// What belongs to the parent's task stays with it: its conversation,
+	// preloaded skills, attachments, answer schema and --until check.
+	s.Conversation = nil
+	s.Skills, s.Attach, s.Schema, s.Until = Setting[[]string]{}, Setting[[]string]{}, Setting[string]{}, Setting[string]{}
 	s.child = &child{parentID: f.id}
 	if c.Restricted {
 		s.child.within = &narrowing{what: "the subagent " + def.Name + "'s tools", patterns: c.Within}

@@ -381,3 +381,31 @@ func TestChildCarvedFromTheRemainder(t *testing.T) {
 		t.Errorf("the parent ended %s; with its child's tokens counted its budget is spent", got.Status)
 	}
 }
+
+// TestChildLeavesTheParentsTask: the parent's --schema and --until are its
+// own task's: the child answers in plain text and runs no check.
+func TestChildLeavesTheParentsTask(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.StartFunc(func(body []byte) fakeprovider.Reply {
+		switch {
+		case fakeprovider.FirstUserText(body) != "parent":
+			return fakeprovider.Reply{Text: "three files"}
+		case gjson.GetBytes(body, `messages.#(role=="tool")`).Exists():
+			return fakeprovider.Reply{Text: `{"files":3}`}
+		}
+		return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("a1", "agent", `{"prompt":"count","name":"reviewer"}`)}}
+	})
+	defer srv.Close()
+	w := skillWorld(t, srv, map[string]string{".claude/agents/reviewer.md": reviewer})
+	got := w.ask("parent", "until", "touch checked", "yes", true, "schema", `{"type":"object"}`)
+	kids := got.summary().Children
+	if len(kids) != 1 || kids[0].Status != "completed" {
+		t.Fatalf("children %+v\n%s", kids, got.stderr)
+	}
+	if strings.Count(got.stderr, "check 1/") != 1 {
+		t.Errorf("the check ran other than once, for the parent:\n%s", got.stderr)
+	}
+	if body := string(childrenRequests(srv)[0]); strings.Contains(body, "response_format") {
+		t.Errorf("the child was given the parent's schema:\n%s", body)
+	}
+}
