@@ -377,8 +377,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 			return err
 		}
 		all = append(all, extra...)
-		all = append(all, r.skillTool()...)
-		all = append(all, r.agentTool()...)
+		all = r.addOwnTools(all, append(r.skillTool(), r.agentTool()...))
 	}
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)

@@ -243,3 +243,18 @@ func FindSkills(s Settings, env Env) (found []skills.Skill, warnings []string) {
 	workdir := AbsPath(env.Wd, s.Workdir.Value)
 	return skills.Find(skills.Places(workdir, prompts.RepoRoot(workdir), r.configHome(), r.home()))
 }
+
+// addOwnTools adds the skill and agent tools to all, leaving one out,
+// with a warning, where a tools file or an MCP server offers a tool of
+// its name: the user's tool is kept.
+func (r *Run) addOwnTools(all, own []tools.Tool) []tools.Tool {
+	for _, t := range own {
+		name := t.Info().Name
+		if slices.ContainsFunc(all, func(u tools.Tool) bool { return u.Info().Name == name }) {
+			r.note("warning: another tool is named %s: ask's own %s tool is left out", name, name)
+			continue
+		}
+		all = append(all, t)
+	}
+	return all
+}

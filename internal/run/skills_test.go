@@ -12,6 +12,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // writeFile writes content at dir/rel, making its directories.
@@ -227,5 +228,23 @@ func TestSkillRunReplays(t *testing.T) {
 	rp := w.replay(file, ReplayOptions{})
 	if rp.err != nil || rp.diffs != "" || rp.Answer != "done" {
 		t.Errorf("replay: %v; answer %q; diffs:\n%s", rp.err, rp.answer(), rp.diffs)
+	}
+}
+
+// TestUserToolNamedSkill: a tools file's tool named skill is kept, and
+// ask's own is left out with a warning, instead of the run failing.
+func TestUserToolNamedSkill(t *testing.T) {
+	t.Parallel()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "ok"})
+	defer srv.Close()
+	w := skillWorld(t, srv, map[string]string{".agents/skills/careful/SKILL.md": readOnlySkill})
+	file := filepath.Join(w.wd, "tools.json")
+	runtest.ToolsFile(t, file, "skill")
+	got := w.ask("hi", "tools-file", file)
+	if got.err != nil || got.code != 0 {
+		t.Fatalf("run: %v\n%s", got.err, got.stderr)
+	}
+	if !strings.Contains(got.stderr, "another tool is named skill") || !strings.Contains(string(srv.Requests()[0]), `"description":"test tool"`) {
+		t.Errorf("stderr %q; request %s", got.stderr, srv.Requests()[0])
 	}
 }
