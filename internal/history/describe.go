@@ -16,6 +16,9 @@ import (
 func Describe(w io.Writer, e Entry, events []records.Event) {
 	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
 	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
+	if e.ParentID != "" {
+		fmt.Fprintf(w, "a subagent of run %s\n", e.ParentID)
+	}
 	fmt.Fprintf(w, "transcript: %s (ask replay it; ask --resume %s to continue)\n\n", e.Path, e.ID)
 	fmt.Fprintf(w, "prompt:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Prompt, "\n")))
 	failed := map[string]bool{}
@@ -33,6 +36,11 @@ func Describe(w io.Writer, e Entry, events []records.Event) {
 			fmt.Fprintln(w, call)
 		case ev.Type == records.TypeToolDenied:
 			fmt.Fprintf(w, "%s (refused: %s)\n", call, termtext.Safe(ev.Reason))
+		}
+	}
+	for _, ev := range events {
+		for _, c := range ev.Children {
+			fmt.Fprintf(w, "  subagent %s: run %s, %s\n", termtext.Safe(c.Name), c.ID, c.Status)
 		}
 	}
 	if e.Answer != "" {
