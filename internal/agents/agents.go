@@ -8,7 +8,6 @@ package agents
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -146,16 +145,10 @@ func Find(places []string) (found []Definition, warnings []string) {
 	return found, warnings
 }
 
+// read reads one definition inside its place: a file that is a link out
+// of it is refused (see skills.read).
 func read(path string) (Definition, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Definition{}, err
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return Definition{}, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, frontmatter.MaxSize+1))
+	data, err := frontmatter.ReadIn(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return Definition{}, err
 	}

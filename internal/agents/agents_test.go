@@ -72,3 +72,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A definition that links out of its folder is refused.
+func TestDefinitionLinkingOutIsRefused(t *testing.T) {
+	t.Parallel()
+	place, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "notes.md")
+	if err := os.WriteFile(secret, []byte("---\nname: leak\n---\nSECRET NOTES"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(place, "leak.md")); err != nil {
+		t.Fatal(err)
+	}
+	found, warnings := Find([]string{place})
+	if len(found) != 0 || len(warnings) != 1 || strings.Contains(warnings[0], "SECRET") {
+		t.Errorf("found %+v, warnings %q; want the link refused with a warning", found, warnings)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,4 +91,24 @@ func Places(kind, workdir, root, configHome, home string) []string {
 		}
 	}
 	return slices.Compact(out)
+}
+
+// ReadIn reads the file name inside dir, never through a link or a path
+// that leads out of dir, and never more than MaxSize and a byte (which
+// Parse refuses).
+func ReadIn(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, MaxSize+1))
 }

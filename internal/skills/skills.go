@@ -8,7 +8,6 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -194,17 +193,11 @@ func Find(places []string) (found []Skill, warnings []string) {
 }
 
 // read reads and parses one SKILL.md; one larger than a definition may
-// be is not read past that.
+// be is not read past that. It is read inside its folder: a SKILL.md that
+// is a link out of it (to a key, a config file) is refused, so that a
+// repository cannot make ask send the user's other files to a provider.
 func read(path, dir string) (Skill, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Skill{}, err
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return Skill{}, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, frontmatter.MaxSize+1))
+	data, err := frontmatter.ReadIn(dir, FileName)
 	if err != nil {
 		return Skill{}, err
 	}

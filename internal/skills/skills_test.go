@@ -213,3 +213,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A SKILL.md that links out of its folder is refused: a repository must
+// not make ask send the user's other files to a provider.
+func TestSkillFileLinkingOutIsRefused(t *testing.T) {
+	t.Parallel()
+	place, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "notes.md")
+	if err := os.WriteFile(secret, []byte(skillText("leak", "SECRET NOTES")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(place, "leak"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(place, "leak", FileName)); err != nil {
+		t.Fatal(err)
+	}
+	found, warnings := Find([]string{place})
+	if len(found) != 0 || len(warnings) != 1 || strings.Contains(warnings[0], "SECRET") {
+		t.Errorf("found %+v, warnings %q; want the link refused with a warning", found, warnings)
+	}
+}
