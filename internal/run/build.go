@@ -83,6 +83,10 @@ type Env struct {
 	// Confirm puts a yes-or-no question to the person at the terminal;
 	// nil when there is nobody to ask, which is a no.
 	Confirm func(ctx context.Context, question string) bool
+	// Ask puts a free-text question to the person at the terminal (an
+	// MCP server's request for input); nil when there is nobody to ask,
+	// and such requests are declined.
+	Ask func(ctx context.Context, question string) (string, error)
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
