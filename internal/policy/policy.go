@@ -58,6 +58,8 @@ type Prompter interface {
 
 // Pending is a call waiting for approval, described for a person.
 type Pending struct {
+	// ID is the call's id, as the model gave it.
+	ID      string
 	Name    string
 	Summary string // the call's main argument, such as a shell command
 	// Args are the call's other arguments, by name, so that what is
@@ -303,7 +305,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 
 // pending describes a call for the approval question.
 func (p *Policy) pending(c providers.ToolCall) Pending {
-	pd := Pending{Name: c.Name, Summary: Summary(c.Arguments), Args: otherArgs(c.Arguments), Risk: p.infos[c.Name].Risk}
+	pd := Pending{ID: c.ID, Name: c.Name, Summary: Summary(c.Arguments), Args: otherArgs(c.Arguments), Risk: p.infos[c.Name].Risk}
 	switch {
 	case c.Name == ShellTool:
 		var covers []string

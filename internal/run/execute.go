@@ -57,21 +57,29 @@ type Result struct {
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
-	return r.execute(ctx, prompt, out, nil)
+	return r.execute(ctx, prompt, out, nil, nil)
 }
 
-// execute runs the loop on prompt, or carries on the pending run prev.
-func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun) *Result {
+// execute runs the loop on prompt, or carries on the pending run prev,
+// or runs the next turn of a session.
+func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun, turn *sessionTurn) *Result {
 	// The id sorts as the runs started, by the real clock (Env.Now may be
 	// pinned): --continue takes the newest.
 	start := time.Now()
 	id := history.NewID(start)
 	var last *history.Recording
 	var err error
-	if prev != nil {
+	switch {
+	case prev != nil:
 		id = prev.id
 		last, err = out.History.KeepAgain(id, prev.transcript)
-	} else {
+	case turn != nil && turn.prior != nil:
+		id = turn.id
+		last, err = out.History.KeepAgain(id, turn.prior)
+	case turn != nil:
+		id = turn.id
+		last, err = out.History.Keep(r.env.Getenv, id)
+	default:
 		last, err = out.History.Keep(r.env.Getenv, id)
 	}
 	if err != nil && r.env.Verbose {

@@ -1,0 +1,89 @@
+// Plays an editor against `ask acp` with the official ACP client: spawns
+// the binary, answers its permission requests, serves its fs requests,
+// cancels when told, and prints what it saw as one JSON object on stdout.
+// Every line ask writes is also appended to $ACP_RAW, for the Go test to
+// validate against the schema.
+//
+//   ASK_BIN=... ACP_SCENARIO=prompt|load|cancel ACP_CWD=... node client.mjs [ask flags]
+import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+
+const env = process.env;
+const scenario = env.ACP_SCENARIO || "prompt";
+const answer = env.ACP_ANSWER || "allow_once";
+const child = spawn(env.ASK_BIN, ["acp", ...process.argv.slice(2)], { stdio: ["pipe", "pipe", "inherit"] });
+
+const raw = new TransformStream({
+  transform(chunk, controller) {
+    if (env.ACP_RAW) appendFileSync(env.ACP_RAW, chunk);
+    controller.enqueue(chunk);
+  },
+});
+Readable.toWeb(child.stdout).pipeTo(raw.writable).catch(() => {}); // closed with the connection
+const stream = ndJsonStream(Writable.toWeb(child.stdin), raw.readable);
+
+const seen = { updates: [], permissions: [], reads: [], writes: [] };
+let sessionId;
+let agent;
+
+const app = client()
+  .onNotification("session/update", ({ params }) => {
+    seen.updates.push(params.update);
+  })
+  .onRequest("session/request_permission", async ({ params }) => {
+    seen.permissions.push(params);
+    if (scenario === "cancel") {
+      await agent.notify("session/cancel", { sessionId: params.sessionId });
+      return { outcome: { outcome: "cancelled" } };
+    }
+    return { outcome: { outcome: "selected", optionId: answer } };
+  })
+  .onRequest("fs/read_text_file", async ({ params }) => {
+    seen.reads.push(params.path);
+    return { content: "served by the editor\n" };
+  })
+  .onRequest("fs/write_text_file", async ({ params }) => {
+    seen.writes.push(params);
+    return {};
+  });
+
+try {
+  await app.connectWith(stream, async (ctx) => {
+    agent = ctx;
+    seen.initialize = await ctx.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: env.ACP_FS === "1", writeTextFile: env.ACP_FS === "1" } },
+    });
+    const mcpServers = env.ACP_MCP ? JSON.parse(env.ACP_MCP) : [];
+    if (scenario === "load") {
+      sessionId = env.ACP_SESSION;
+      seen.load = await ctx.request("session/load", { sessionId, cwd: env.ACP_CWD, mcpServers });
+    } else {
+      const s = await ctx.request("session/new", { cwd: env.ACP_CWD, mcpServers });
+      sessionId = s.sessionId;
+      seen.session = s;
+    }
+    if (env.ACP_MODE) {
+      try {
+        await ctx.request("session/set_mode", { sessionId, modeId: env.ACP_MODE });
+        seen.setMode = "ok";
+      } catch (e) {
+        seen.setMode = { code: e.code, message: e.message };
+      }
+    }
+    if (env.ACP_PROMPT) {
+      const r = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: env.ACP_PROMPT }] });
+      seen.stopReason = r.stopReason;
+    }
+  });
+} catch (e) {
+  seen.error = { code: e.code, message: String(e.message || e) };
+}
+seen.sessionId = sessionId;
+child.stdin.end();
+child.on("exit", (code) => {
+  seen.exitCode = code;
+  process.stdout.write(JSON.stringify(seen) + "\n");
+});
