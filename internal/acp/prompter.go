@@ -95,4 +95,3 @@ func (s *session) replay(transcript []byte) error {
 	}
 	return nil
 }
-

@@ -229,4 +229,3 @@ func promptText(blocks []json.RawMessage) (string, []providers.Attachment, error
 	}
 	return b.String(), images, nil
 }
-

@@ -171,4 +171,3 @@ func (u *updates) observe(ev records.Event) {
 			"content": []any{map[string]any{"type": "content", "content": textBlock("not run: " + ev.Reason)}}})
 	}
 }
-

@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/providers"
+)
+
+// The ACP tests play an editor with the official TypeScript client
+// (testdata/acp/client.mjs, @agentclientprotocol/sdk from npm, installed by
+// scripts/test.sh) against the built ask binary and the fake provider, and
+// validate every line ask writes against the official schema.
+
+// acpSeen is what client.mjs reports.
+type acpSeen struct {
+	Initialize struct {
+		ProtocolVersion   int `json:"protocolVersion"`
+		AgentCapabilities struct {
+			LoadSession bool `json:"loadSession"`
+		} `json:"agentCapabilities"`
+	} `json:"initialize"`
+	Session struct {
+		Modes struct {
+			Current   string `json:"currentModeId"`
+			Available []struct {
+				ID string `json:"id"`
+			} `json:"availableModes"`
+		} `json:"modes"`
+	} `json:"session"`
+	SessionID   string            `json:"sessionId"`
+	StopReason  string            `json:"stopReason"`
+	Updates     []json.RawMessage `json:"updates"`
+	Permissions []struct {
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Name     string `json:"name"`
+		} `json:"options"`
+	} `json:"permissions"`
+	SetMode json.RawMessage `json:"setMode"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	ExitCode int `json:"exitCode"`
+}
+
+// acpUpdate is one session/acpUpdate's fields the tests read.
+type acpUpdate struct {
+	Kind       string `json:"sessionUpdate"`
+	ToolKind   string `json:"kind"`
+	Status     string `json:"status"`
+	ToolCallID string `json:"toolCallId"`
+	Content    json.RawMessage
+	Locations  []struct {
+		Path string `json:"path"`
+	} `json:"locations"`
+}
+
+func (s *acpSeen) updates(t *testing.T) []acpUpdate {
+	var out []acpUpdate
+	for _, raw := range s.Updates {
+		var u acpUpdate
+		if err := json.Unmarshal(raw, &u); err != nil {
+			t.Fatal(err)
+		}
+		u.Content = nil
+		var c struct {
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(raw, &c)
+		u.Content = c.Content
+		out = append(out, u)
+	}
+	return out
+}
+
+func (s *acpSeen) has(t *testing.T, kind, status string) bool {
+	for _, u := range s.updates(t) {
+		if u.Kind == kind && (status == "" || u.Status == status) {
+			return true
+		}
+	}
+	return false
+}
+
+// acpHarness runs client.mjs against one ask binary.
+type acpHarness struct {
+	t      *testing.T
+	dir    string // testdata/acp
+	bin    string
+	home   string
+	schema *jsonschema.Schema
+}
+
+func newACPHarness(t *testing.T) *acpHarness {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow under -short: builds ask and runs the ACP client under Node")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "acp")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		msg := "the ACP client is not installed: run `npm ci --prefix testdata/acp` (needs Node 20+)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; under CI scripts/test.sh installs it")
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "ask")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return &acpHarness{t: t, dir: dir, bin: bin, home: t.TempDir(), schema: acpSchema(t)}
+}
+
+// acpSchema compiles the official schema's agent-side message: what ask
+// may write.
+func acpSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "internal", "acp", "testdata", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("acp.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("acp.json#/anyOf/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// run runs one client session: env are client.mjs's settings, args ask's
+// flags. Every line ask wrote must be a valid agent message.
+func (h *acpHarness) run(fake *fakeprovider.Server, env map[string]string, args ...string) *acpSeen {
+	h.t.Helper()
+	raw := filepath.Join(h.t.TempDir(), "raw.jsonl")
+	cmd := exec.Command("node", append([]string{filepath.Join(h.dir, "client.mjs")}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+h.home, "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "ASK_BASE_URL="+fake.URL,
+		"OPENAI_API_KEY=fake-test-not-a-real-key-0000", "ASK_BIN="+h.bin, "ACP_RAW="+raw)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		h.t.Fatalf("client.mjs: %v\nstderr: %s", err, stderr.String())
+	}
+	var seen acpSeen
+	if err := json.Unmarshal(out, &seen); err != nil {
+		h.t.Fatalf("client.mjs printed %q: %v\nstderr: %s", out, err, stderr.String())
+	}
+	if seen.ExitCode != 0 {
+		h.t.Errorf("ask acp exited %d when stdin closed, want 0; stderr: %s", seen.ExitCode, stderr.String())
+	}
+	h.validate(raw)
+	return &seen
+}
+
+// validate checks every line ask wrote against the schema.
+func (h *acpHarness) validate(path string) {
+	h.t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		n++
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(sc.Bytes()))
+		if err != nil {
+			h.t.Errorf("ask wrote a line that is not JSON: %q", sc.Text())
+			continue
+		}
+		if err := h.schema.Validate(v); err != nil {
+			h.t.Errorf("ask wrote a message the ACP schema refuses: %s\n%v", sc.Text(), err)
+		}
+	}
+	if n == 0 {
+		h.t.Error("ask wrote nothing")
+	}
+}
+
+func shellThenDone(command string) *fakeprovider.Server {
+	return fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("call_1", "shell", `{"command":"`+command+`"}`)}},
+		fakeprovider.Reply{Text: "Done."},
+	)
+}
+
+func TestACPPromptApprovalAndLoad(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	fake := shellThenDone("echo from-the-tool")
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "run the tool", "ACP_ANSWER": "allow_once"}, "--workdir", wd)
+	if seen.Error != nil {
+		t.Fatalf("client error: %+v", seen.Error)
+	}
+	if seen.Initialize.ProtocolVersion != 1 || !seen.Initialize.AgentCapabilities.LoadSession {
+		t.Errorf("initialize = %+v, want protocol 1 and loadSession", seen.Initialize)
+	}
+	if seen.StopReason != "end_turn" {
+		t.Errorf("stopReason = %q, want end_turn", seen.StopReason)
+	}
+	if len(seen.Permissions) != 1 {
+		t.Fatalf("permission requests = %d, want 1 (the shell call)", len(seen.Permissions))
+	}
+	var ids []string
+	for _, o := range seen.Permissions[0].Options {
+		ids = append(ids, o.OptionID)
+	}
+	if got := strings.Join(ids, ","); got != "allow_once,allow_always,reject_once" {
+		t.Errorf("options = %s", got)
+	}
+	if name := seen.Permissions[0].Options[1].Name; !strings.Contains(name, "any echo") {
+		t.Errorf("allow always says %q, want ask's always scope (any echo)", name)
+	}
+	var call, done, text bool
+	for _, u := range seen.updates(t) {
+		switch {
+		case u.Kind == "tool_call" && u.ToolKind == "execute" && u.ToolCallID == "call_1":
+			call = true
+		case u.Kind == "tool_call_update" && u.Status == "completed" && strings.Contains(string(u.Content), "from-the-tool"):
+			done = true
+		case u.Kind == "agent_message_chunk":
+			text = true
+		}
+	}
+	if !call || !done || !text {
+		t.Errorf("updates: tool_call %v, completed with output %v, message %v; want all\n%s", call, done, text, seen.Updates)
+	}
+	runs, _ := filepath.Glob(filepath.Join(h.home, ".local", "state", "ask", "runs", seen.SessionID+".jsonl"))
+	if len(runs) != 1 {
+		t.Fatalf("session %s is not kept as a run", seen.SessionID)
+	}
+
+	// Another process loads it: the conversation comes back as updates.
+	loaded := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_SCENARIO": "load", "ACP_SESSION": seen.SessionID}, "--workdir", wd)
+	if loaded.Error != nil {
+		t.Fatalf("session/load: %+v", loaded.Error)
+	}
+	var user, tool, answer bool
+	for _, u := range loaded.updates(t) {
+		switch {
+		case u.Kind == "user_message_chunk" && strings.Contains(string(u.Content), "run the tool"):
+			user = true
+		case u.Kind == "tool_call" && u.ToolCallID == "call_1":
+			tool = true
+		case u.Kind == "agent_message_chunk" && strings.Contains(string(u.Content), "Done."):
+			answer = true
+		}
+	}
+	if !user || !tool || !answer {
+		t.Errorf("replayed: prompt %v, tool call %v, answer %v; want all\n%s", user, tool, answer, loaded.Updates)
+	}
+}
+
+func TestACPRejectAndCancel(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	fake := shellThenDone("echo rejected")
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "go", "ACP_ANSWER": "reject_once"}, "--workdir", wd)
+	if !seen.has(t, "tool_call_update", "failed") || seen.StopReason != "end_turn" {
+		t.Errorf("rejected call: stop %q, updates %s; want the call failed and end_turn", seen.StopReason, seen.Updates)
+	}
+	if strings.Contains(fmt.Sprint(seen.Updates), "exit code") {
+		t.Error("a rejected command ran")
+	}
+
+	fake2 := shellThenDone("echo cancelled")
+	defer fake2.Close()
+	seen = h.run(fake2, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "go", "ACP_SCENARIO": "cancel"}, "--workdir", wd)
+	if seen.StopReason != "cancelled" {
+		t.Errorf("cancelled turn: stopReason %q, want cancelled (error %+v)", seen.StopReason, seen.Error)
+	}
+}
+
+func TestACPSessionNeverWidens(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	fake := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("call_w", "write_file", `{"path":"x.txt","content":"hi"}`)}},
+		fakeprovider.Reply{Text: "Done."},
+	)
+	defer fake.Close()
+	// --safe refuses the write, and the editor is never asked.
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "write"}, "--safe", "--workdir", wd)
+	if len(seen.Permissions) != 0 {
+		t.Errorf("a --safe refusal asked the editor %d times", len(seen.Permissions))
+	}
+	if seen.StopReason != "refusal" {
+		t.Errorf("stopReason = %q, want refusal", seen.StopReason)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "x.txt")); err == nil {
+		t.Error("the write ran under --safe")
+	}
+
+	// A mode wider than --mode is refused; the modes offered are the
+	// command line's and stricter.
+	seen = h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_MODE": "agent"}, "--mode", "plan", "--workdir", wd)
+	if !bytes.Contains(seen.SetMode, []byte("-32602")) {
+		t.Errorf("set_mode agent under --mode plan: %s, want invalid params", seen.SetMode)
+	}
+	if n := len(seen.Session.Modes.Available); n != 2 || seen.Session.Modes.Current != "plan" {
+		t.Errorf("modes = %+v, want ask and plan, plan current", seen.Session.Modes)
+	}
+
+	// A cwd outside --workdir is refused.
+	outside := t.TempDir()
+	seen = h.run(fake, map[string]string{"ACP_CWD": outside}, "--workdir", wd)
+	if seen.Error == nil || seen.Error.Code != -32602 || !strings.Contains(seen.Error.Message, "outside") {
+		t.Errorf("session/new outside --workdir: %+v, want invalid params naming it", seen.Error)
+	}
+}
