@@ -16,6 +16,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/runtest"
 )
 
 // The ACP tests play an editor with the official TypeScript client
@@ -337,5 +338,37 @@ func TestACPSessionNeverWidens(t *testing.T) {
 	seen = h.run(fake, map[string]string{"ACP_CWD": outside}, "--workdir", wd)
 	if seen.Error == nil || seen.Error.Code != -32602 || !strings.Contains(seen.Error.Message, "outside") {
 		t.Errorf("session/new outside --workdir: %+v, want invalid params naming it", seen.Error)
+	}
+}
+
+// A session's MCP servers are declared to the model, unless --no-mcp:
+// the command line wins.
+func TestACPSessionMCPServers(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	url, hits := runtest.InProcessMCP(t)
+	servers := `[{"type":"http","name":"fake","url":"` + url + `","headers":[]}]`
+
+	fake := fakeprovider.Start(fakeprovider.Reply{Text: "hello"})
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "hi", "ACP_MCP": servers}, "--workdir", wd, "--no-mcp")
+	if seen.Error != nil || seen.StopReason != "end_turn" {
+		t.Fatalf("--no-mcp: %+v, stop %q", seen.Error, seen.StopReason)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("--no-mcp: the session's MCP server got %d requests, want none", n)
+	}
+	if reqs := fake.Requests(); len(reqs) != 1 || bytes.Contains(reqs[0], []byte("fake__echo")) {
+		t.Errorf("--no-mcp: the model was offered the session's MCP tool")
+	}
+
+	fake2 := fakeprovider.Start(fakeprovider.Reply{Text: "hello"})
+	defer fake2.Close()
+	seen = h.run(fake2, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "hi", "ACP_MCP": servers}, "--workdir", wd)
+	if seen.Error != nil || seen.StopReason != "end_turn" {
+		t.Fatalf("with the session's server: %+v, stop %q", seen.Error, seen.StopReason)
+	}
+	if reqs := fake2.Requests(); len(reqs) != 1 || !bytes.Contains(reqs[0], []byte("fake__echo")) {
+		t.Errorf("the session's MCP tool was not offered to the model")
 	}
 }

@@ -66,10 +66,9 @@ func newServer(ctx context.Context, out io.Writer, cfg Config) *server {
 }
 
 func (s *server) serve(in io.Reader) error {
-	ctx, stop := context.WithCancelCause(s.ctx)
-	s.ctx = ctx
 	defer func() {
-		stop(errors.New("the client closed stdin"))
+		// The turns under way finish (a question to the client is now a
+		// no), and what they say is still written.
 		s.conn.close()
 		s.wg.Wait()
 		s.mu.Lock()
@@ -99,8 +98,9 @@ func (s *server) serve(in io.Reader) error {
 }
 
 // handle answers one line: a response to a request of ours is delivered,
-// a notification is acted on, and a request runs on its own, so that a
-// prompt under way still hears session/cancel and the client's answers.
+// a notification is acted on, and a request is answered in order, but for
+// session/prompt, which runs on its own so that a turn under way still
+// hears session/cancel and the client's answers.
 func (s *server) handle(line []byte) {
 	m, id, perr := parseMessage(line)
 	if perr != nil {
@@ -114,22 +114,29 @@ func (s *server) handle(line []byte) {
 		}
 	case m.isNotification():
 		s.notification(m)
-	default:
+	case m.Method == "session/prompt":
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			result, err := s.request(m)
-			if err != nil {
-				var rpc *Error
-				if !errors.As(err, &rpc) {
-					rpc = errorf(CodeInternalError, "%v", err)
-				}
-				s.conn.replyError(m.ID, rpc)
-				return
-			}
-			s.conn.reply(m.ID, result)
+			s.answer(m)
 		}()
+	default:
+		s.answer(m)
 	}
+}
+
+// answer runs a request and writes its response.
+func (s *server) answer(m *message) {
+	result, err := s.request(m)
+	if err != nil {
+		var rpc *Error
+		if !errors.As(err, &rpc) {
+			rpc = errorf(CodeInternalError, "%v", err)
+		}
+		s.conn.replyError(m.ID, rpc)
+		return
+	}
+	s.conn.reply(m.ID, result)
 }
 
 func (s *server) notification(m *message) {
