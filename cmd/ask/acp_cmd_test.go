@@ -50,6 +50,11 @@ type acpSeen struct {
 		} `json:"options"`
 	} `json:"permissions"`
 	SetMode json.RawMessage `json:"setMode"`
+	Reads   []string        `json:"reads"`
+	Writes  []struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	} `json:"writes"`
 	Error   *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -370,5 +375,66 @@ func TestACPSessionMCPServers(t *testing.T) {
 	}
 	if reqs := fake2.Requests(); len(reqs) != 1 || !bytes.Contains(reqs[0], []byte("fake__echo")) {
 		t.Errorf("the session's MCP tool was not offered to the model")
+	}
+}
+
+// With the client's fs methods, the file tools read and write through the
+// editor, after ask has confined the path to the workdir; edits come back
+// as diffs.
+func TestACPEditorFiles(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(wd, "x.txt"), []byte("on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(filepath.Dir(wd), "outside.txt")
+	fake := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("call_r", "read_file", `{"path":"x.txt"}`),
+			fakeprovider.Call("call_o", "read_file", `{"path":"`+outside+`"}`),
+			fakeprovider.Call("call_w", "write_file", `{"path":"new.txt","content":"from the model"}`),
+		}},
+		fakeprovider.Reply{Text: "Done."},
+	)
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "files", "ACP_FS": "1"}, "--workdir", wd)
+	if seen.Error != nil || seen.StopReason != "end_turn" {
+		t.Fatalf("%+v, stop %q", seen.Error, seen.StopReason)
+	}
+	if len(seen.Reads) != 1 || seen.Reads[0] != filepath.Join(wd, "x.txt") {
+		t.Errorf("the editor was asked to read %q, want only %s (never the path outside)", seen.Reads, filepath.Join(wd, "x.txt"))
+	}
+	if len(seen.Writes) != 1 || seen.Writes[0].Path != filepath.Join(wd, "new.txt") || seen.Writes[0].Content != "from the model" {
+		t.Errorf("writes through the editor = %+v", seen.Writes)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "new.txt")); err == nil {
+		t.Error("write_file wrote the disk, not the editor")
+	}
+	var read, refused, diff bool
+	for _, u := range seen.updates(t) {
+		if u.Kind != "tool_call_update" {
+			continue
+		}
+		c := string(u.Content)
+		switch u.ToolCallID {
+		case "call_r":
+			read = read || (u.Status == "completed" && strings.Contains(c, "served by the editor"))
+		case "call_o":
+			refused = refused || u.Status == "failed"
+		case "call_w":
+			diff = diff || (u.Status == "completed" && strings.Contains(c, `"type":"diff"`) && strings.Contains(c, "from the model"))
+		}
+	}
+	if !read || !refused || !diff {
+		t.Errorf("read through the editor %v, outside refused %v, write shown as a diff %v; updates:\n%s", read, refused, diff, seen.Updates)
+	}
+	var locations bool
+	for _, u := range seen.updates(t) {
+		if u.Kind == "tool_call" && u.ToolCallID == "call_r" && len(u.Locations) == 1 && u.Locations[0].Path == filepath.Join(wd, "x.txt") {
+			locations = true
+		}
+	}
+	if !locations {
+		t.Error("the read_file tool_call has no location naming the file")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/tools"
 )
 
 // errCancelled is a turn's cause when the client sends session/cancel: it
@@ -45,6 +46,7 @@ func (s *session) build() error {
 	env := s.srv.cfg.Env
 	env.Prompter = &prompter{s: s}
 	env.Confirm = nil // nobody answers yes-or-no questions here
+	env.Editor = s.editorFiles()
 	r, err := run.New(s.srv.ctx, set, env)
 	if err != nil {
 		return fmt.Errorf("starting the session's run: %w", err)
@@ -228,4 +230,26 @@ func promptText(blocks []json.RawMessage) (string, []providers.Attachment, error
 		return "", nil, errors.New("the prompt is empty")
 	}
 	return b.String(), images, nil
+}
+
+// editorFiles are the client's fs methods that it offers: the file tools
+// go through them, the path confined to the workdir first (internal/tools).
+func (s *session) editorFiles() tools.EditorFiles {
+	var ef tools.EditorFiles
+	caps := s.srv.capabilities()
+	if caps.FS.ReadTextFile {
+		ef.Read = func(ctx context.Context, path string) (string, error) {
+			var resp struct {
+				Content string `json:"content"`
+			}
+			err := s.srv.conn.call(ctx, "fs/read_text_file", map[string]string{"sessionId": s.id, "path": path}, &resp)
+			return resp.Content, err
+		}
+	}
+	if caps.FS.WriteTextFile {
+		ef.Write = func(ctx context.Context, path, content string) error {
+			return s.srv.conn.call(ctx, "fs/write_text_file", map[string]string{"sessionId": s.id, "path": path, "content": content}, nil)
+		}
+	}
+	return ef
 }
