@@ -438,3 +438,32 @@ func TestACPEditorFiles(t *testing.T) {
 		t.Error("the read_file tool_call has no location naming the file")
 	}
 }
+
+// The model's thinking, where the provider shows it, is an
+// agent_thought_chunk before the answer.
+func TestACPThoughts(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	body := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","stop_reason":"end_turn",` +
+		`"content":[{"type":"thinking","thinking":"weighing the two options","signature":"sig"},{"type":"text","text":"Option one."}],` +
+		`"usage":{"input_tokens":10,"output_tokens":5}}`
+	fake := fakeprovider.Start(fakeprovider.Reply{Body: body, ContentType: "application/json"})
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "choose", "ANTHROPIC_API_KEY": "fake-test-not-a-real-key-0000"},
+		"--workdir", wd, "--provider", "anthropic", "--no-stream")
+	if seen.Error != nil || seen.StopReason != "end_turn" {
+		t.Fatalf("%+v, stop %q", seen.Error, seen.StopReason)
+	}
+	var order []string
+	for _, u := range seen.updates(t) {
+		switch {
+		case u.Kind == "agent_thought_chunk" && strings.Contains(string(u.Content), "weighing the two options"):
+			order = append(order, "thought")
+		case u.Kind == "agent_message_chunk" && strings.Contains(string(u.Content), "Option one."):
+			order = append(order, "answer")
+		}
+	}
+	if strings.Join(order, ",") != "thought,answer" {
+		t.Errorf("updates gave %v, want the thought then the answer:\n%s", order, seen.Updates)
+	}
+}

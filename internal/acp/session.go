@@ -159,7 +159,7 @@ func (s *session) run(prompt string, images []providers.Attachment) (string, err
 		cancel(nil)
 	}()
 	u := &updates{s: s, workdir: r.Settings.Workdir.Value, info: r.Tool}
-	out := run.Output{History: s.srv.cfg.History, Observe: u.observe, OnText: u.text}
+	out := run.Output{History: s.srv.cfg.History, Observe: u.observe, OnText: u.text, OnThought: u.thought}
 	res := r.Turn(ctx, s.id, prompt, images, out)
 	if res.Why != "" {
 		fmt.Fprintf(s.srv.cfg.Log, "ask acp: session %s: %s\n", s.id, res.Why)

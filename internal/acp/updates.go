@@ -73,6 +73,13 @@ func (u *updates) text(t string) {
 	u.send(map[string]any{"sessionUpdate": "agent_message_chunk", "content": textBlock(t)})
 }
 
+// thought sends the model's thinking.
+func (u *updates) thought(t string) {
+	if t != "" {
+		u.send(map[string]any{"sessionUpdate": "agent_thought_chunk", "content": textBlock(t)})
+	}
+}
+
 // toolCall is the tool_call that announces a call, pending until the
 // policy has decided it.
 func (u *updates) toolCall(id, name, arguments string) map[string]any {
@@ -126,6 +133,9 @@ func (u *updates) observe(ev records.Event) {
 		streamed := u.streamed
 		u.streamed = false
 		u.mu.Unlock()
+		if ev.Reasoning != "" && u.replay {
+			u.thought(ev.Reasoning)
+		}
 		if ev.Text != "" && !streamed {
 			u.send(map[string]any{"sessionUpdate": "agent_message_chunk", "content": textBlock(ev.Text)})
 		}

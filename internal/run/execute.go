@@ -33,6 +33,9 @@ type Output struct {
 	// OnText receives answer text as it arrives; nil when nobody shows it
 	// live.
 	OnText func(string)
+	// OnThought receives the model's thinking where the provider shows
+	// it; nil when nobody shows it.
+	OnThought func(string)
 	// OnProgress is told when a step or a tool starts.
 	OnProgress func(loop.Progress)
 }
@@ -159,7 +162,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
-		Recorder: rec, OnText: out.OnText, Verify: r.verifier(rec), Budget: r.budget(),
+		Recorder: rec, OnText: out.OnText, OnThought: out.OnThought, Verify: r.verifier(rec), Budget: r.budget(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {
