@@ -42,6 +42,7 @@ type acpSeen struct {
 	} `json:"session"`
 	SessionID   string            `json:"sessionId"`
 	StopReason  string            `json:"stopReason"`
+	StopReasons []string          `json:"stopReasons"`
 	Updates     []json.RawMessage `json:"updates"`
 	Permissions []struct {
 		Options []struct {
@@ -465,5 +466,77 @@ func TestACPThoughts(t *testing.T) {
 	}
 	if strings.Join(order, ",") != "thought,answer" {
 		t.Errorf("updates gave %v, want the thought then the answer:\n%s", order, seen.Updates)
+	}
+}
+
+// "Allow always" approves what ask's always scope says for the rest of the
+// session: the same command in a later turn is not asked again, another
+// command is.
+func TestACPAllowAlwaysScope(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	call := func(id, cmd string) fakeprovider.Reply {
+		return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call(id, "shell", `{"command":"`+cmd+`"}`)}}
+	}
+	fake := fakeprovider.Start(
+		call("c1", "ls -a"), fakeprovider.Reply{Text: "ok"},
+		call("c2", "ls -l"), fakeprovider.Reply{Text: "ok"},
+		call("c3", "pwd"), fakeprovider.Reply{Text: "ok"},
+	)
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPTS": `["a","b","c"]`, "ACP_ANSWER": "allow_always"}, "--workdir", wd)
+	if seen.Error != nil || strings.Join(seen.StopReasons, ",") != "end_turn,end_turn,end_turn" {
+		t.Fatalf("%+v, stops %v", seen.Error, seen.StopReasons)
+	}
+	if len(seen.Permissions) != 2 {
+		t.Errorf("asked %d times, want 2: ls once (then always, any ls), pwd once", len(seen.Permissions))
+	}
+}
+
+// A session's stricter mode is the policy of its next turn; a step limit
+// ends a turn max_turn_requests; an image goes to the model with the
+// prompt.
+func TestACPModeLimitAndImage(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	fake := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("w1", "write_file", `{"path":"x.txt","content":"hi"}`)}},
+		fakeprovider.Reply{Text: "could not"},
+	)
+	defer fake.Close()
+	seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_MODE": "plan", "ACP_PROMPT": "write"}, "--workdir", wd)
+	if seen.Error != nil || string(seen.SetMode) != `"ok"` {
+		t.Fatalf("set_mode plan: %s, %+v", seen.SetMode, seen.Error)
+	}
+	if len(seen.Permissions) != 0 || !seen.has(t, "tool_call_update", "failed") {
+		t.Errorf("plan mode: asked %d times, updates %s; want the write refused without asking", len(seen.Permissions), seen.Updates)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "x.txt")); err == nil {
+		t.Error("the write ran in plan mode")
+	}
+
+	loop := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("l1", "list_directory", `{"path":"."}`)}},
+		fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("l2", "list_directory", `{"path":"sub"}`)}},
+		fakeprovider.Reply{Text: "never reached"},
+	)
+	defer loop.Close()
+	seen = h.run(loop, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "loop"}, "--workdir", wd, "--max-steps", "1")
+	if seen.StopReason != "max_turn_requests" {
+		t.Errorf("--max-steps 1: stopReason %q (%+v), want max_turn_requests", seen.StopReason, seen.Error)
+	}
+
+	img := fakeprovider.Start(fakeprovider.Reply{Text: "a red dot"})
+	defer img.Close()
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+	prompt := `[[{"type":"text","text":"what is this?"},{"type":"image","mimeType":"image/png","data":"` + png + `"},` +
+		`{"type":"resource","resource":{"uri":"file:///notes.txt","text":"embedded words"}}]]`
+	seen = h.run(img, map[string]string{"ACP_CWD": wd, "ACP_PROMPTS": prompt}, "--workdir", wd)
+	if seen.Error != nil || seen.StopReason != "end_turn" {
+		t.Fatalf("image prompt: %+v, stop %q", seen.Error, seen.StopReason)
+	}
+	reqs := img.Requests()
+	if len(reqs) != 1 || !bytes.Contains(reqs[0], []byte(png[:40])) || !bytes.Contains(reqs[0], []byte("embedded words")) {
+		t.Errorf("the request lacks the image or the embedded resource")
 	}
 }

@@ -73,8 +73,14 @@ try {
         seen.setMode = { code: e.code, message: e.message };
       }
     }
-    if (env.ACP_PROMPT) {
-      const r = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: env.ACP_PROMPT }] });
+    // ACP_PROMPT is one text prompt; ACP_PROMPTS a JSON list of prompts,
+    // each a string or a list of content blocks, sent one after another.
+    const prompts = env.ACP_PROMPTS ? JSON.parse(env.ACP_PROMPTS) : env.ACP_PROMPT ? [env.ACP_PROMPT] : [];
+    seen.stopReasons = [];
+    for (const p of prompts) {
+      const prompt = typeof p === "string" ? [{ type: "text", text: p }] : p;
+      const r = await ctx.request("session/prompt", { sessionId, prompt });
+      seen.stopReasons.push(r.stopReason);
       seen.stopReason = r.stopReason;
     }
   });
