@@ -56,7 +56,7 @@ type acpSeen struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
 	} `json:"writes"`
-	Error   *struct {
+	Error *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
