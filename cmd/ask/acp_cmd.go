@@ -31,6 +31,9 @@ func acpAction(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 0 {
 		return usageErr("acp takes no prompt (the editor sends them), got %q", c.Args().First())
 	}
+	if c.Bool("continue") || c.String("resume") != "" {
+		return usageErr("--continue and --resume do not apply to ask acp: the editor carries a session on with session/load")
+	}
 	s, err := resolve(c, stdio)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -12,8 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/ask-cli/ask/internal/acp/acptest"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/runtest"
@@ -108,7 +106,7 @@ type acpHarness struct {
 	dir    string // testdata/acp
 	bin    string
 	home   string
-	schema *jsonschema.Schema
+	schema *acptest.Validator
 }
 
 func newACPHarness(t *testing.T) *acpHarness {
@@ -132,31 +130,11 @@ func newACPHarness(t *testing.T) *acpHarness {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return &acpHarness{t: t, dir: dir, bin: bin, home: t.TempDir(), schema: acpSchema(t)}
-}
-
-// acpSchema compiles the official schema's agent-side message: what ask
-// may write.
-func acpSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "internal", "acp", "testdata", "schema.json"))
+	v, err := acptest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("acp.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("acp.json#/anyOf/0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return &acpHarness{t: t, dir: dir, bin: bin, home: t.TempDir(), schema: v}
 }
 
 // run runs one client session: env are client.mjs's settings, args ask's
@@ -164,9 +142,10 @@ func acpSchema(t *testing.T) *jsonschema.Schema {
 func (h *acpHarness) run(fake *fakeprovider.Server, env map[string]string, args ...string) *acpSeen {
 	h.t.Helper()
 	raw := filepath.Join(h.t.TempDir(), "raw.jsonl")
+	rawIn := raw + ".in"
 	cmd := exec.Command("node", append([]string{filepath.Join(h.dir, "client.mjs")}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+h.home, "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "ASK_BASE_URL="+fake.URL,
-		"OPENAI_API_KEY=fake-test-not-a-real-key-0000", "ASK_BIN="+h.bin, "ACP_RAW="+raw)
+		"OPENAI_API_KEY=fake-test-not-a-real-key-0000", "ASK_BIN="+h.bin, "ACP_RAW="+raw, "ACP_RAW_IN="+rawIn)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -183,29 +162,29 @@ func (h *acpHarness) run(fake *fakeprovider.Server, env map[string]string, args 
 	if seen.ExitCode != 0 {
 		h.t.Errorf("ask acp exited %d when stdin closed, want 0; stderr: %s", seen.ExitCode, stderr.String())
 	}
-	h.validate(raw)
+	h.validate(raw, rawIn)
 	return &seen
 }
 
-// validate checks every line ask wrote against the schema.
-func (h *acpHarness) validate(path string) {
+// validate checks every line ask wrote (raw) against the schema, its
+// responses by the requests of the client's (rawIn) they answer.
+func (h *acpHarness) validate(raw, rawIn string) {
 	h.t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	n := 0
-	for sc.Scan() {
-		n++
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(sc.Bytes()))
+	lines := func(path string) [][]byte {
+		data, err := os.ReadFile(path)
 		if err != nil {
-			h.t.Errorf("ask wrote a line that is not JSON: %q", sc.Text())
-			continue
+			h.t.Fatal(err)
 		}
-		if err := h.schema.Validate(v); err != nil {
-			h.t.Errorf("ask wrote a message the ACP schema refuses: %s\n%v", sc.Text(), err)
+		return bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	}
+	for _, line := range lines(rawIn) {
+		h.schema.ClientSent(line)
+	}
+	n := 0
+	for _, line := range lines(raw) {
+		n++
+		if err := h.schema.Check(line); err != nil {
+			h.t.Errorf("ask wrote a message the ACP schema refuses: %s\n%v", line, err)
 		}
 	}
 	if n == 0 {

@@ -39,7 +39,10 @@ type session struct {
 // build (re)builds the session's run for its layer: the first time, and
 // after a change of mode.
 func (s *session) build() error {
-	set, err := narrow(s.srv.cfg.Settings, s.srv.cfg.Env.Wd, s.layer)
+	s.mu.Lock()
+	l := s.layer
+	s.mu.Unlock()
+	set, err := narrow(s.srv.cfg.Settings, s.srv.cfg.Env.Wd, l)
 	if err != nil {
 		return errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
@@ -93,7 +96,9 @@ func (s *session) modes() map[string]any {
 }
 
 func (s *session) setMode(mode string) error {
+	s.mu.Lock()
 	l := s.layer
+	s.mu.Unlock()
 	l.Mode = mode
 	if _, err := narrow(s.srv.cfg.Settings, s.srv.cfg.Env.Wd, l); err != nil {
 		return errorf(CodeInvalidParams, "invalid params: %v", err)

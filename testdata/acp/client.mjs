@@ -1,8 +1,9 @@
 // Plays an editor against `ask acp` with the official ACP client: spawns
 // the binary, answers its permission requests, serves its fs requests,
 // cancels when told, and prints what it saw as one JSON object on stdout.
-// Every line ask writes is also appended to $ACP_RAW, for the Go test to
-// validate against the schema.
+// Every line ask writes is also appended to $ACP_RAW, and every line the
+// client writes to $ACP_RAW_IN, for the Go test to validate ask's against
+// the schema.
 //
 //   ASK_BIN=... ACP_SCENARIO=prompt|load|cancel ACP_CWD=... node client.mjs [ask flags]
 import { spawn } from "node:child_process";
@@ -22,7 +23,16 @@ const raw = new TransformStream({
   },
 });
 Readable.toWeb(child.stdout).pipeTo(raw.writable).catch(() => {}); // closed with the connection
-const stream = ndJsonStream(Writable.toWeb(child.stdin), raw.readable);
+// What the client sends, to $ACP_RAW_IN: the Go test pairs each response
+// of ask's with the request it answers.
+const sent = new TransformStream({
+  transform(chunk, controller) {
+    if (env.ACP_RAW_IN) appendFileSync(env.ACP_RAW_IN, chunk);
+    controller.enqueue(chunk);
+  },
+});
+sent.readable.pipeTo(Writable.toWeb(child.stdin)).catch(() => {});
+const stream = ndJsonStream(sent.writable, raw.readable);
 
 const seen = { updates: [], permissions: [], reads: [], writes: [] };
 let sessionId;
@@ -88,7 +98,7 @@ try {
   seen.error = { code: e.code, message: String(e.message || e) };
 }
 seen.sessionId = sessionId;
-child.stdin.end();
+child.stdin.end(); // ask exits 0 when its stdin closes
 child.on("exit", (code) => {
   seen.exitCode = code;
   process.stdout.write(JSON.stringify(seen) + "\n");
