@@ -138,7 +138,7 @@ func buildRun(c *cli.Context, stdio *IO, status *term.StatusLine, s run.Settings
 	// otherwise.
 	prompter, confirm, closeTTY := term.Approvals(stdio.TTYPath, status, stdio.paint)
 	if prompter != nil {
-		env.Prompter, env.Confirm = prompter, confirm
+		env.Prompter, env.Confirm, env.Ask = prompter, confirm, term.Input(prompter)
 	}
 	r, err := run.New(c.Context, s, env)
 	if err != nil {

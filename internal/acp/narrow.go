@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/run"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/tools/mcp"
 )
 
@@ -24,23 +23,12 @@ type layer struct {
 	MCP  []mcp.Server
 }
 
-// modeRank orders the modes from the strictest: ask and plan are read-only
-// (ask also bounded to a few steps); agent may use every tool.
-func modeRank(mode string) int {
-	switch mode {
-	case policy.ModeAsk:
-		return 0
-	case policy.ModePlan:
-		return 1
-	}
-	return 2
-}
-
-// allowedModes are the modes a session of flags may take, strictest first.
+// allowedModes are the modes a session of flags may take, strictest
+// first: those the rows' check lets a lower layer choose.
 func allowedModes(flags run.Settings) []string {
 	var out []string
-	for _, m := range []string{policy.ModeAsk, policy.ModePlan, policy.ModeAgent} {
-		if modeRank(m) <= modeRank(flags.Mode.Value) {
+	for _, m := range settings.Modes {
+		if _, err := settings.Narrow(flags.Values, settings.Layer{"mode": m}, "the editor's session"); err == nil {
 			out = append(out, m)
 		}
 	}
@@ -48,8 +36,10 @@ func allowedModes(flags run.Settings) []string {
 }
 
 // narrow lays a session's layer over the command line's settings flags
-// (wd is the directory ask was started in) and returns the session's
-// settings, or an error naming what would widen them.
+// (wd is the directory ask was started in) through the rows' one
+// lower-layer check (settings.Narrow), and returns the session's settings,
+// or an error naming what would widen them. The cwd's links are resolved
+// first, so that one inside the workdir pointing out is refused too.
 func narrow(flags run.Settings, wd string, l layer) (run.Settings, error) {
 	s := flags
 	if !filepath.IsAbs(l.Cwd) {
@@ -57,23 +47,25 @@ func narrow(flags run.Settings, wd string, l layer) (run.Settings, error) {
 	}
 	top := realPath(run.AbsPath(wd, cmp.Or(flags.Workdir.Value, ".")))
 	cwd := realPath(l.Cwd)
-	if !within(top, cwd) {
+	rel, err := filepath.Rel(top, cwd)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return s, fmt.Errorf("cwd %s is outside the working directory ask acp was started with (%s): a session may only narrow it; start ask acp with --workdir %s", l.Cwd, top, l.Cwd)
 	}
-	s.Workdir = run.Given(cwd, "session cwd")
+	lower := settings.Layer{"workdir": rel}
 	if l.Mode != "" {
-		if !policy.ValidMode(l.Mode) {
-			return s, fmt.Errorf("mode %q: ask's modes are %s", l.Mode, strings.Join(allowedModes(flags), ", "))
-		}
-		if !slices.Contains(allowedModes(flags), l.Mode) {
-			return s, fmt.Errorf("mode %s would widen --mode %s (%s): a session may only choose %s", l.Mode, flags.Mode.Value, flags.Mode.Source, strings.Join(allowedModes(flags), ", "))
-		}
-		s.Mode = run.Given(l.Mode, "session mode")
+		lower["mode"] = l.Mode
 	}
+	narrowed, err := settings.Narrow(flags.Values, lower, "the editor's session")
+	if err != nil {
+		return s, err
+	}
+	s.Values = narrowed
+	s.Workdir = run.Given(cwd, "the editor's session")
 	if len(l.MCP) > 0 && !flags.NoMCP.Value {
-		// --no-mcp starts none (the run reads it); under --safe the run
-		// sandboxes every server, these too.
-		s.MCPServers = run.Given(append(slices.Clip(flags.MCPServers.Value), l.MCP...), "session mcpServers")
+		// DESIGN §9: a session adds its MCP servers. --no-mcp starts none
+		// (the run reads it); under --safe the run sandboxes every
+		// server, these too.
+		s.MCPServers = run.Given(append(slices.Clip(flags.MCPServers.Value), l.MCP...), "the editor's session")
 	}
 	return s, nil
 }
@@ -89,10 +81,4 @@ func realPath(p string) string {
 		p = real
 	}
 	return p
-}
-
-// within reports whether dir is top or inside it.
-func within(top, dir string) bool {
-	rel, err := filepath.Rel(top, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }

@@ -63,9 +63,9 @@ func TestNarrow(t *testing.T) {
 				}
 			}},
 		{name: "ask under plan", flags: flags("plan", false), l: layer{Cwd: top, Mode: "ask"}},
-		{name: "agent under plan", flags: flags("plan", false), l: layer{Cwd: top, Mode: "agent"}, wantErr: "would widen --mode plan"},
+		{name: "agent under plan", flags: flags("plan", false), l: layer{Cwd: top, Mode: "agent"}, wantErr: `"mode" would widen`},
 		{name: "plan under ask", flags: flags("ask", false), l: layer{Cwd: top, Mode: "plan"}, wantErr: "would widen"},
-		{name: "no such mode", flags: flags("agent", false), l: layer{Cwd: top, Mode: "yolo"}, wantErr: `mode "yolo"`},
+		{name: "no such mode", flags: flags("agent", false), l: layer{Cwd: top, Mode: "yolo"}, wantErr: `"yolo": choose ask, plan or agent`},
 		{name: "MCP servers added", flags: flags("agent", false), l: layer{Cwd: top, MCP: []mcp.Server{server}},
 			check: func(t *testing.T, s run.Settings) {
 				if len(s.MCPServers.Value) != 1 || s.MCPServers.Value[0].URL != server.URL {
