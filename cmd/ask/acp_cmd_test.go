@@ -519,3 +519,38 @@ func TestACPModeLimitAndImage(t *testing.T) {
 		t.Errorf("the request lacks the image or the embedded resource")
 	}
 }
+
+// The editor is asked only what the rules, hooks, --yes and --safe leave
+// open: a deny rule, a hook's denial and --yes decide without it.
+func TestACPRulesAndHooksDecideFirst(t *testing.T) {
+	h := newACPHarness(t)
+	wd := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		hook   bool
+		args   []string
+		status string
+	}{
+		{name: "--yes", args: []string{"--yes"}, status: "completed"},
+		{name: "a deny rule", args: []string{"--deny-tool", "shell"}, status: "failed"},
+		{name: "a PreToolUse hook", hook: true, status: "failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config := filepath.Join(h.home, ".config", "ask", "config.json")
+			os.Remove(config)
+			if tc.hook {
+				runtest.WriteConfig(t, h.home, `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo blocked by the hook >&2; exit 2"}]}]}}`)
+			}
+			fake := shellThenDone("echo ruled")
+			defer fake.Close()
+			seen := h.run(fake, map[string]string{"ACP_CWD": wd, "ACP_PROMPT": "go"}, append([]string{"--workdir", wd}, tc.args...)...)
+			if len(seen.Permissions) != 0 {
+				t.Errorf("the editor was asked %d times", len(seen.Permissions))
+			}
+			if !seen.has(t, "tool_call_update", tc.status) {
+				t.Errorf("the call did not end %s: %s", tc.status, seen.Updates)
+			}
+		})
+	}
+	os.Remove(filepath.Join(h.home, ".config", "ask", "config.json"))
+}
