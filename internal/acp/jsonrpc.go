@@ -106,12 +106,12 @@ func validID(raw json.RawMessage) bool {
 	if json.Unmarshal(raw, &v) != nil {
 		return false
 	}
-	switch x := v.(type) {
+	switch v.(type) {
 	case nil, string:
 		return true
-	case float64:
+	case float64: // an integer, written as one
 		_, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
-		return err == nil && x == x
+		return err == nil
 	}
 	return false
 }
@@ -241,12 +241,13 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 // deliver hands a response to the request waiting for it; a response to
 // no request of ours is dropped.
 func (c *conn) deliver(m *message) bool {
+	key := string(bytes.TrimSpace(m.ID))
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
-	ch, ok := c.pending[string(bytes.TrimSpace(m.ID))]
+	ch, ok := c.pending[key]
 	if ok {
-		ch <- m
-		delete(c.pending, string(m.ID))
+		ch <- m // buffered: the caller reads it once
+		delete(c.pending, key)
 	}
 	return ok
 }

@@ -39,11 +39,8 @@ func (p *prompter) ask(ctx context.Context, c policy.Pending) (policy.Answer, er
 		options = append(options, map[string]string{"optionId": optionAllowAlways, "name": "Allow always: " + c.Always, "kind": "allow_always"})
 	}
 	options = append(options, map[string]string{"optionId": optionRejectOnce, "name": "Reject", "kind": "reject_once"})
-	toolCall := map[string]any{"toolCallId": c.ID, "title": c.Name, "status": "pending",
+	toolCall := map[string]any{"toolCallId": c.ID, "title": titled(c.Name, c.Summary), "status": "pending",
 		"kind": toolKind(c.Name, c.Risk, true)}
-	if c.Summary != "" {
-		toolCall["title"] = c.Name + ": " + c.Summary
-	}
 	// What is approved is seen whole: every argument.
 	if len(c.Args) > 0 {
 		args := map[string]string{}

@@ -96,9 +96,11 @@ func (u *updates) toolCall(id, name, arguments string) map[string]any {
 }
 
 // title names a call for a person: the tool and its main argument.
-func title(name, arguments string) string {
-	if s := policy.Summary(arguments); s != "" {
-		return name + ": " + s
+func title(name, arguments string) string { return titled(name, policy.Summary(arguments)) }
+
+func titled(name, summary string) string {
+	if summary != "" {
+		return name + ": " + summary
 	}
 	return name
 }
