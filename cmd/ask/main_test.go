@@ -51,6 +51,13 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Values[fakeKey{}] = &fakeHolder{}
 			env.Setenv("HOME", env.WorkDir)
+			// Claude Code's published hook examples, run unchanged
+			// (testdata/claudecode/PROVENANCE.md).
+			examples, err := filepath.Abs("testdata/claudecode")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CLAUDE_EXAMPLES", examples)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -59,6 +59,9 @@ const (
 	// StatusPending: the run stopped while its request waits in a
 	// provider's batch (ask batch --no-wait); Config.Resume carries it on.
 	StatusPending = "pending"
+	// StatusHookStopped: a hook answered "continue": false (the caller
+	// ends the context with ErrHookStopped).
+	StatusHookStopped = "hook_stopped"
 )
 
 // Causes the caller attaches to its context so that the loop can tell a
@@ -69,6 +72,9 @@ var (
 	// ErrPending ends a run whose request was left in a provider's batch:
 	// it stops with StatusPending, to be resumed.
 	ErrPending = errors.New("the request waits in a provider's batch")
+	// ErrHookStopped, wrapped with the hook's reason, ends a run that a
+	// hook stopped: StatusHookStopped.
+	ErrHookStopped = errors.New("stopped by a hook")
 )
 
 // LastStepNote ends the system prompt of the last step a limit allows,
@@ -580,6 +586,8 @@ func (r *runner) fail(ctx context.Context, err error) {
 		// Not a fault: the run is carried on later.
 		r.res.Status = StatusPending
 		return
+	case errors.Is(cause, ErrHookStopped):
+		r.res.Status, r.res.Err = StatusHookStopped, cause
 	case errors.Is(cause, ErrTimeout) || errors.Is(err, ErrTimeout):
 		r.res.Status, r.res.Err = StatusTimeout, ErrTimeout
 	case errors.Is(cause, ErrInterrupted):

@@ -118,7 +118,9 @@ type Run struct {
 	caller  *providers.Caller // nil for a local program
 	toolbox loop.Toolbox
 	tools   map[string]tools.Info
-	gate    loop.Gate
+	// mcpTools are the names of the MCP servers' tools among them.
+	mcpTools map[string]bool
+	gate     loop.Gate
 	// hooks are the config file's, nil for none or under --no-hooks.
 	hooks   *hooks.Runner
 	schema  json.RawMessage
@@ -460,9 +462,13 @@ func (r *Run) useTools(registry *tools.Registry, gate loop.Gate) {
 	r.toolbox, r.gate = registry, gate
 	r.tools = map[string]tools.Info{}
 	r.Declared = nil
+	r.mcpTools = map[string]bool{}
 	for _, t := range registry.List() {
 		info := t.Info()
 		r.tools[info.Name] = info
+		if _, remote := t.(interface{ RemoteName() string }); remote {
+			r.mcpTools[info.Name] = true
+		}
 		r.Declared = append(r.Declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
 	}
 }

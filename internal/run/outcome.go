@@ -24,7 +24,7 @@ func (r *Run) Outcome(res *loop.Result) (int, string) {
 	case loop.StatusCompleted, loop.StatusPending:
 		code = fault.ExitOK
 	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed,
-		loop.StatusCheckFailed, loop.StatusBudget:
+		loop.StatusCheckFailed, loop.StatusBudget, loop.StatusHookStopped:
 		code = fault.ExitLimit
 	case loop.StatusTimeout:
 		code = fault.ExitTimeout
@@ -112,6 +112,8 @@ func (r *Run) Why(res *loop.Result) string {
 		why = "stopped: three replies in a row did not follow the tool protocol"
 	case loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget:
 		why = fmt.Sprintf("stopped: %v", res.Err)
+	case loop.StatusHookStopped:
+		why = fmt.Sprint(res.Err) // "stopped by a hook (EVENT): its stopReason"
 	case loop.StatusTimeout:
 		why = fmt.Sprintf("stopped: --timeout %s reached", r.Timeout)
 	case loop.StatusDenied:
@@ -161,7 +163,8 @@ func (r *Run) NoKeyFallback(err error) bool {
 // limited reports whether a status is a limit the run reached.
 func limited(status string) bool {
 	switch status {
-	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget:
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget,
+		loop.StatusHookStopped:
 		return true
 	}
 	return false

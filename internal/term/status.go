@@ -242,7 +242,20 @@ type noteWriter struct {
 
 func (n noteWriter) Write(b []byte) (int, error) {
 	n.line.Clear()
+	n.line.endAnswerLine(n.w)
 	return n.w.Write(b)
+}
+
+// endAnswerLine ends the line answer text left unfinished, so that a note
+// (a check's line, a Stop hook's) starts on a line of its own rather than
+// after the answer's last word.
+func (s *StatusLine) endAnswerLine(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.midLine {
+		io.WriteString(w, "\n")
+		s.midLine, s.ended = false, true
+	}
 }
 
 // erase removes a shown line; the caller holds mu.
