@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -335,10 +336,19 @@ func note(stdio *IO, status *term.StatusLine, p presentation, calls *term.Calls,
 // writeJSON prints v as indented JSON on a terminal and compact JSON in a
 // pipe, without HTML escaping.
 func writeJSON(w io.Writer, v any, pretty bool) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if pretty {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	if pretty {
+		out = termtext.JSON(out) // a terminal: the model's text cannot drive it
+	}
+	_, err := w.Write(out)
+	return err
 }
