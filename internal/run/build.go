@@ -416,6 +416,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	r.warnUnmatchedRules(pol, allow, deny)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
+	r.warnIdleMaxRounds()
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
@@ -454,6 +455,18 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 			}
 			r.note("warning: %s %q matches no tool of this run, so it %s nothing%s", rules.flag, p.String(), rules.verb, hint)
 		}
+	}
+}
+
+// warnIdleMaxRounds warns of a --max-rounds given on the command line to a
+// run with nothing it bounds: no --until check and no Stop hook. A
+// warning, not a usage error: the same flag in a script or an alias is
+// harmless on a run without a check, and the run does what was asked;
+// but a silent no-op hides a forgotten --until.
+func (r *Run) warnIdleMaxRounds() {
+	s := r.Settings
+	if strings.HasPrefix(s.MaxRounds.Source, "flag ") && s.Until.Value == "" && !r.hooks.Has(hooks.Stop) {
+		r.note("warning: --max-rounds bounds --until's checks and the Stop hooks' rounds, and this run has neither, so it does nothing here")
 	}
 }
 
