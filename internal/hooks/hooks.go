@@ -201,6 +201,17 @@ func (g Group) matches(names ...string) bool {
 	return slices.ContainsFunc(names, re.MatchString)
 }
 
+// AskName is ask's name for the built-in tool Claude Code calls name
+// (Bash, any case: shell), "" for a name that is none of them.
+func AskName(name string) string {
+	for ask, t := range claudeTools {
+		if strings.EqualFold(t.name, name) {
+			return ask
+		}
+	}
+	return ""
+}
+
 // ClaudeName is Claude Code's name for a tool ask calls name: Bash for
 // shell, mcp__SERVER__TOOL for the MCP tool SERVER__TOOL, else name.
 func (r *Runner) ClaudeName(name string) string {

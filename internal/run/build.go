@@ -453,6 +453,10 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 			if near := suggest.Nearest(p.Name(), pol.ToolNames(), 2); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)
 			}
+			if ask := hooks.AskName(p.Name()); ask != "" {
+				// Claude Code's name for one of ask's tools (bash:git*).
+				hint = fmt.Sprintf(" (ask calls Claude Code's %s %q: %s)", p.Name(), ask, strings.Replace(p.String(), p.Name(), ask, 1))
+			}
 			r.note("warning: %s %q matches no tool of this run, so it %s nothing%s", rules.flag, p.String(), rules.verb, hint)
 		}
 	}
