@@ -276,6 +276,19 @@ func TestAlwaysApprovesTheCommandShown(t *testing.T) {
 	check("sh -c 'go test'", Always, true, "any sh, any go test")
 	check("sh -c 'go test ./...'", Always, false, "")
 	check("sh -c 'go vet'", Always, true, "any sh, any go vet")
+	// A program whose first argument is a file or a script: "always" is
+	// the program (issue 38, A3), redirections still apart.
+	check("cat notes.txt", Always, true, "any cat")
+	check("cat todo.md", Always, false, "")
+	check("cat todo.md > out.txt", Always, true, "any cat > out.txt")
+	check("ls docs", Always, true, "any ls")
+	check("ls src", Always, false, "")
+	check("head readme.md", Always, true, "any head")
+	check("python3 script.py", Always, true, "any python3")
+	check("python3 other.py", Always, false, "")
+	// A subcommand still counts where programs have them.
+	check("git status", Always, true, "any git status")
+	check("git push", Always, true, "any git push")
 
 	// Another tool's "always" is any call of the tool.
 	q := New(ModeAgent, false, false, nil, nil, person, all)
