@@ -334,3 +334,18 @@ func TestCommandsCanonical(t *testing.T) {
 		}
 	}
 }
+
+// Under --safe a command tool confined by a working sandbox runs without
+// asking, and the run says so (ask --safe tools show shell): it asks for
+// nothing. Unconfined, or outside --safe, it asks (issue 38).
+func TestAsksUnderSafe(t *testing.T) {
+	t.Parallel()
+	shell := tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true, Sandboxed: true}
+	unconfined := tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true}
+	safe := New(ModeAgent, true, false, nil, nil, nil, nil)
+	plain := New(ModeAgent, false, false, nil, nil, nil, nil)
+	if safe.Asks(shell) || !safe.Asks(unconfined) || !plain.Asks(shell) {
+		t.Errorf("Asks: --safe sandboxed %v (want false), --safe unconfined %v, plain %v (want true)",
+			safe.Asks(shell), safe.Asks(unconfined), plain.Asks(shell))
+	}
+}

@@ -482,6 +482,11 @@ func (r *Run) useTools(registry *tools.Registry, gate loop.Gate) {
 	r.mcpTools = map[string]bool{}
 	for _, t := range registry.List() {
 		info := t.Info()
+		if p, ok := gate.(*policy.Policy); ok {
+			// What this run does with a call: under --safe, shell runs in
+			// the read-only sandbox without asking.
+			info.RequiresApproval = p.Asks(info)
+		}
 		r.tools[info.Name] = info
 		if _, remote := t.(interface{ RemoteName() string }); remote {
 			r.mcpTools[info.Name] = true
