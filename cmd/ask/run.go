@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/interrupt"
 	"github.com/ask-cli/ask/internal/loop"
@@ -294,7 +295,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		}
 		return nil
 	}
-	if msg != "" {
+	// A reader that went away (ask --events | head -1) is no fault to
+	// report: 141 is the shell's own code for it, said by nobody.
+	if msg != "" && code != fault.ExitPipe {
 		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.ErrorPrefix(), errorLine(msg))
 	}
 	return &silentError{code: code}
