@@ -269,7 +269,8 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	case p.events:
 		// run.finished carries the answer.
 	case answer != nil && answer.Streamed():
-		if !strings.HasSuffix(res.Answer, "\n") {
+		// A note below the answer (a check's line) has ended its line.
+		if !strings.HasSuffix(res.Answer, "\n") && !status.EndedLine() {
 			_, writeErr = io.WriteString(stdio.Out, "\n")
 		}
 	case res.Status == loop.StatusSchemaFailed:
