@@ -232,18 +232,26 @@ func (s *StatusLine) Clear() {
 }
 
 // Above is w with the line cleared before each write, so that a note
-// shown during the run stands on a line of its own.
-func (s *StatusLine) Above(w io.Writer) io.Writer { return noteWriter{s, w} }
-
-type noteWriter struct {
-	line *StatusLine
-	w    io.Writer
+// shown during the run stands on a line of its own. What a note quotes (a
+// hook's reason, a denied command, an MCP server's stderr) is escaped as
+// termtext.Writer does: it cannot drive the terminal.
+func (s *StatusLine) Above(w io.Writer) io.Writer {
+	return &noteWriter{line: s, w: w, safe: &termtext.Writer{W: w}}
 }
 
-func (n noteWriter) Write(b []byte) (int, error) {
+type noteWriter struct {
+	mu   sync.Mutex
+	line *StatusLine
+	w    io.Writer
+	safe *termtext.Writer
+}
+
+func (n *noteWriter) Write(b []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	n.line.Clear()
 	n.line.endAnswerLine(n.w)
-	return n.w.Write(b)
+	return n.safe.Write(b)
 }
 
 // endAnswerLine ends the line answer text left unfinished, so that a note

@@ -252,3 +252,15 @@ func TestNoteStartsBelowTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A note quoting a hook's or a server's words shows their escape
+// sequences and bidi overrides, never sends them (issue 37, item 7).
+func TestNotesAreEscaped(t *testing.T) {
+	t.Parallel()
+	var screen strings.Builder
+	s := NewStatusLine(&screen, false, Palette{}, 80)
+	io.WriteString(s.Above(&screen), "ask: warning: PreToolUse hook failed: \x1b]52;c;eA==\x07 \u202eevil\tok\n")
+	if got, want := screen.String(), "ask: warning: PreToolUse hook failed: \\u001b]52;c;eA==\\u0007 \\u202eevil\tok\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
