@@ -16,6 +16,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // Model sends one request and reads the reply. *providers.Caller is the HTTP
@@ -526,8 +527,10 @@ func (r *runner) verify(ctx context.Context) bool {
 		r.finish(StatusCompleted)
 		return true
 	case r.res.Steps >= r.cfg.MaxSteps:
-		// Going back is one more request, which the step limit forbids.
+		// Going back is one more request, which the step limit forbids;
+		// the answer stands, and Err says why it was not accepted.
 		r.res.Status = StatusMaxSteps
+		r.res.Err = fmt.Errorf("its last answer was sent back (%s), and the step limit leaves no request to answer again", termtext.Shorten(v.Again, 200))
 		return true
 	}
 	msg, err := r.protocol().UserMessage(v.Again)

@@ -106,6 +106,10 @@ func (r *Run) Why(res *loop.Result) string {
 			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, termtext.Plural(r.MaxSteps, "step", "steps"))
 		}
 		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", termtext.Plural(res.Steps, "step", "steps"), limit)
+		if res.Err != nil {
+			// The model answered; a check or a Stop hook sent it back.
+			why = fmt.Sprintf("stopped after %s (%s): %v", termtext.Plural(res.Steps, "step", "steps"), limit, res.Err)
+		}
 	case loop.StatusRepeatedCall:
 		why = "stopped: the model made the same tool call, answered the same way, five times in a row with no file changed"
 	case loop.StatusParseFailures:
