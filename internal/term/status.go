@@ -156,7 +156,7 @@ func (s *StatusLine) text(elapsed time.Duration) string {
 	tail := " · " + formatElapsed(elapsed)
 	what := "thinking"
 	if s.last.Tool != "" {
-		what = s.last.Tool
+		what = termtext.Safe(s.last.Tool) // the model names it: an unknown tool's name is its words
 		if args := shortArgs(s.last.Arguments); args != "" {
 			what += " " + termtext.Safe(args) // a model's text: nothing it writes redraws the line
 		}
