@@ -8,6 +8,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -15,7 +16,8 @@ import (
 // FuzzTerminalPaths feeds a model's or a server's text (C0 and C1
 // controls, OSC, CSI and DCS sequences, bidi overrides, invalid UTF-8)
 // through what this package prints: the approval question and every
-// argument under it, the status line, a note, and the streamed answer.
+// argument under it, the status line, a call's line, a note, and the
+// streamed answer.
 // Nothing that can drive the terminal may come out; only ask's own
 // colours would, and the palette here has none.
 func FuzzTerminalPaths(f *testing.F) {
@@ -32,6 +34,10 @@ func FuzzTerminalPaths(f *testing.F) {
 		out.WriteString(s.text(0))
 		notes := s.Above(&out)
 		io.WriteString(notes, "ask: warning: "+argValue+"\n")
+		calls := NewCalls()
+		calls.Line(records.Event{Type: records.TypeToolStarted, ID: "c1", Name: name, Arguments: `{"command":` + jsonString(argValue) + `}`}, 80)
+		line, _ := calls.Line(records.Event{Type: records.TypeToolFinished, ID: "c1", Name: name, Content: answer, IsError: true}, 80)
+		out.WriteString(line + "\n")
 		a := NewAnswer(&termtext.Writer{W: &out}, s)
 		a.Text(answer)
 		got := out.String()
