@@ -143,6 +143,15 @@ type Config struct {
 	// the conversation as its held request sent it, Prompt is not used.
 	Resume *Resume
 
+	// Window is the model's input window in tokens, 0 when unknown:
+	// the run compacts before a request would fill CompactAt percent of
+	// it (0: DefaultCompactAt), or with NoCompact ends at the window.
+	// OnCompact is told when a compaction starts and ends.
+	Window    int
+	CompactAt int
+	NoCompact bool
+	OnCompact func(CompactNote)
+
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
 	OnText func(string)
@@ -208,6 +217,8 @@ type Result struct {
 	// Err is the fault that ended the run, for statuses error, timeout,
 	// interrupted and schema_failed.
 	Err error
+	// Compactions are what each compaction of the history did.
+	Compactions []records.Compaction
 }
 
 // Call is one tool call and what came of it.
@@ -251,6 +262,7 @@ type runner struct {
 	// recorded: the next request's event is already in the transcript
 	// (Config.Resume).
 	recorded bool
+	comp     compactor
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -269,6 +281,8 @@ func (r *runner) run(ctx context.Context) {
 		r.history = append(r.history, user)
 	}
 	defer func() { r.res.History = r.history }()
+	r.comp = compactor{window: r.cfg.Window, at: cmpOr(r.cfg.CompactAt, DefaultCompactAt), off: r.cfg.NoCompact,
+		taskEnd: len(r.history), firstStep: first}
 	if len(r.cfg.Schema) > 0 {
 		var err error
 		if r.schema, err = CompileSchema(r.cfg.Schema); err != nil {
@@ -302,12 +316,30 @@ func (r *runner) run(ctx context.Context) {
 			// It costs the cache of this one request.
 			req.System = strings.TrimLeft(req.System+"\n\n", "\n") + LastStepNote
 		}
-		turn, err := r.call(ctx, req, r.hooks(step))
+		req.ContextWindow = r.comp.window
+		req, err := r.fit(ctx, step, req)
 		if err != nil {
 			r.fail(ctx, err)
 			return
 		}
+		turn, err := r.call(ctx, req, r.hooks(step))
+		if err != nil {
+			retry, ok, cerr := r.overflow(ctx, step, req, err)
+			switch {
+			case cerr != nil:
+				err = cerr
+			case ok:
+				req = retry
+				turn, err = r.call(ctx, req, r.hooks(step))
+			}
+		}
+		if err != nil {
+			r.fail(ctx, r.tooLong(err))
+			return
+		}
+		r.comp.learn(turn.Usage)
 		r.checked = len(req.Messages)
+		r.comp.spans = append(r.comp.spans, span{step: step, start: len(r.history)})
 		r.res.Usage = r.res.Usage.Add(turn.Usage)
 		r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
 		usage := turn.Usage
@@ -365,7 +397,10 @@ func (r *runner) run(ctx context.Context) {
 			r.fail(ctx, fmt.Errorf("format tool results: %w", err))
 			return
 		}
+		sp := &r.comp.spans[len(r.comp.spans)-1]
+		sp.resultsAt, sp.results = len(r.history), results
 		r.history = append(r.history, msgs...)
+		sp.resultsEnd = len(r.history)
 		if turn.Terminate {
 			if r.res.Answer == "" && len(results) > 0 {
 				r.res.Answer = results[len(results)-1].Content
@@ -450,6 +485,7 @@ func (r *runner) hooks(step int) providers.Hooks {
 	return providers.Hooks{
 		OnDelta: r.cfg.OnText,
 		OnRequest: func(url string, h http.Header, body []byte) {
+			r.comp.lastBody = len(body)
 			if r.recorded {
 				r.recorded = false // the held request, recorded before
 				return
@@ -604,6 +640,13 @@ func (r *runner) progress(p Progress) {
 	if r.cfg.OnProgress != nil {
 		r.cfg.OnProgress(p)
 	}
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // compactJSON normalises argument text so that the same call with other

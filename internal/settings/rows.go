@@ -90,6 +90,8 @@ var (
 	ReasoningLevels = []string{"low", "medium", "high"}
 	// Tiers are those of providers.Tiers.
 	Tiers = []string{"flex", "background"}
+	// CompactModes are the values of --compact.
+	CompactModes = []string{"auto", "off"}
 )
 
 // The categories of --help and of the man page's OPTIONS.
@@ -110,6 +112,9 @@ const (
 	DefaultMaxStdin = "1M"
 	// DefaultMaxRounds is how many times --until's check runs.
 	DefaultMaxRounds = 3
+	// DefaultCompactAt is the share of the window (percent) a request
+	// may fill before the run compacts.
+	DefaultCompactAt = 80
 )
 
 func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
@@ -151,6 +156,17 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:  "run --until's check at most `N` times; when the last fails, the run ends check_failed (exit 5)",
 			check: atLeast(1, "must be at least 1"),
 			field: field(func(v *Values) *Setting[int] { return &v.MaxRounds })},
+		{Name: "compact", Category: CategoryLimits, Key: "compact", Kind: String, Default: "auto", Choices: CompactModes, AfterPrompt: true,
+			Help:  "when a request would fill --compact-at of the model's window: auto prunes old tool results, then summarises old steps; off ends the run at the window instead",
+			field: field(func(v *Values) *Setting[string] { return &v.Compact })},
+		{Name: "compact-at", Category: CategoryLimits, Key: "compact_at", Kind: Int, Default: DefaultCompactAt, AfterPrompt: true,
+			Help:  "compact before a request would fill `PCT` percent of the model's input window",
+			check: percent,
+			field: field(func(v *Values) *Setting[int] { return &v.CompactAt })},
+		{Name: "context-window", Category: CategoryLimits, Key: "context_window", Kind: Int, AfterPrompt: true,
+			Help:  "the model's input window in tokens `N`, when the catalog and the provider's model listing do not know it",
+			check: atLeast(1, "must be at least 1 (leave it out to use the catalog's or the provider's)"),
+			field: field(func(v *Values) *Setting[int] { return &v.ContextWindow })},
 		{Name: "max-budget-tokens", Category: CategoryLimits, Key: "max_budget_tokens", Kind: Int, AfterPrompt: true,
 			Help:  "stop before a request once the run's input and output tokens reach `N` (exit 5), the last step answering without tools",
 			check: atLeast(1, "must be at least 1 (leave it out for no budget)"),
@@ -343,6 +359,13 @@ func nonEmpty(msg string) func(any) string {
 func notNegative(v any) string {
 	if d, _ := v.(time.Duration); d < 0 {
 		return fmt.Sprintf("%q: give a duration such as 30s or 5m, or 0 for none", d.String())
+	}
+	return ""
+}
+
+func percent(v any) string {
+	if i, _ := v.(int); i < 1 || i > 100 {
+		return fmt.Sprintf("%d: give a percentage from 1 to 100", i)
 	}
 	return ""
 }
