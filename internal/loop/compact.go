@@ -120,6 +120,11 @@ func EstimateTokens(body []byte) int { return (&compactor{}).estimate(body) }
 
 // size estimates req's tokens as the protocol would send it.
 func (r *runner) size(req providers.Request) (int, error) {
+	if req.Model == "" {
+		// The caller names the model; a stand-in of a usual length
+		// renders the same body for an estimate.
+		req.Model = "model-name-of-usual-length"
+	}
 	body, err := r.protocol().BuildRequest(req)
 	if err != nil {
 		return 0, fmt.Errorf("estimate the request: %w", err)
@@ -193,11 +198,17 @@ func (r *runner) overflow(ctx context.Context, step int, req providers.Request, 
 	if serr != nil {
 		return req, false, serr
 	}
-	window := c.window
+	// The provider's window is smaller than ask thought (or unknown): the
+	// error may name it, else what failed bounds it. Later steps compact
+	// under it before they are refused.
+	var apiErr *providers.APIError
+	errors.As(err, &apiErr)
+	window := apiErr.ContextWindow()
 	if window <= 0 || window >= before {
-		// The provider's window is smaller than ask thought: what failed
-		// bounds it.
-		window = before
+		window = before - 1
+	}
+	if c.window <= 0 || window < c.window {
+		c.window = window
 	}
 	if cerr := r.compact(ctx, step, "overflow", before, window); cerr != nil {
 		return req, false, cerr

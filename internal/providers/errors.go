@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -118,6 +120,32 @@ var contextTooLong = []string{
 	"exceeds the available context size",   // llama.cpp
 	"input length exceeds",                 // Ollama's older form
 	"context window",                       // Moonshot ("exceeded model context window"), others
+}
+
+// windowIn finds the window a "context too long" message names, in each
+// provider's words.
+var windowIn = []*regexp.Regexp{
+	regexp.MustCompile(`maximum context length is (\d+)`),            // OpenAI, OpenRouter, DeepSeek
+	regexp.MustCompile(`tokens > (\d+) maximum`),                     // Anthropic
+	regexp.MustCompile(`maximum number of tokens allowed \((\d+)\)`), // Gemini
+	regexp.MustCompile(`available context size \((\d+) tokens\)`),    // Ollama, llama.cpp
+	regexp.MustCompile(`"n_ctx":(\d+)`),                              // llama.cpp's body, inside Ollama's
+}
+
+// ContextWindow is the window in tokens a "context too long" error names,
+// 0 when it names none.
+func (e *APIError) ContextWindow() int {
+	if !e.ContextTooLong() {
+		return 0
+	}
+	for _, re := range windowIn {
+		if m := re.FindStringSubmatch(e.Message); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // IsContextTooLong reports whether err is a provider's "context too long"
