@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"encoding/json"
@@ -232,25 +233,33 @@ func (r *runner) compact(ctx context.Context, step int, trigger string, before, 
 		r.cfg.OnCompact(CompactNote{Compaction: note})
 	}
 	target := window * max(r.comp.at, 1) / 100
-	note.Pruned = r.prune()
-	now, err := r.size(r.plainRequest(r.history))
-	if err != nil {
-		return err
-	}
-	for round := 0; now > target && round < summaryRounds; round++ {
-		n, usage, summary, err := r.summarise(ctx, step, window)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
+	now := before
+	// The last keepSteps stay whole; only when the request would not fit
+	// the window at all does the last one alone stay.
+	for _, keep := range []int{keepSteps, 1} {
+		if keep < keepSteps && now <= window {
 			break
 		}
-		note.Summarised += n
-		note.CacheRead += usage.CacheReadTokens
-		note.SummaryTokens += usage.OutputTokens
-		note.Summary = summary
+		note.Pruned += r.prune(keep)
+		var err error
 		if now, err = r.size(r.plainRequest(r.history)); err != nil {
 			return err
+		}
+		for round := 0; now > target && round < summaryRounds; round++ {
+			n, usage, summary, err := r.summarise(ctx, step, window, keep)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+			note.Summarised += n
+			note.CacheRead += usage.CacheReadTokens
+			note.SummaryTokens += usage.OutputTokens
+			note.Summary = summary
+			if now, err = r.size(r.plainRequest(r.history)); err != nil {
+				return err
+			}
 		}
 	}
 	note.AfterTokens = now
@@ -267,13 +276,13 @@ func (r *runner) plainRequest(msgs []json.RawMessage) providers.Request {
 	return providers.Request{System: r.cfg.System, Messages: msgs, Tools: r.cfg.Tools, MaxTokens: r.cfg.MaxTokens, Schema: r.cfg.Schema}
 }
 
-// prune replaces the results of every step but the last keepSteps by
-// stubs that name the call and its step, and returns how many it
-// replaced. A result shorter than its stub stays.
-func (r *runner) prune() int {
+// prune replaces the results of every step but the last keep by stubs
+// that name the call and its step, and returns how many it replaced. A
+// result shorter than its stub stays.
+func (r *runner) prune(keep int) int {
 	c := &r.comp
 	n := 0
-	for i := 0; i < len(c.spans)-keepSteps; i++ {
+	for i := 0; i < len(c.spans)-keep; i++ {
 		s := &c.spans[i]
 		if s.pruned || s.resultsEnd == 0 {
 			continue
@@ -327,16 +336,16 @@ func (r *runner) splice(from, to int, msgs []json.RawMessage, i int) {
 	r.checked = 0
 }
 
-// summarise replaces the oldest steps (all but the last keepSteps, or as
-// many as one request can hold) by a summary the model writes in one
+// summarise replaces the oldest steps (all but the last keep, or as many
+// as one request can hold) by a summary the model writes in one
 // request that keeps the conversation's prefix. It returns how many steps
 // it replaced, 0 when none could be.
-func (r *runner) summarise(ctx context.Context, step, window int) (int, providers.Usage, string, error) {
+func (r *runner) summarise(ctx context.Context, step, window, keep int) (int, providers.Usage, string, error) {
 	c := &r.comp
 	limit := max(window/10, 256)
 	// The latest cut whose request fits the window with its answer.
 	cut := 0
-	for j := len(c.spans) - min(keepSteps, len(c.spans)); j > 0; j-- {
+	for j := len(c.spans) - min(keep, len(c.spans)); j > 0; j-- {
 		req := r.summaryRequest(c.spans[j].start, limit)
 		need, err := r.size(req)
 		if err != nil {
@@ -360,7 +369,8 @@ func (r *runner) summarise(ctx context.Context, step, window int) (int, provider
 	if err != nil {
 		return 0, providers.Usage{}, "", fmt.Errorf("summarise steps %d–%d: %w", first, last, err)
 	}
-	c.learn(turn.Usage)
+	// Not learnt from: the estimates before and after a compaction
+	// must use one ratio to be compared.
 	r.res.Usage = r.res.Usage.Add(turn.Usage)
 	text := strings.TrimSpace(turn.Text)
 	if text == "" {
@@ -371,13 +381,21 @@ func (r *runner) summarise(ctx context.Context, step, window int) (int, provider
 		return 0, turn.Usage, "", err
 	}
 	from, to := c.taskEnd, c.spans[cut].start
-	if len(msg) >= size(r.history[from:to]) {
+	shorter := slices.Concat(r.history[:from], []json.RawMessage{msg}, r.history[to:])
+	was, err := r.size(r.plainRequest(r.history))
+	if err != nil {
+		return 0, turn.Usage, "", err
+	}
+	now, err := r.size(r.plainRequest(shorter))
+	if err != nil {
+		return 0, turn.Usage, "", err
+	}
+	if now >= was {
 		// Never larger: a summary longer than what it stands for is
 		// not used.
 		return 0, turn.Usage, "", nil
 	}
-	tail := append([]json.RawMessage(nil), r.history[to:]...)
-	r.history = append(append(r.history[:from:from], msg), tail...)
+	r.history = shorter
 	d := from + 1 - to
 	c.spans = c.spans[cut:]
 	for k := range c.spans {

@@ -74,11 +74,11 @@ type windowedRun struct {
 	notes  []loop.CompactNote
 }
 
-func runWindowed(t *testing.T, protocol string, run agentRun, cfg loop.Config) windowedRun {
+func runWindowed(t *testing.T, protocol string, window int, run agentRun, cfg loop.Config) windowedRun {
 	t.Helper()
 	var mu sync.Mutex
 	next := 0
-	model := &fakeprovider.Windowed{Protocol: protocol, Window: testWindow, Answer: func(body []byte) fakeprovider.Reply {
+	model := &fakeprovider.Windowed{Protocol: protocol, Window: window, Answer: func(body []byte) fakeprovider.Reply {
 		if fakeprovider.IsSummaryRequest(body, loop.SummaryPrompt) {
 			return fakeprovider.Reply{Text: summary}
 		}
@@ -135,7 +135,7 @@ func TestLongRunsFitAWindow(t *testing.T) {
 					window = testWindow
 				}
 
-				off := runWindowed(t, protocol, run, loop.Config{Window: window, NoCompact: true})
+				off := runWindowed(t, protocol, testWindow, run, loop.Config{Window: window, NoCompact: true})
 				if off.res.Status != loop.StatusError || off.res.Steps >= len(run.replies) {
 					t.Fatalf("--compact off: status %s after %d steps, want an error before the answer", off.res.Status, off.res.Steps)
 				}
@@ -146,7 +146,7 @@ func TestLongRunsFitAWindow(t *testing.T) {
 					t.Errorf("--compact off: error %v is not the provider's context-too-long answer", off.res.Err)
 				}
 
-				on := runWindowed(t, protocol, run, loop.Config{Window: window})
+				on := runWindowed(t, protocol, testWindow, run, loop.Config{Window: window})
 				if on.res.Status != loop.StatusCompleted || on.res.Answer != "The handler is fixed and the tests pass." {
 					t.Fatalf("status %s after %d steps (%v), answer %q", on.res.Status, on.res.Steps, on.res.Err, on.res.Answer)
 				}
