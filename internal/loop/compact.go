@@ -229,8 +229,9 @@ func (r *runner) overflow(ctx context.Context, step int, req providers.Request, 
 // threshold of window or nothing more can go; never making it larger.
 func (r *runner) compact(ctx context.Context, step int, trigger string, before, window int) error {
 	note := records.Compaction{Trigger: trigger, BeforeTokens: before, Window: window}
+	r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps, Compacting: true})
 	if r.cfg.OnCompact != nil {
-		r.cfg.OnCompact(CompactNote{Compaction: note})
+		r.cfg.OnCompact(ctx, CompactNote{Compaction: note})
 	}
 	target := window * max(r.comp.at, 1) / 100
 	now := before
@@ -266,7 +267,7 @@ func (r *runner) compact(ctx context.Context, step int, trigger string, before, 
 	r.res.Compactions = append(r.res.Compactions, note)
 	r.emit(records.Event{Type: records.TypeContextCompacted, Step: step, Compaction: &note})
 	if r.cfg.OnCompact != nil {
-		r.cfg.OnCompact(CompactNote{Done: true, Compaction: note})
+		r.cfg.OnCompact(ctx, CompactNote{Done: true, Compaction: note})
 	}
 	return nil
 }

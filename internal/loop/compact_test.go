@@ -105,7 +105,7 @@ func runWindowed(t *testing.T, protocol string, window int, run agentRun, cfg lo
 	cfg.Toolbox = run
 	cfg.MaxSteps = len(run.replies) + 1
 	cfg.Recorder = records.NewRecorder(&buf)
-	cfg.OnCompact = func(n loop.CompactNote) { notes = append(notes, n) }
+	cfg.OnCompact = func(_ context.Context, n loop.CompactNote) { notes = append(notes, n) }
 	cfg.Recorder.Emit(records.Event{Type: records.TypeRunStarted})
 	res := loop.Run(context.Background(), cfg)
 	events, err := records.Read(&buf)

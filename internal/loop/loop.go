@@ -150,7 +150,7 @@ type Config struct {
 	Window    int
 	CompactAt int
 	NoCompact bool
-	OnCompact func(CompactNote)
+	OnCompact func(context.Context, CompactNote)
 
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives.
@@ -195,6 +195,9 @@ type Progress struct {
 	Step, MaxSteps int
 	Tool           string // empty while waiting for the model
 	Arguments      string
+	// Compacting: the run is compacting its conversation to fit the
+	// model's window.
+	Compacting bool
 }
 
 // Result is what a run came to.

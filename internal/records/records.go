@@ -194,6 +194,12 @@ type Settings struct {
 	// History is the earlier conversation the run continued from
 	// (--continue, --resume), in the protocol's own form.
 	History []json.RawMessage `json:"history,omitempty"`
+	// ContextWindow is the model's window the run compacted under (from
+	// --context-window or the provider's listing), CompactAt its
+	// --compact-at and Compact its --compact: replay compacts alike.
+	ContextWindow int    `json:"context_window,omitempty"`
+	CompactAt     int    `json:"compact_at,omitempty"`
+	Compact       string `json:"compact,omitempty"`
 }
 
 // Compaction is what one compaction of a run's conversation did, in

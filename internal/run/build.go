@@ -111,6 +111,9 @@ type Run struct {
 	MaxSteps int
 	Timeout  time.Duration
 	Stream   bool
+	// Window is the model's input window in tokens, 0 when unknown
+	// (DESIGN §9, Long runs).
+	Window int
 
 	// model owns the protocol (CurrentProtocol): the auto fallback may
 	// switch it during the run, and everything renders with the current one.
@@ -175,6 +178,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		}
 	}()
 	r.MaxSteps = s.stepLimit().Value.(int)
+	r.Window = s.ContextWindow.Value
 	if r.ModelName == "" && !row.LocalProgram {
 		return nil, fault.Usagef("%s has no default model: name one with --model", row.Name)
 	}

@@ -152,6 +152,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
 		Recorder: rec, OnText: out.OnText, Verify: r.verifier(rec), Budget: r.budget(),
+		Window: r.Window, CompactAt: r.Settings.CompactAt.Value, NoCompact: r.Settings.Compact.Value == "off", OnCompact: r.compactHooks(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {
@@ -378,7 +379,8 @@ func (r *Run) recorded(prompt string) *records.Settings {
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, NoCache: s.NoCache.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools(),
-		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value}
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value,
+		ContextWindow: r.Window, CompactAt: s.CompactAt.Value, Compact: s.Compact.Value}
 	// Tools that --no-tools kept from loading are not recorded, so that a
 	// continued run does not load them either. The tools file is absolute:
 	// -c may run from another directory.

@@ -27,10 +27,12 @@ type Summary struct {
 	UsagePerStep []records.StepUsage `json:"usage_per_step"`
 	Denials      []records.Denial    `json:"denials"`
 	// Changes are the files the run changed, in order.
-	Changes    []records.Change `json:"changes"`
-	Error      string           `json:"error,omitempty"`
-	ExitCode   int              `json:"exit_code"`
-	DurationMS int64            `json:"duration_ms"`
+	Changes []records.Change `json:"changes"`
+	// Compactions are what each compaction of the conversation did.
+	Compactions []records.Compaction `json:"compactions"`
+	Error       string               `json:"error,omitempty"`
+	ExitCode    int                  `json:"exit_code"`
+	DurationMS  int64                `json:"duration_ms"`
 	// Cost is the run's cost: as the provider reported it, else its
 	// tokens at the config file's prices and the run's price rate.
 	Cost *float64 `json:"cost,omitempty"`
@@ -44,7 +46,7 @@ type Summary struct {
 func (r *Run) Summary(res *Result) Summary {
 	s := Summary{ID: res.ID, Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName,
 		Steps: res.Steps, ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep),
-		Denials: nonNil(res.Denials), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
+		Denials: nonNil(res.Denials), Changes: nonNil(res.Changes), Compactions: nonNil(res.Compactions), ExitCode: res.ExitCode,
 		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		s.Value = json.RawMessage(res.Answer)
