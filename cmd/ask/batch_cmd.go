@@ -72,9 +72,13 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	if c.Bool("batch-api") && !c.IsSet("jobs") {
 		j = 1000 // a round holds a request of every task under way
 	}
+	flags, err := flagSettings(c, stdio)
+	if err != nil {
+		return err
+	}
 	cfg := batchrun.Config{
 		// The command line's settings are checked once, before any task.
-		Flags: flagSettings(c, stdio),
+		Flags: flags,
 		Resolve: func(flags run.Settings) (run.Settings, error) {
 			return run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 		},

@@ -401,7 +401,7 @@ func parseAsRun(args []string) error {
 	useConfigFile(line, stdio)
 	stdio.typed = line.typed()
 	app := appWith(stdio, nil)
-	app.Action = func(c *cli.Context) error { flagSettings(c, stdio); return nil }
+	app.Action = func(c *cli.Context) error { _, err := flagSettings(c, stdio); return err }
 	return app.RunContext(context.Background(), line.argv(args[0]))
 }
 

@@ -355,6 +355,11 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		return batch.Result{ID: t.ID, Status: batch.StatusError, ExitCode: run.ExitCode(err), Error: oneLine(err.Error()),
 			DurationMS: time.Since(start).Milliseconds()}
 	}
+	// A task line is a lower layer: it may narrow the command line's
+	// settings, never widen them (an error for this task alone).
+	if _, err := settings.NarrowValues(b.settings.Values, t.Settings); err != nil {
+		return fail(fault.New(fault.Usage, err))
+	}
 	layer := b.flags
 	layer.Values = settings.Over(t.Settings, b.flags.Values)
 	s, err := b.cfg.Resolve(layer)

@@ -18,7 +18,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -36,6 +35,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/suggest"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
@@ -299,71 +299,30 @@ func (r *Run) projectFile() *prompts.Project {
 	return p
 }
 
-// check validates the settings that a flag may give out of range; a
-// config file's values were checked when it was read.
+// check runs every setting through its row's Parse (the layers did as
+// they read them; this catches settings a caller built by hand), and the
+// base URL, which a provider's own variable or the config file may give.
 func (s Settings) check() error {
-	switch {
-	case !policy.ValidMode(s.Mode.Value):
-		return fault.Usagef("--mode %q: choose ask, plan or agent", s.Mode.Value)
-	case s.MaxSteps.Value < 1:
-		return fault.Usagef("--max-steps must be at least 1")
-	case s.Timeout.Value < 0:
-		return fault.Usagef("--timeout must be a duration such as 30s or 5m, or 0 for none")
-	case s.Retries.Value < 0:
-		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
-	case s.MaxTokens.Value < 0:
-		return fault.Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
-	case s.MaxRounds.IsGiven() && s.MaxRounds.Value < 1:
-		return fault.Usagef("--max-rounds must be at least 1")
-	case s.MaxBudgetTokens.IsGiven() && s.MaxBudgetTokens.Value < 1:
-		return fault.Usagef("--max-budget-tokens must be at least 1 (leave it out for no budget)")
-	case s.MaxBudgetUSD.IsGiven() && s.MaxBudgetUSD.Value <= 0:
-		return fault.Usagef("--max-budget-usd must be an amount above 0 (leave it out for no budget)")
+	if err := s.Values.Check(); err != nil {
+		return fault.Usagef("%v", err)
 	}
-	switch s.ToolProtocol.Value {
-	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:
-	default:
-		return fault.Usagef("--tool-protocol %q: choose auto, native, json or markdown", s.ToolProtocol.Value)
-	}
-	if err := checkBaseURL(s.BaseURL); err != nil {
-		return err
-	}
-	if _, err := policy.ParsePatterns(s.Allow.Value); err != nil {
-		return fault.Usagef("--allow-tool: %v", err)
-	}
-	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
-		return fault.Usagef("--deny-tool: %v", err)
-	}
-	if _, err := sandbox.ParseLevel(s.Sandbox.Value); s.Sandbox.IsGiven() && err != nil {
-		return fault.Usagef("--sandbox %v", err)
+	return checkBaseURL(s.BaseURL)
+}
+
+// checkBaseURL refuses a base URL that no request could be sent to, before
+// one is tried, through the row's check. The URL itself is left out of
+// the message: it may hold a password.
+func checkBaseURL(base Setting[string]) error {
+	if msg := baseURLRow().Check(base.Value); msg != "" {
+		return fault.Usagef("%s %s", base.Source, msg)
 	}
 	return nil
 }
 
-// checkBaseURL refuses a base URL that no request could be sent to, before
-// one is tried. The URL itself is left out of the message: it may hold a
-// password.
-func checkBaseURL(base Setting[string]) error {
-	if base.Value == "" {
-		return nil // a local program has none
-	}
-	u, err := url.Parse(base.Value)
-	why := ""
-	switch {
-	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // without the URL
-		}
-		why = err.Error()
-	case u.Scheme != "http" && u.Scheme != "https":
-		why = fmt.Sprintf("the scheme is %q, not http or https", u.Scheme)
-	case u.Host == "":
-		why = "it names no host"
-	default:
-		return nil
-	}
-	return fault.Usagef("the base URL (%s) is not usable: %s; give one such as https://api.example.com/v1", base.Source, why)
+// baseURLRow is --base-url's row.
+func baseURLRow() settings.Row {
+	r, _ := settings.Lookup("base-url")
+	return r
 }
 
 // key is the provider's key, or an error naming the variable to set. A

@@ -183,27 +183,33 @@ func ParseConversation(data []byte) (*Conversation, error) {
 // win, each over its own setting. A carried setting also beats the
 // environment and the config file: a changed ASK_BASE_URL or config must
 // not send the conversation elsewhere half-way.
-func (c *Conversation) layer(flags Settings) Settings {
+func (c *Conversation) layer(flags Settings) (Settings, error) {
 	src := "conversation " + c.Source
 	set := records.Settings{}
 	if c.start.Settings != nil {
 		set = *c.start.Settings
 	}
 	s := Settings{Conversation: c}
-	str := func(v string, to *Setting[string]) {
-		if v != "" {
-			*to = Given(v, src)
+	// A transcript's values go through their rows' Parse, as every
+	// layer's do: it is a file anyone may have edited.
+	var bad error
+	str := func(name, v string) {
+		if v == "" || bad != nil {
+			return
+		}
+		if err := s.Values.Give(name, v, src); err != nil {
+			bad = fault.Usagef("%s: %v", src, err)
 		}
 	}
-	str(c.start.Provider, &s.Provider)
-	str(c.start.Mode, &s.Mode)
+	str("provider", c.start.Provider)
+	str("mode", c.start.Mode)
 	// A model name, a base URL and a tool protocol chosen for them belong
 	// to their provider (another may lack native tools); a local program
 	// is named by its --command, which the transcript does not hold.
 	if !flags.Provider.IsGiven() || flags.Provider.Value == c.start.Provider {
-		str(set.ToolProtocol, &s.ToolProtocol)
+		str("tool-protocol", set.ToolProtocol)
 		if row, err := catalog.Lookup(c.start.Provider); err == nil && !row.LocalProgram {
-			str(c.start.Model, &s.Model)
+			str("model", c.start.Model)
 			if !flags.BaseURL.IsGiven() {
 				c.held.BaseURL = set.BaseURL
 			}
@@ -226,7 +232,7 @@ func (c *Conversation) layer(flags Settings) Settings {
 			c.held.MCP = set.MCP
 		}
 	}
-	return s
+	return s, bad
 }
 
 // Held is what an earlier run was given that reaches beyond ask: the

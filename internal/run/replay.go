@@ -93,7 +93,9 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.ToolProtocol = Given(cmp.Or(set.ToolProtocol, ToolProtocolAuto), src)
 	s.NoStream = Given(!set.Stream, src)
 	s.NoCache = Given(set.NoCache, src)
-	s.MaxTokens = Given(set.MaxTokens, src)
+	if set.MaxTokens > 0 {
+		s.MaxTokens = Given(set.MaxTokens, src)
+	}
 	if set.Temperature != nil {
 		s.Temperature = Given(*set.Temperature, src)
 	}
