@@ -38,7 +38,13 @@ const TokenBytes = 4
 type Bill struct {
 	Requests, Refused         int
 	InputTokens, CachedTokens int
+	// Each is every answered request's input and cached tokens, in order.
+	Each []Counted
 }
+
+// Counted is one answered request's input tokens and the part of them
+// read from the cache.
+type Counted struct{ Input, Cached int }
 
 // Tokens is how many tokens a Windowed model counts in a body.
 func Tokens(body []byte) int { return (len(body) + TokenBytes - 1) / TokenBytes }
@@ -64,7 +70,9 @@ func StartWindowed(w *Windowed) *Server {
 func (w *Windowed) Bill() Bill {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.billed
+	b := w.billed
+	b.Each = append([]Counted(nil), b.Each...)
+	return b
 }
 
 func (w *Windowed) serve(body []byte) (int, []byte) {
@@ -84,6 +92,7 @@ func (w *Windowed) serve(body []byte) (int, []byte) {
 	cached := shared / TokenBytes
 	w.billed.InputTokens += tokens
 	w.billed.CachedTokens += cached
+	w.billed.Each = append(w.billed.Each, Counted{tokens, cached})
 	w.mu.Unlock()
 	return http.StatusOK, Render(w.Protocol, w.Answer(body), tokens, cached)
 }

@@ -27,10 +27,13 @@ const (
 	// keepSteps are the last steps a compaction leaves verbatim; a
 	// summary that cannot fit otherwise keeps fewer, never none.
 	keepSteps = 3
-	// bytesPerToken is the estimate's ratio until a provider's usage
-	// says better: JSON bodies run at 3 to 4 bytes a token, and the
-	// lower bound errs towards compacting early.
-	bytesPerToken = 3.0
+	// bytesPerToken is what the estimate counts a token of what a
+	// request adds to the last one the provider counted: JSON bodies run
+	// at 3 to 4 bytes a token, and the low end errs towards compacting
+	// early. What a request drops is counted at bytesPerDroppedToken, the
+	// high end, for the same reason.
+	bytesPerToken        = 3
+	bytesPerDroppedToken = 5
 	// summaryRounds bounds the summarising requests of one compaction:
 	// a conversation whose older part does not fit one request is
 	// summarised a part at a time.
@@ -78,7 +81,7 @@ func (s *span) shift(d int) {
 }
 
 // compactor holds what the loop knows of the history's shape and of the
-// provider's tokens per byte.
+// last request the provider counted.
 type compactor struct {
 	window, at int
 	off        bool
@@ -86,9 +89,11 @@ type compactor struct {
 	// conversation and the task's prompt, never compacted.
 	taskEnd int
 	spans   []span
-	// ratio is tokens per body byte, from the last request's usage.
-	ratio    float64
-	lastBody int
+	// lastBody is the size of the last step's request body and
+	// lastTokens the input tokens its usage reported (0: none yet).
+	lastBody, lastTokens int
+	// sent is the size of the body being sent now.
+	sent int
 	// firstStep is this run's first; summarised says a summary of the
 	// steps before spans[0] stands at taskEnd.
 	firstStep  int
@@ -97,40 +102,61 @@ type compactor struct {
 
 func (c *compactor) threshold() int { return c.window * c.at / 100 }
 
-// estimate is the tokens of a request body, by the last ratio the
-// provider's usage gave, or bytesPerToken.
-func (c *compactor) estimate(body []byte) int {
-	r := c.ratio
-	if r <= 0 {
-		r = 1 / bytesPerToken
+// estimate is the tokens of a request body (Estimate).
+func (c *compactor) estimate(body []byte) int { return Estimate(c.lastBody, c.lastTokens, len(body)) }
+
+// learn keeps the input tokens the provider counted in the request just
+// sent.
+func (c *compactor) learn(usage providers.Usage) {
+	if usage.InputTokens > 0 {
+		c.lastBody, c.lastTokens = c.sent, usage.InputTokens
 	}
-	return int(float64(len(body))*r) + 1
 }
 
-// learn sets the ratio from a request body's size and the input tokens
-// its usage reported.
-func (c *compactor) learn(usage providers.Usage) {
-	if c.lastBody > 0 && usage.InputTokens > 0 {
-		c.ratio = float64(usage.InputTokens) / float64(c.lastBody)
+// Estimate is the tokens of a request of size bytes, given the last
+// request the provider counted (lastBytes long, lastTokens tokens; 0 for
+// none): that count, plus what the body adds, or less what it drops. The
+// provider's count carries what bytes cannot tell (a hidden system prompt
+// of its own, a tokenizer's ratio), so only the difference is guessed.
+func Estimate(lastBytes, lastTokens, size int) int {
+	if lastTokens <= 0 {
+		return size/bytesPerToken + 1
+	}
+	if d := size - lastBytes; d >= 0 {
+		return lastTokens + d/bytesPerToken + 1
+	} else {
+		return max(lastTokens+d/bytesPerDroppedToken, 1)
 	}
 }
 
 // EstimateTokens is the estimate a run makes of a request body before any
 // usage is known.
-func EstimateTokens(body []byte) int { return (&compactor{}).estimate(body) }
+func EstimateTokens(body []byte) int { return Estimate(0, 0, len(body)) }
 
 // size estimates req's tokens as the protocol would send it.
 func (r *runner) size(req providers.Request) (int, error) {
-	if req.Model == "" {
-		// The caller names the model; a stand-in of a usual length
-		// renders the same body for an estimate.
-		req.Model = "model-name-of-usual-length"
+	var body []byte
+	var err error
+	if b, ok := r.cfg.Model.(builder); ok {
+		body, err = b.Build(req) // the body as it will be sent
+	} else {
+		if req.Model == "" {
+			// A stand-in of a usual length renders a body of the
+			// same size.
+			req.Model = "model-name-of-usual-length"
+		}
+		body, err = r.protocol().BuildRequest(req)
 	}
-	body, err := r.protocol().BuildRequest(req)
 	if err != nil {
 		return 0, fmt.Errorf("estimate the request: %w", err)
 	}
 	return r.comp.estimate(body), nil
+}
+
+// builder renders a request as the model will send it
+// (*providers.Caller).
+type builder interface {
+	Build(providers.Request) ([]byte, error)
 }
 
 // fit compacts the history before req is sent when it would cross the
@@ -366,12 +392,14 @@ func (r *runner) summarise(ctx context.Context, step, window, keep int) (int, pr
 		first = c.firstStep
 	}
 	last := c.spans[cut-1].step
+	sent := c.sent
 	turn, err := r.call(ctx, r.summaryRequest(c.spans[cut].start, limit), r.hooks(step))
+	c.sent = sent
 	if err != nil {
 		return 0, providers.Usage{}, "", fmt.Errorf("summarise steps %d–%d: %w", first, last, err)
 	}
 	// Not learnt from: the estimates before and after a compaction
-	// must use one ratio to be compared.
+	// must count alike to be compared.
 	r.res.Usage = r.res.Usage.Add(turn.Usage)
 	text := strings.TrimSpace(turn.Text)
 	if text == "" {

@@ -74,7 +74,7 @@ type windowedRun struct {
 	notes  []loop.CompactNote
 }
 
-func runWindowed(t *testing.T, protocol string, window int, run agentRun, cfg loop.Config) windowedRun {
+func runWindowed(t testing.TB, protocol string, window int, run agentRun, cfg loop.Config) windowedRun {
 	t.Helper()
 	var mu sync.Mutex
 	next := 0

@@ -488,7 +488,7 @@ func (r *runner) hooks(step int) providers.Hooks {
 	return providers.Hooks{
 		OnDelta: r.cfg.OnText,
 		OnRequest: func(url string, h http.Header, body []byte) {
-			r.comp.lastBody = len(body)
+			r.comp.sent = len(body)
 			if r.recorded {
 				r.recorded = false // the held request, recorded before
 				return
