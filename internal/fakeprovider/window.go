@@ -53,6 +53,9 @@ func Tokens(body []byte) int { return (len(body) + TokenBytes - 1) / TokenBytes 
 func StartWindowed(w *Windowed) *Server {
 	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if AboutModels(rw, r) {
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.requests = append(s.requests, body)

@@ -266,6 +266,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		caller.Sleep = func(context.Context, time.Duration) error { return nil }
 	}
 	r.model, r.caller = caller, caller
+	if r.Window == 0 && env.Replay == nil && !env.Offline {
+		r.Window = r.listedWindow(ctx, caller)
+	}
 	return r, r.useToolProtocol(caller)
 }
 
