@@ -200,6 +200,7 @@ func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.R
 		return &loop.Result{Status: loop.StatusError, Err: err}
 	}
 	cfg.Prompt = prompt
+	r.root.StartWatching()
 	return loop.Run(ctx, cfg)
 }
 
@@ -232,10 +233,11 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		r.note("warning: %s", msg)
 		rec.Emit(records.Event{Type: records.TypeError, Step: int(step.Load()), Error: msg})
 	})
-	// The picture the watcher starts from is taken by the first call that
-	// needs it, not while the first request is out: closing an inotify
-	// instance waits for the kernel (an RCU grace period, 10–20 ms here),
-	// which every run that calls no command would pay at its exit.
+	// The picture the watcher starts from is taken while the first
+	// request is out (runLoop), off the first call's path; the kernel is
+	// asked to watch only by the first call that needs it: closing an
+	// inotify instance waits for the kernel (an RCU grace period, 10–20
+	// ms here), which every run that calls no command would pay at exit.
 	return func() []records.Change {
 		mu.Lock()
 		defer mu.Unlock()
