@@ -120,8 +120,10 @@ type Run struct {
 	model   loop.Model
 	caller  *providers.Caller // nil for a local program
 	toolbox loop.Toolbox
-	tools   map[string]tools.Info
-	gate    loop.Gate
+	// registry is the tools behind toolbox, nil for none.
+	registry *tools.Registry
+	tools    map[string]tools.Info
+	gate     loop.Gate
 	// hooks are the config file's, nil for none or under --no-hooks.
 	hooks   *hooks.Runner
 	schema  json.RawMessage
@@ -423,7 +425,7 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 
 // useTools makes a registry the run's tools and gate the policy.
 func (r *Run) useTools(registry *tools.Registry, gate loop.Gate) {
-	r.toolbox, r.gate = registry, gate
+	r.toolbox, r.gate, r.registry = registry, gate, registry
 	r.tools = map[string]tools.Info{}
 	r.Declared = nil
 	for _, t := range registry.List() {
