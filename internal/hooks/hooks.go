@@ -38,7 +38,10 @@ const (
 	PreToolUse       = "PreToolUse"
 	PostToolUse      = "PostToolUse"
 	Stop             = "Stop"
-	SessionEnd       = "SessionEnd"
+	// SubagentStop: a child run of the agent tool ended (recorded; a
+	// block does not send the child back).
+	SubagentStop = "SubagentStop"
+	SessionEnd   = "SessionEnd"
 	// PreCompact and PostCompact come before and after a compaction
 	// of the conversation; their matcher is the trigger ("auto").
 	PreCompact  = "PreCompact"
@@ -47,7 +50,7 @@ const (
 
 // Events are the events a config file may name, in the order a run meets
 // them.
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact, Stop, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact, Stop, SubagentStop, SessionEnd}
 
 // DefaultTimeout is a hook's time limit when it names none (Claude Code's).
 const DefaultTimeout = 60 * time.Second
@@ -57,6 +60,8 @@ const (
 	Allow = "allow"
 	Deny  = "deny"
 	Ask   = "ask"
+	// Defer pauses the call for `ask resume`; it is asked again then.
+	Defer = "defer"
 	Block = "block" // PostToolUse, Stop, UserPromptSubmit
 	None  = "none"  // the hook said nothing: the run goes on as it would
 	Error = "error" // a hook of an event that cannot deny failed
@@ -180,8 +185,8 @@ func (r *Runner) Has(event string) bool { return r != nil && len(r.Config[event]
 
 // Verdict is what the hooks of one event decided together.
 type Verdict struct {
-	// Decision is Allow, Deny, Ask, Block or None: a deny (or block) wins
-	// over an ask, an ask over an allow.
+	// Decision is Allow, Deny, Ask, Defer, Block or None: a deny (or
+	// block) wins over a defer, a defer over an ask, an ask over an allow.
 	Decision string
 	// Reason is the deciding hook's, one line, naming it.
 	Reason string
@@ -192,7 +197,7 @@ type Verdict struct {
 
 // rank orders decisions: a deny or block wins; a failure that cannot deny
 // (Error) only beats silence.
-var rank = map[string]int{None: 0, Error: 1, Allow: 2, Ask: 3, Deny: 4, Block: 4}
+var rank = map[string]int{None: 0, Error: 1, Allow: 2, Ask: 3, Defer: 4, Deny: 5, Block: 5}
 
 // Input is the event's own fields of the JSON a hook reads.
 type Input struct {
@@ -212,6 +217,9 @@ type Input struct {
 	Trigger            string  `json:"trigger,omitempty"`
 	CustomInstructions *string `json:"custom_instructions,omitempty"`
 	CompactSummary     string  `json:"compact_summary,omitempty"`
+	// SubagentStop: the child run's id and its definition's name.
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
 }
 
 // Run runs the hooks of event that apply to in.ToolName, one after
@@ -406,10 +414,10 @@ func (r *Runner) answer(event, name, stdout string, fail func(string, ...any) Ve
 	switch {
 	case event == PreToolUse && out.Specific != nil && out.Specific.PermissionDecision != "":
 		switch d := out.Specific.PermissionDecision; d {
-		case Allow, Deny, Ask:
+		case Allow, Deny, Ask, Defer:
 			v.Decision, reason = d, oneLine(out.Specific.PermissionDecisionReason, 500)
 		default:
-			return fail("answered permissionDecision %q: want allow, deny or ask", d)
+			return fail("answered permissionDecision %q: want allow, deny, ask or defer", d)
 		}
 	case out.Decision == "":
 	case event == PreToolUse && out.Decision == "approve":
