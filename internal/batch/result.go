@@ -60,24 +60,26 @@ func (r Result) Encode() []byte {
 	enc.Encode(wireResult{ // a Result always encodes: its Value is checked JSON
 		ID: orNull(r.ID), Line: r.Line, RunID: orNull(r.RunID), Status: r.Status, ExitCode: r.ExitCode,
 		Answer: orNull(r.Answer), Value: r.Value, Usage: r.Usage, Cost: r.Cost, DurationMS: r.DurationMS, Error: orNull(r.Error),
+		Worktree: r.Worktree,
 	})
 	return b.Bytes()
 }
 
 // wireResult is a result line as written: the ten keys always, line where
-// it names a line without an id.
+// it names a line without an id, worktree where --worktree kept one.
 type wireResult struct {
-	ID         *string          `json:"id"`
-	Line       int              `json:"line,omitempty"`
-	RunID      *string          `json:"run_id"`
-	Status     string           `json:"status"`
-	ExitCode   int              `json:"exit_code"`
-	Answer     *string          `json:"answer"`
-	Value      json.RawMessage  `json:"value"`
-	Usage      *providers.Usage `json:"usage"`
-	Cost       *float64         `json:"cost"`
-	DurationMS int64            `json:"duration_ms"`
-	Error      *string          `json:"error"`
+	ID         *string           `json:"id"`
+	Line       int               `json:"line,omitempty"`
+	RunID      *string           `json:"run_id"`
+	Status     string            `json:"status"`
+	ExitCode   int               `json:"exit_code"`
+	Answer     *string           `json:"answer"`
+	Value      json.RawMessage   `json:"value"`
+	Usage      *providers.Usage  `json:"usage"`
+	Cost       *float64          `json:"cost"`
+	DurationMS int64             `json:"duration_ms"`
+	Error      *string           `json:"error"`
+	Worktree   *records.Worktree `json:"worktree,omitempty"`
 }
 
 func orNull(s string) *string {
