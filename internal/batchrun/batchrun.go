@@ -9,8 +9,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -366,6 +368,9 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 	if err != nil {
 		return fail(err)
 	}
+	if err := attachInside(t, s, b.env.Wd); err != nil {
+		return fail(err)
+	}
 	r, err := run.New(ctx, s, b.env)
 	if err != nil {
 		return fail(err)
@@ -418,6 +423,31 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		out.Error = oneLine(res.Err.Error())
 	}
 	return out
+}
+
+// attachInside refuses a task's attachment outside the run's working
+// directory, links followed: a task line may not send the machine's files
+// to the model (its row's mark, which Narrow reads, sees only the words).
+func attachInside(t batch.Task, s run.Settings, wd string) error {
+	if !t.Settings.Attach.IsGiven() {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(run.AbsPath(wd, s.Workdir.Value))
+	if err != nil {
+		return fault.Usagef("the working directory: %v", err)
+	}
+	for _, p := range t.Settings.Attach.Value {
+		real, err := filepath.EvalSymlinks(run.AbsPath(wd, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the run says it cannot read it
+		}
+		rel, relErr := filepath.Rel(root, real)
+		if err != nil || relErr != nil || !filepath.IsLocal(rel) {
+			return fault.New(fault.Usage, &settings.WideningError{Key: "attach", Source: t.Settings.Attach.Source,
+				Why: fmt.Sprintf("it sends %s, which is outside the working directory", p)})
+		}
+	}
+	return nil
 }
 
 // carryOn continues a held task's run with its reply: one the batch did
