@@ -3,6 +3,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -292,11 +293,13 @@ var Rows = sync.OnceValue(func() []Row {
 			field: field(func(v *Values) *Setting[bool] { return &v.AllowNetwork })},
 		// Widening: an allow list: only shrinks.
 		{Name: "allow-host", Category: CategoryTools, Kind: List, Default: []string(nil), Key: "sandbox.allow_hosts",
-			samples: samples{good: []string{"proxy.golang.org", "*.npmjs.org"}, bad: []string{"http://x.example/path"}, wide: "evil.example"},
-			widen:   shrinksOnly("it lets commands reach a host the command line does not"),
-			Help:    "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
-			check:   hostPatterns,
-			field:   field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
+			samples: samples{good: []string{"proxy.golang.org", "*.npmjs.org", "localhost", "10.0.0.7", "::1"},
+				bad:  []string{"http://x.example/path", "https://example.com/", "example.com:8080", "*", "exa mple.com", "*.", "-x.example", "[::1]", "fe80::1%eth0"},
+				wide: "evil.example"},
+			widen: shrinksOnly("it lets commands reach a host the command line does not"),
+			Help:  "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
+			check: hostPatterns,
+			field: field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
 		// Widening: never widens: hidden paths add up (Adds).
 		{Name: "sandbox-hide", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.hide", Adds: true,
 			Help:  "hide the file or directory `PATH` from sandboxed commands too, besides the credential stores; repeatable",
@@ -424,18 +427,39 @@ func byteSize(v any) string {
 	return ""
 }
 
-// hostPatterns checks --allow-host values: a host name, an IP address, or
-// *. and a domain; no scheme, port or path.
+// hostPatterns checks --allow-host values: NAME or *.NAME, or a literal
+// IP address; a URL, a port, a bare * or a word that is no host name is
+// refused with the form.
 func hostPatterns(v any) string {
-	list, _ := v.([]string)
-	for _, h := range list {
-		name := strings.TrimPrefix(h, "*.")
-		ipv6 := strings.Count(name, ":") > 1
-		if name == "" || strings.ContainsAny(name, "/@* \t") || !ipv6 && strings.Contains(name, ":") {
-			return fmt.Sprintf("%q: give a host name such as proxy.golang.org or *.npmjs.org, without a scheme, port or path", h)
+	for _, h := range v.([]string) {
+		if !HostPattern(h) {
+			return fmt.Sprintf("%q: give a host name, NAME or *.NAME, such as proxy.golang.org or *.npmjs.org (no scheme, port, path or bare *), or an IP address", h)
 		}
 	}
 	return ""
+}
+
+// HostPattern reports whether h is an --allow-host value: a host name, *.
+// and a host name, or a literal IP address.
+func HostPattern(h string) bool {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip.Zone() == ""
+	}
+	name := strings.TrimPrefix(h, "*.")
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(name, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // toolPatterns checks --allow-tool and --deny-tool's NAME or
