@@ -554,12 +554,3 @@ func OrList(values []string) string {
 	}
 	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
