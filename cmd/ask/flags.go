@@ -265,6 +265,7 @@ func (s *commandSpec) read(c *cli.Command, parent string) {
 // (they are the main command's), to no effect.
 var runFlagsRead = map[string][]string{
 	"ask config":                      {"profile"},
+	"ask replay":                      {"yes", "accept-edits", "allow-tool", "deny-tool", "safe", "workdir", "sandbox", "allow-network", "allow-host", "mcp-header", "no-hooks", "json", "events", "transcript", "quiet", "verbose", "profile"},
 	"ask models":                      {"provider", "base-url", "retries", "profile"},
 	"ask tools list":                  {"mode", "safe", "allow-tool", "deny-tool", "no-tools", "workdir", "tools-file", "mcp", "mcp-header", "profile", "quiet"},
 	"ask tools show":                  {"mode", "safe", "allow-tool", "deny-tool", "no-tools", "workdir", "tools-file", "mcp", "mcp-header", "profile", "quiet"},
