@@ -26,6 +26,7 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/termtext"
@@ -255,16 +256,15 @@ func (b *runner) note(line string) {
 func (b *runner) startRounds() error {
 	s := b.settings
 	key := s.Key.Value.Reveal()
-	switch s.Provider.Value {
-	case "openai":
-		b.rounds = batch.NewRounds(s.BaseURL.Value, key, b.cfg.Env.HTTP)
-	case "anthropic":
-		b.rounds = batch.NewAnthropicRounds(s.BaseURL.Value, key, b.cfg.Env.HTTP)
-	case "gemini":
-		b.rounds = batch.NewGeminiRounds(s.BaseURL.Value, key, b.cfg.Env.HTTP)
-	default:
-		return fault.Usagef("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API), -p anthropic (Message Batches) or -p gemini (Batch Mode)", s.Provider.Value)
+	row, err := catalog.Lookup(s.Provider.Value)
+	if err != nil {
+		return fault.Usagef("--batch-api: %v", err)
 	}
+	rounds, ok := batch.Open(row.Batch, s.BaseURL.Value, key, row.New(row).Authorize, b.cfg.Env.HTTP)
+	if !ok {
+		return fault.Usagef("--batch-api: the provider %s has no batch interface ask uses: choose -p %s", s.Provider.Value, strings.Join(catalog.WithBatch(), ", -p "))
+	}
+	b.rounds = rounds
 	// The batch is read where it was sent, with this key: a state that
 	// names another endpoint is not followed, it is said.
 	if now := providers.RedactURL(b.rounds.BaseURL); b.resumed != nil && (b.resumed.Provider != s.Provider.Value || strings.TrimRight(b.resumed.BaseURL, "/") != now) {
