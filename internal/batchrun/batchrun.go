@@ -35,10 +35,11 @@ import (
 
 // Config is one invocation of ask batch.
 type Config struct {
-	// Flags are the command line's run settings; Resolve lays them over
-	// the environment, the config file and the defaults.
-	Flags   run.Settings
-	Resolve func(flags run.Settings) (run.Settings, error)
+	// Flags are the command line's run settings, which each task's run
+	// resolves (run.Resolve) over the environment (Getenv), the config
+	// file (RunConfig) and the defaults.
+	Flags     run.Settings
+	RunConfig *run.Config
 	// Env is the runs' world; its HTTP and Limiter are set here.
 	Env    run.Env
 	Getenv func(string) string
@@ -202,7 +203,7 @@ func (b *runner) prepare() (batch.Shard, error) {
 			b.flags.Timeout = run.Given(time.Duration(0), "--batch-api: a batch may take its 24 hours")
 		}
 	}
-	s, err := b.cfg.Resolve(b.flags)
+	s, err := b.resolve(b.flags)
 	if err != nil {
 		return shard, err
 	}
@@ -364,7 +365,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 	}
 	layer := b.flags
 	layer.Values = settings.Over(t.Settings, b.flags.Values)
-	s, err := b.cfg.Resolve(layer)
+	s, err := b.resolve(layer)
 	if err != nil {
 		return fail(err)
 	}
@@ -423,6 +424,12 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		out.Error = oneLine(res.Err.Error())
 	}
 	return out
+}
+
+// resolve lays flags over the environment, the config file and the
+// defaults, as every run's settings are resolved.
+func (b *runner) resolve(flags run.Settings) (run.Settings, error) {
+	return run.Resolve(run.Inputs{Flags: flags, Getenv: b.cfg.Getenv, Config: b.cfg.RunConfig, Wd: b.cfg.Env.Wd})
 }
 
 // attachInside refuses a task's attachment outside the run's working
