@@ -194,8 +194,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	}
 	// The calls are decided by this invocation's policy, never by the
 	// decisions the file records: a transcript can be edited.
-	allow, _ := policy.ParsePatterns(s.Allow.Value)
-	deny, _ := policy.ParsePatterns(s.Deny.Value)
+	allow, deny := s.ToolRules()
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
 	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny)
