@@ -215,11 +215,13 @@ func kindOf(f cli.Flag) settings.Kind {
 // line names it, then built and read from its declaration.
 func mainSpec(stdio *IO) *commandSpec {
 	main := &commandSpec{name: "ask", flags: map[string]flagSpec{}, prompt: true}
-	for _, r := range settings.Rows() {
+	rows := settings.Rows()
+	for i := range rows {
+		r := &rows[i] // the shared row: a copy would cost every start an allocation a row
 		if r.ConfigOnly {
 			continue
 		}
-		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: &r, hint: valueHint(r.Kind, "see ask --help")}
+		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: r, hint: valueHint(r.Kind, "see ask --help")}
 		main.flags[r.Name] = f
 		if r.Short != "" {
 			main.flags[r.Short] = f
