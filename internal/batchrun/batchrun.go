@@ -369,7 +369,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := attachInside(t, s, b.env.Wd); err != nil {
+	if err := pathsInside(t, b.settings, b.env.Wd); err != nil {
 		return fail(err)
 	}
 	r, err := run.New(ctx, s, b.env)
@@ -432,26 +432,46 @@ func (b *runner) resolve(flags run.Settings) (run.Settings, error) {
 	return run.Resolve(run.Inputs{Flags: flags, Getenv: b.cfg.Getenv, Config: b.cfg.RunConfig, Wd: b.cfg.Env.Wd})
 }
 
-// attachInside refuses a task's attachment outside the run's working
-// directory, links followed: a task line may not send the machine's files
-// to the model (its row's mark, which Narrow reads, sees only the words).
-func attachInside(t batch.Task, s run.Settings, wd string) error {
-	if !t.Settings.Attach.IsGiven() {
+// pathsInside refuses a task's working directory, attachment or schema
+// file outside the command line's working directory, links followed: a
+// task line may not reach or send the machine's files (its rows' marks,
+// which Narrow reads, see only the words; these paths are read from ask's
+// own directory, wd).
+func pathsInside(t batch.Task, commandLine run.Settings, wd string) error {
+	v := t.Settings
+	var paths []string
+	if v.Workdir.IsGiven() {
+		paths = append(paths, v.Workdir.Value)
+	}
+	if v.Attach.IsGiven() {
+		paths = append(paths, v.Attach.Value...)
+	}
+	if v.Schema.IsGiven() && !strings.HasPrefix(strings.TrimSpace(v.Schema.Value), "{") {
+		paths = append(paths, v.Schema.Value)
+	}
+	if len(paths) == 0 {
 		return nil
 	}
-	root, err := filepath.EvalSymlinks(run.AbsPath(wd, s.Workdir.Value))
+	root, err := filepath.EvalSymlinks(run.AbsPath(wd, commandLine.Workdir.Value))
 	if err != nil {
 		return fault.Usagef("the working directory: %v", err)
 	}
-	for _, p := range t.Settings.Attach.Value {
+	for _, p := range paths {
 		real, err := filepath.EvalSymlinks(run.AbsPath(wd, p))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // the run says it cannot read it
 		}
 		rel, relErr := filepath.Rel(root, real)
-		if err != nil || relErr != nil || !filepath.IsLocal(rel) {
-			return fault.New(fault.Usage, &settings.WideningError{Key: "attach", Source: t.Settings.Attach.Source,
-				Why: fmt.Sprintf("it sends %s, which is outside the working directory", p)})
+		if err != nil || relErr != nil || !filepath.IsLocal(rel) && rel != "." {
+			key := "attach"
+			switch p {
+			case v.Workdir.Value:
+				key = "workdir"
+			case v.Schema.Value:
+				key = "schema"
+			}
+			return fault.New(fault.Usage, &settings.WideningError{Key: key, Source: fmt.Sprintf("task line %d", t.Line),
+				Why: fmt.Sprintf("it names %s, which is outside the working directory once links are followed", p)})
 		}
 	}
 	return nil
