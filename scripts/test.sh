@@ -25,19 +25,43 @@ if [ -f testdata/mcp/package.json ]; then
   fi
 fi
 
-# The hook tests run Claude Code's own example scripts, which use jq; in CI
-# they are part of the bar, so a fresh machine gets jq.
-if ! command -v jq >/dev/null 2>&1; then
-  if [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "== apt-get install jq (the hook tests' scripts use it)"
-    apt-get update -qq >/dev/null && apt-get install -y -qq jq >/dev/null
+# The ACP tests play an editor with the official client, @agentclientprotocol/sdk
+# (testdata/acp); in CI they are part of the bar (the Go test fails under CI=true
+# without it).
+if [ -f testdata/acp/package.json ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "== npm ci (the ACP client)"
+    npm ci --prefix testdata/acp --no-audit --no-fund --loglevel=error
+  elif [ -n "${CI:-}" ]; then
+    echo "npm not found: CI needs Node.js and npm for the ACP tests (apt-get install nodejs npm)" >&2
+    exit 1
   else
-    echo "jq not found: the hook tests that run Claude Code's example scripts will be skipped" >&2
+    echo "npm not found: the ACP tests will be skipped" >&2
   fi
 fi
 
+# The official MCP conformance suite (it brings the Node.js 22 it needs as
+# an npm package): run against ask's MCP client and against ask mcp serve.
+if [ -f testdata/mcp-conformance/package.json ] && command -v npm >/dev/null 2>&1; then
+  echo "== npm ci (MCP conformance suite)"
+  npm ci --prefix testdata/mcp-conformance --no-audit --no-fund --loglevel=error
+fi
+
+# The hook tests run Claude Code's own example scripts, which use jq and
+# python3; in CI they are part of the bar, so a fresh machine gets them.
+for tool in jq python3; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    if [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "== apt-get install $tool (the hook tests' scripts use it)"
+      apt-get update -qq >/dev/null && apt-get install -y -qq "$tool" >/dev/null
+    else
+      echo "$tool not found: the hook tests that run Claude Code's example scripts will be skipped" >&2
+    fi
+  fi
+done
+
 echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*'))
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*' -not -path './testdata/acp/*'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2
   echo "$unformatted" >&2
@@ -72,6 +96,12 @@ fi
 # The GitHub Action and the README's workflow for it, through actionlint.
 echo "== actionlint"
 scripts/actionlint.sh
+
+# The README's Slurm array on a real Slurm: one node started here, a shard
+# stopped and resubmitted (as root under CI=true it installs slurm-wlm and
+# munge; elsewhere it says why it skips).
+echo "== slurm"
+scripts/slurm-test.sh
 
 echo "== go test -race"
 go test -race -count=1 ./...

@@ -24,6 +24,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/batch"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
@@ -39,6 +40,10 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ask":     func() { os.Exit(start(os.Args)) },
 		"fakemcp": func() { os.Exit(fakeMCP()) },
+		// The MCP conformance suite's client command, and the browser
+		// its sign-ins open (mcp_conformance_test.go).
+		"askconformance": func() { os.Exit(conformanceClient()) },
+		"browserfollow":  func() { os.Exit(browserFollow()) },
 	})
 }
 
@@ -51,12 +56,20 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Values[fakeKey{}] = &fakeHolder{}
 			env.Setenv("HOME", env.WorkDir)
+			// Claude Code's published hook examples, run unchanged
+			// (testdata/claudecode/PROVENANCE.md).
+			examples, err := filepath.Abs("testdata/claudecode")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CLAUDE_EXAMPLES", examples)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakeprovider": cmdFakeProvider,
 			"fakerequests": cmdFakeRequests,
 			"jsonpath":     cmdJSONPath,
+			"holdoutput":   cmdHoldOutput,
 		},
 	})
 }
@@ -131,6 +144,19 @@ func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdHoldOutput opens a result file as ask batch does, holding its lock
+// until the script ends: `holdoutput FILE`.
+func cmdHoldOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdoutput FILE")
+	}
+	out, err := batch.OpenOutput(ts.MkAbs(args[0]), batch.OutputOptions{})
+	if err != nil {
+		ts.Fatalf("holdoutput: %v", err)
+	}
+	ts.Defer(func() { out.Close() })
+}
+
 // cmdJSONPath checks a value in a JSON file, as a script would with jq:
 // `jsonpath FILE PATH WANT` compares the compact JSON at the gjson PATH
 // (e.g. value.n) with WANT; `! jsonpath FILE PATH` says PATH is absent.
@@ -182,6 +208,8 @@ type askEnv struct {
 	idle time.Duration
 	// stdout, when set, receives stdout instead of the result.
 	stdout io.Writer
+	// stderr, when set, receives stderr instead of the result.
+	stderr io.Writer
 	// ttyPath stands in for /dev/tty (with tty set).
 	ttyPath string
 	// transport, when set, answers every HTTP request instead of a server.
@@ -220,8 +248,12 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	if e.stdout != nil {
 		stdout = e.stdout
 	}
+	var stderr io.Writer = &errb
+	if e.stderr != nil {
+		stderr = e.stderr
+	}
 	stdio := &IO{
-		In: strings.NewReader(e.stdin), Out: stdout, Err: &errb,
+		In: strings.NewReader(e.stdin), Out: stdout, Err: stderr,
 		InTTY: e.stdin == "" && e.in == nil, OutTTY: e.tty || e.outTTY, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },

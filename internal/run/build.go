@@ -36,6 +36,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/settings"
+	"github.com/ask-cli/ask/internal/skills"
 	"github.com/ask-cli/ask/internal/suggest"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
@@ -82,6 +83,10 @@ type Env struct {
 	// Confirm puts a yes-or-no question to the person at the terminal;
 	// nil when there is nobody to ask, which is a no.
 	Confirm func(ctx context.Context, question string) bool
+	// Ask puts a free-text question to the person at the terminal (an
+	// MCP server's request for input); nil when there is nobody to ask,
+	// and such requests are declined.
+	Ask func(ctx context.Context, question string) (string, error)
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
@@ -91,6 +96,13 @@ type Env struct {
 	// Limiter paces the requests of every run of the process (ask batch);
 	// nil paces none.
 	Limiter providers.Limiter
+	// Decisions, for ask resume, are the reviewer's answers about the
+	// calls the deferred run waits on; the conversation must be that run
+	// (Inputs.Paused).
+	Decisions *Decisions
+	// Editor is the editor that reads and writes the file tools' text
+	// (ask acp), inside the working directory as ever; unset, the disk.
+	Editor tools.EditorFiles
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -118,18 +130,26 @@ type Run struct {
 	caller  *providers.Caller // nil for a local program
 	toolbox loop.Toolbox
 	tools   map[string]tools.Info
-	gate    loop.Gate
+	// mcpTools are the names of the MCP servers' tools among them.
+	mcpTools map[string]bool
+	gate     loop.Gate
 	// hooks are the config file's, nil for none or under --no-hooks.
 	hooks   *hooks.Runner
 	schema  json.RawMessage
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
 	attachments []providers.Attachment
-	root        *tools.Root // where the file tools work; it reports their changes
+	root        *tools.Root  // where the file tools work; it reports their changes
+	worktree    *runWorktree // --worktree's, nil without
 	env         Env
 	closers     []func()
 	// network hears of the --allow-host proxy's connections.
 	network networkHook
+	// skills are those found, nil under --no-skills.
+	skills *skillSet
+	// family is the run's subagents: the agent tool's children, or, for a
+	// child, its parent.
+	family *family
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -167,6 +187,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		}
 		s.carryOn(ctx, env)
 	}
+	if err := checkDecisions(s, env); err != nil {
+		return nil, err
+	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
 		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value && s.Tier.Value != providers.TierBackground, env: env}
 	defer func() {
@@ -200,7 +223,11 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
-	root, err := tools.NewRoot(AbsPath(env.Wd, s.Workdir.Value))
+	workdir, err := r.useWorktree(ctx, AbsPath(env.Wd, s.Workdir.Value))
+	if err != nil {
+		return nil, err
+	}
+	root, err := tools.NewRoot(workdir)
 	if err != nil {
 		return nil, fault.Usagef("--workdir: %v", err)
 	}
@@ -218,6 +245,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		root.Hide(AbsPath(env.Wd, p))
 	}
 	r.workdir, r.root = root.Dir(), root
+	root.Editor = env.Editor
 	// Every credential the run can know of stays with ask: out of the
 	// tools' environment, and scrubbed from what they return.
 	secretVars, secrets := r.credentials(key)
@@ -230,6 +258,10 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
+	if err := r.findSkills(); err != nil {
+		return nil, err
+	}
+	r.findAgents()
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
@@ -240,6 +272,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 		Project: r.projectFile(),
 	}, s.System.Value)
+	_, offered := r.tools[skills.ToolName]
+	r.System += r.skillPrompt(offered)
 	if err := r.useSchema(); err != nil {
 		return nil, err
 	}
@@ -365,24 +399,37 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 			return err
 		}
 		all = append(all, extra...)
+		all = r.addOwnTools(all, append(r.skillTool(), r.agentTool()...))
 	}
 	allow, deny := s.ToolRules()
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	pol.AcceptEdits = s.AcceptEdits.Value
-	r.warnUnmatchedRules(pol, allow, deny)
+	pol.Defer, _ = policy.ParsePatterns(s.DeferTools.Value)
+	pol.DeferUndecided = s.OnApproval.Value == "defer"
+	r.warnUnmatchedRules(pol, allow, deny, pol.Defer)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
+	r.warnIdleMaxRounds()
+	var gate loop.Gate = pol
+	if d := r.env.Decisions; d != nil {
+		gate = d.resolving(pol)
+	}
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
 		// answered as a call to an unknown tool.
 		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !slices.Contains(c.Tools, t.Info().Name) })
 	}
+	if c := s.child; c != nil && c.within != nil {
+		// A subagent is offered only its definition's tools.
+		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !c.within.names(t.Info().Name) })
+	}
 	registry, err := tools.NewRegistry(offered...)
 	if err != nil {
 		return err
 	}
-	r.useTools(registry, pol)
+	r.useTools(registry, gate, pol)
+	r.gate = narrowGate{inner: r.gate, lists: r.narrowings}
 	return nil
 }
 
@@ -391,7 +438,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 // would deny, or allow, nothing. Rules from the config file are not
 // checked: they may name the tools of MCP servers that only some
 // directories' runs start.
-func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Pattern) {
+func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny, deferred []policy.Pattern) {
 	s := r.Settings
 	if s.NoTools.Value {
 		return
@@ -399,7 +446,8 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 	for _, rules := range []struct {
 		flag, verb, source string
 		patterns           []policy.Pattern
-	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny}} {
+	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny},
+		{"--defer-tool", "defers", s.DeferTools.Source, deferred}} {
 		if !strings.HasPrefix(rules.source, "flag ") {
 			continue
 		}
@@ -408,19 +456,42 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 			if near := suggest.Nearest(p.Name(), pol.ToolNames(), 2); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)
 			}
+			if ask := hooks.AskName(p.Name()); ask != "" {
+				// Claude Code's name for one of ask's tools (bash:git*).
+				hint = fmt.Sprintf(" (ask calls Claude Code's %s %q: %s)", p.Name(), ask, strings.Replace(p.String(), p.Name(), ask, 1))
+			}
 			r.note("warning: %s %q matches no tool of this run, so it %s nothing%s", rules.flag, p.String(), rules.verb, hint)
 		}
 	}
 }
 
+// warnIdleMaxRounds warns of a --max-rounds given on the command line to a
+// run with nothing it bounds: no --until check and no Stop hook. A
+// warning, not a usage error: the same flag in a script or an alias is
+// harmless on a run without a check, and the run does what was asked;
+// but a silent no-op hides a forgotten --until.
+func (r *Run) warnIdleMaxRounds() {
+	s := r.Settings
+	if strings.HasPrefix(s.MaxRounds.Source, "flag ") && s.Until.Value == "" && !r.hooks.Has(hooks.Stop) {
+		r.note("warning: --max-rounds bounds --until's checks and the Stop hooks' rounds, and this run has neither, so it does nothing here")
+	}
+}
+
 // useTools makes a registry the run's tools and gate the policy.
-func (r *Run) useTools(registry *tools.Registry, gate loop.Gate) {
+func (r *Run) useTools(registry *tools.Registry, gate loop.Gate, pol *policy.Policy) {
 	r.toolbox, r.gate = registry, gate
 	r.tools = map[string]tools.Info{}
 	r.Declared = nil
+	r.mcpTools = map[string]bool{}
 	for _, t := range registry.List() {
 		info := t.Info()
+		// What this run does with a call: under --safe, shell runs in
+		// the read-only sandbox without asking.
+		info.RequiresApproval = pol.Asks(info)
 		r.tools[info.Name] = info
+		if _, remote := t.(interface{ RemoteName() string }); remote {
+			r.mcpTools[info.Name] = true
+		}
 		r.Declared = append(r.Declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/tools/mcp"
@@ -162,6 +163,15 @@ func (c *Config) apiKey(provider string) (config.Secret, string) {
 // mcpServers are the file's mcpServers that are not disabled, in name
 // order. They are optional: one that cannot start is left out with a
 // warning, as other MCP clients do, since this run did not name it.
+// oauthClient is the sign-in client of a config's oauth object.
+func oauthClient(o *config.MCPOAuth) *mcpauth.Client {
+	if o == nil {
+		return nil
+	}
+	return &mcpauth.Client{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes,
+		MetadataURL: o.ClientMetadataURL, GrantType: o.GrantType}
+}
+
 func (c *Config) mcpServers() []mcp.Server {
 	f := c.File
 	var out []mcp.Server
@@ -184,7 +194,7 @@ func (c *Config) mcpServers() []mcp.Server {
 		out = append(out, mcp.Server{
 			Name: name, Argv: argv, Env: s.Env, URL: s.URL, Headers: s.Headers, Transport: transport,
 			Sandbox: s.Sandbox, Optional: true, Origin: "MCP server " + name + " (config mcpServers)",
-			Dir: s.Cwd, DisabledTools: s.DisabledTools, Notes: s.Ignored,
+			Dir: s.Cwd, DisabledTools: s.DisabledTools, Notes: s.Ignored, OAuth: oauthClient(s.OAuth),
 		})
 	}
 	return out

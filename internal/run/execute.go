@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
 	"slices"
@@ -33,6 +34,9 @@ type Output struct {
 	// OnText receives answer text as it arrives; nil when nobody shows it
 	// live.
 	OnText func(string)
+	// OnThought receives the model's thinking where the provider shows
+	// it; nil when nobody shows it.
+	OnThought func(string)
 	// OnProgress is told when a step or a tool starts.
 	OnProgress func(loop.Progress)
 }
@@ -51,27 +55,53 @@ type Result struct {
 	// WriteErr is the first failed write to a sink: a transcript that is
 	// not whole.
 	WriteErr error
+	// Worktree is the --worktree the run changed and kept; nil for none.
+	Worktree *records.Worktree
+	// SkillsUsed are the skills activated, in order; Children the runs
+	// the agent tool started; ParentID the run that started this one.
+	SkillsUsed []string
+	Children   []records.Child
+	ParentID   string
+}
+
+// parentID is the run that started this one, "" for a run of its own.
+func (r *Run) parentID() string {
+	if c := r.Settings.child; c != nil {
+		return c.parentID
+	}
+	return ""
 }
 
 // Execute runs the loop on prompt. It owns the transcript: run.started is
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
-	return r.execute(ctx, prompt, out, nil)
+	if c := r.Settings.Conversation; c != nil && c.paused != nil {
+		return r.resume(ctx, out)
+	}
+	return r.execute(ctx, prompt, out, nil, nil)
 }
 
-// execute runs the loop on prompt, or carries on the pending run prev.
-func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun) *Result {
+// execute runs the loop on prompt, or carries on the pending run prev,
+// or runs the next turn of a session.
+func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun, turn *sessionTurn) *Result {
 	// The id sorts as the runs started, by the real clock (Env.Now may be
 	// pinned): --continue takes the newest.
 	start := time.Now()
 	id := history.NewID(start)
 	var last *history.Recording
 	var err error
-	if prev != nil {
+	switch {
+	case prev != nil:
 		id = prev.id
 		last, err = out.History.KeepAgain(id, prev.transcript)
-	} else {
+	case turn != nil && turn.prior != nil:
+		id = turn.id
+		last, err = out.History.KeepAgain(id, turn.prior)
+	case turn != nil:
+		id = turn.id
+		last, err = out.History.Keep(r.env.Getenv, id)
+	default:
 		last, err = out.History.Keep(r.env.Getenv, id)
 	}
 	if err != nil && r.env.Verbose {
@@ -86,10 +116,15 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 			r.note("not keeping this run in the history: %v", err)
 		}
 	}()
+	var step atomic.Int64 // the step running, for the changes the tools report
 	rec := records.NewRecorder(append(out.Sinks, last.Writer())...)
 	rec.Redact(providers.NewRedactor(r.Secrets()...))
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
+	}
+	r.family.start(id, out.History, func() int { return int(step.Load()) }, out.Observe)
+	if r.family != nil {
+		rec.Observe(r.family.observe)
 	}
 	// Spans, when the OTEL_* variables ask for them; the CLI flushes them
 	// at exit.
@@ -112,10 +147,10 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	}
 	if prev == nil {
 		rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), ParentID: r.parentID()})
 	}
+	r.skills.start(rec.Emit, func() int { return int(step.Load()) })
 
-	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
 	defer r.root.StopWatching()
 	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
@@ -151,7 +186,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
-		Recorder: rec, OnText: out.OnText, Verify: r.verifier(rec), Budget: r.budget(),
+		Recorder: rec, OnText: out.OnText, OnThought: out.OnThought, Verify: r.verifier(rec), Budget: r.budget(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {
@@ -165,7 +200,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	if prev != nil {
 		e := prev.end
 		cfg.History = e.History
-		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep}
+		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep, Paused: e.Paused}
 		if e.Usage != nil {
 			cfg.Resume.Usage = *e.Usage
 		}
@@ -181,19 +216,34 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	// The run's cost is the provider's figure, else its tokens at the
 	// config file's prices and the run's rate (tier, batch engine).
 	res.Usage.Cost = r.runCost(res.Usage)
+	// The children's usage and cost are the parent's too.
+	children, childUsage, _ := r.family.Children()
+	if len(children) > 0 {
+		res.Usage = res.Usage.Add(childUsage)
+	}
+	skillsUsed := r.skills.Used()
 	tier, rate := r.billing()
-	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
+	kept := r.settleWorktree(ctx, res.Status)
+	rec.Emit(records.Event{Type: records.TypeRunFinished, Worktree: kept, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(denials), res.Denials...),
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
-		History: res.History})
-	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
+		History: res.History, Deferred: res.Deferred, Paused: res.Paused, SkillsUsed: skillsUsed, Children: children})
+	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err(), Worktree: kept,
+		SkillsUsed: skillsUsed, Children: children, ParentID: r.parentID()}
 }
 
 // runLoop runs the loop on prompt between the session hooks: a prompt a
 // UserPromptSubmit hook blocks is never sent.
 func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string, cfg loop.Config) *loop.Result {
 	defer r.endHooks(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r.stopOnHook(cancel)
 	prompt, err := r.startHooks(ctx, id, transcript, rec, prompt, cfg.Resume != nil)
+	if cause := context.Cause(ctx); errors.Is(cause, loop.ErrHookStopped) {
+		rec.Emit(records.Event{Type: records.TypeError, Error: cause.Error()})
+		return &loop.Result{Status: loop.StatusHookStopped, Err: cause}
+	}
 	if err != nil {
 		rec.Emit(records.Event{Type: records.TypeError, Error: err.Error()})
 		return &loop.Result{Status: loop.StatusError, Err: err}

@@ -133,7 +133,7 @@ func (rp *Replay) Report() string { return rp.transport.report() }
 func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) error {
 	builtins := tools.Builtins(root)
 	byName := map[string]tools.Tool{}
-	for _, t := range builtins {
+	for _, t := range append(builtins, r.skillTool()...) {
 		byName[t.Info().Name] = t
 	}
 	recorded := map[string]providers.Tool{}
@@ -197,9 +197,9 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	allow, deny := s.ToolRules()
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
 	pol.AcceptEdits = s.AcceptEdits.Value
-	r.warnUnmatchedRules(pol, allow, deny)
+	r.warnUnmatchedRules(pol, allow, deny, nil)
 	r.useHooks(pol, root) // the replaying invocation's hooks, never the file's
-	r.useTools(registry, pol)
+	r.useTools(registry, pol, pol)
 	r.Declared = declared
 	if rp.recordedResults {
 		r.toolbox = newRecordedResults(rp.events)

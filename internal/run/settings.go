@@ -69,6 +69,10 @@ type Settings struct {
 	// tools' processes and scrubbed from what tools return.
 	Credentials Credentials
 
+	// child is set for a subagent's run: its parent, and its definition's
+	// tools.
+	child *child
+
 	// keyFile is the config file the key came from, "" when it came from
 	// the environment: such a file should be private.
 	keyFile string
@@ -104,9 +108,11 @@ type Inputs struct {
 	// Continue and Resume name the conversation to carry on.
 	Continue bool
 	Resume   string
-	Getenv   func(string) string
-	Config   *Config
-	Wd       string
+	// Paused: Resume names a deferred run for ask resume to carry on.
+	Paused bool
+	Getenv func(string) string
+	Config *Config
+	Wd     string
 }
 
 // Defaults are the settings that apply to a flag not typed, for --help

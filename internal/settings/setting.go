@@ -101,7 +101,10 @@ type Values struct {
 	SandboxScratchSize  Setting[string]
 	Allow               Setting[[]string]
 	Deny                Setting[[]string]
-	Yes                 Setting[bool]
+	// DeferTools are --defer-tool's rules; OnApproval is deny or defer.
+	DeferTools Setting[[]string]
+	OnApproval Setting[string]
+	Yes        Setting[bool]
 	// AcceptEdits lets the file tools change files inside the working
 	// directory without asking.
 	AcceptEdits Setting[bool]
@@ -115,8 +118,12 @@ type Values struct {
 	// MCPHeaders are sent to every --mcp URL; a value may name variables
 	// as ${NAME}. They are never recorded: a continued run or a replay is
 	// given them again.
-	MCPHeaders   Setting[[]string]
-	Workdir      Setting[string]
+	MCPHeaders Setting[[]string]
+	Workdir    Setting[string]
+	// Worktree names the git worktree the run works in ("auto" for a
+	// fresh name, "" for none), made from WorktreeBase ("" for HEAD).
+	Worktree     Setting[string]
+	WorktreeBase Setting[string]
 	NoStream     Setting[bool]
 	NoCache      Setting[bool]
 	ToolProtocol Setting[string]
@@ -140,6 +147,14 @@ type Values struct {
 	MaxBudgetUSD    Setting[float64]
 	// NoHooks runs none of the config file's hooks.
 	NoHooks Setting[bool]
+	// Skills are loaded before the first request (--skill); NoSkills
+	// finds none.
+	Skills   Setting[[]string]
+	NoSkills Setting[bool]
+	// MaxAgents is how many subagents run at once; NoAgents offers no
+	// agent tool.
+	MaxAgents Setting[int]
+	NoAgents  Setting[bool]
 }
 
 // Defaults is the built-in layer.

@@ -146,14 +146,24 @@ func MCP(w io.Writer, entries []mcp.Listing) error {
 		if len(e.Headers) > 0 {
 			notes = append(notes, "headers "+strings.Join(e.Headers, ","))
 		}
+		if e.SignIn == "login needed" {
+			target := e.Name
+			if !strings.HasPrefix(e.Source, "config") {
+				target = e.URL
+			}
+			notes = append(notes, "login needed: ask mcp login "+target)
+		} else if e.SignIn != "" {
+			notes = append(notes, e.SignIn)
+		}
 		notes = append(notes, e.Source)
-		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, termtext.Shorten(what, 80), strings.Join(notes, "; "))
+		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", termtext.Safe(e.Name), e.Transport, termtext.Safe(termtext.Shorten(what, 80)), termtext.Safe(strings.Join(notes, "; ")))
 		for _, t := range e.Tools {
 			desc, _, _ := strings.Cut(t.Description, "\n")
-			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, termtext.Shorten(desc, 80))
+			// A server's words: shown, never obeyed by the terminal.
+			fmt.Fprintf(w, "  %s\t%s\n", termtext.Safe(t.Declared), termtext.Safe(termtext.Shorten(desc, 80)))
 		}
 		if e.Error != "" {
-			fmt.Fprintf(w, "  error: %s\n", termtext.FirstLine(e.Error))
+			fmt.Fprintf(w, "  error: %s\n", termtext.Safe(termtext.FirstLine(e.Error)))
 		}
 	}
 	return nil
@@ -164,7 +174,11 @@ func MCP(w io.Writer, entries []mcp.Listing) error {
 func Runs(w io.Writer, runs []history.Entry, home string) error {
 	var rows [][]string
 	for _, r := range runs {
-		rows = append(rows, []string{r.ID, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
+		id := r.ID
+		if r.Depth > 0 {
+			id = strings.Repeat("  ", r.Depth-1) + "└ " + id // a subagent's run, under its parent
+		}
+		rows = append(rows, []string{id, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
 			termtext.Safe(tildePath(r.Workdir, home)), termtext.Safe(termtext.Shorten(r.Prompt, 60))})
 	}
 	return Print(w, []string{"ID", "TIME", "STATUS", "WORKDIR", "PROMPT"}, rows...)
