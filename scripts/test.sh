@@ -73,6 +73,15 @@ go vet ./...
 # The floor on ask's stack (scripts/bench.sh builds it) is behind a tag.
 go vet -tags stack ./scripts/floor
 
+# staticcheck, like vet: installed from the module proxy when missing.
+echo "== staticcheck"
+staticcheck_version=v0.8.2
+staticcheck="$(go env GOPATH)/bin/staticcheck"
+if ! "$staticcheck" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; then
+  go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
+"$staticcheck" ./...
+
 # The README's first command, exactly as a new user runs it: build ask and
 # replay the built-in demo, which finds the bug in the demo's cart.go.
 echo "== the README's first command"

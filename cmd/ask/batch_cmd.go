@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/batchrun"
-	"github.com/ask-cli/ask/internal/run"
 )
 
 // batchCommand is `ask batch`: many runs from a file of tasks (DESIGN §8).
@@ -91,11 +90,9 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	}
 	cfg := batchrun.Config{
 		// The command line's settings are checked once, before any task.
-		Flags: flags,
-		Resolve: func(flags run.Settings) (run.Settings, error) {
-			return run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
-		},
-		Env: runEnv(c, stdio, statusFor(stdio, true)), Getenv: stdio.Getenv, Secrets: stdio.redactor.Add,
+		Flags:     flags,
+		RunConfig: stdio.config,
+		Env:       runEnv(c, stdio, statusFor(stdio, true)), Getenv: stdio.Getenv, Secrets: stdio.redactor.Add,
 		J: j, JSet: c.IsSet("jobs"), Shard: c.String("shard"), Output: c.String("output"), Out: stdio.Out,
 		RetryFailed: c.Bool("retry-failed"), Rate: c.String("rate"), TasksName: "-",
 		BatchAPI: c.Bool("batch-api"), NoWait: c.Bool("no-wait"), Resuming: resuming,

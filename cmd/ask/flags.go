@@ -215,11 +215,13 @@ func kindOf(f cli.Flag) settings.Kind {
 // line names it, then built and read from its declaration.
 func mainSpec(stdio *IO) *commandSpec {
 	main := &commandSpec{name: "ask", flags: map[string]flagSpec{}, prompt: true}
-	for _, r := range settings.Rows() {
+	rows := settings.Rows()
+	for i := range rows {
+		r := &rows[i] // the shared row: a copy would cost every start an allocation a row
 		if r.ConfigOnly {
 			continue
 		}
-		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: &r, hint: valueHint(r.Kind, "see ask --help"), bare: r.Bare}
+		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: r, hint: valueHint(r.Kind, "see ask --help"), bare: r.Bare}
 		main.flags[r.Name] = f
 		if r.Short != "" {
 			main.flags[r.Short] = f
@@ -265,6 +267,7 @@ func (s *commandSpec) read(c *cli.Command, parent string) {
 // (they are the main command's), to no effect.
 var runFlagsRead = map[string][]string{
 	"ask config":                      {"profile"},
+	"ask replay":                      {"yes", "accept-edits", "allow-tool", "deny-tool", "safe", "workdir", "sandbox", "allow-network", "allow-host", "mcp-header", "no-hooks", "json", "events", "transcript", "quiet", "verbose", "profile"},
 	"ask models":                      {"provider", "base-url", "retries", "profile"},
 	"ask tools list":                  {"mode", "safe", "allow-tool", "deny-tool", "no-tools", "workdir", "tools-file", "mcp", "mcp-header", "profile", "quiet"},
 	"ask tools show":                  {"mode", "safe", "allow-tool", "deny-tool", "no-tools", "workdir", "tools-file", "mcp", "mcp-header", "profile", "quiet"},

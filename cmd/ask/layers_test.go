@@ -264,3 +264,20 @@ func TestWideningRowsRefusedBelowTheCommandLine(t *testing.T) {
 		t.Errorf("the task that narrows nothing: %+v; stderr %s", got, res.stderr)
 	}
 }
+
+// TestAllowHostShowsTheForm: a URL, a port, a bare * or a word that is no
+// host name is refused by the flag, the config file and a task line alike,
+// with the form (issue 38's A4: each was taken and never matched).
+func TestAllowHostShowsTheForm(t *testing.T) {
+	t.Parallel()
+	r, _ := settings.Lookup("allow-host")
+	for _, bad := range []string{"https://example.com/", "example.com:8080", "*", "exa mple.com"} {
+		for layer, res := range map[string]layerResult{
+			"flag": viaFlag(r, bad), "config": viaConfig(t, r, bad), "task line": viaTaskLine(r, bad),
+		} {
+			if res.err == nil || !strings.Contains(res.err.Error(), "NAME or *.NAME") || !strings.Contains(res.err.Error(), fmt.Sprintf("%q", bad)) {
+				t.Errorf("%s %q: %v, want the value and the form", layer, bad, res.err)
+			}
+		}
+	}
+}

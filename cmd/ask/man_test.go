@@ -142,10 +142,6 @@ func TestManPageDocumentsEveryCommandAndFlag(t *testing.T) {
 				t.Errorf("man/ask.1 has no entry (a .TP item tagged %q) for the command", full)
 			}
 			docs := strings.Join(append(slices.Clone(inherited), own...), "\n")
-			var names []string
-			for _, f := range c.Flags {
-				names = append(names, flagNames(f)...)
-			}
 			for _, n := range runFlagsRead[full] {
 				if !mentions(docs, "--"+n) {
 					t.Errorf("man/ask.1 does not say that %s reads --%s", full, n)

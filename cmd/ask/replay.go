@@ -29,20 +29,6 @@ func replayCommand(stdio *IO) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "exit 1 with a diff when the requests this build makes differ from the recorded ones"},
 			&cli.BoolFlag{Name: "recorded-results", Usage: "use the recorded tool results instead of running the tools"},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve every call that needs approval, and start the tools file and MCP servers the transcript names"},
-			&cli.BoolFlag{Name: "accept-edits", Usage: "let the file tools change files inside --workdir without asking; commands still ask"},
-			&cli.StringSliceFlag{Name: "allow-tool", Usage: "run calls matching `PATTERN` without asking; repeatable"},
-			&cli.StringSliceFlag{Name: "deny-tool", Usage: "refuse calls matching `PATTERN`; repeatable"},
-			&cli.BoolFlag{Name: "safe", Usage: "refuse every write or command the transcript's model asks for"},
-			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "the directory the tools work in"},
-			&cli.StringFlag{Name: "sandbox", Value: "off", Usage: "confine the commands the replayed calls run: off, workdir or read-only"},
-			&cli.BoolFlag{Name: "allow-network", Usage: "let sandboxed commands reach the network"},
-			&cli.StringSliceFlag{Name: "mcp-header", Usage: "send the header `'NAME: VALUE'` to the MCP URLs the transcript names (transcripts keep no headers); ${VAR} is read from the environment; repeatable"},
-			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the answer, status, steps, tool calls and usage"},
-			&cli.BoolFlag{Name: "events", Usage: "print every event as a JSON line as it happens"},
-			&cli.StringFlag{Name: "transcript", Usage: "write the replay's own events to `FILE`"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "describe each request and tool call on stderr"},
 		},
 		Action: func(c *cli.Context) error { return replayAction(c, stdio) },
 	}
@@ -70,12 +56,19 @@ func replayAction(c *cli.Context, stdio *IO) error {
 		return usageErr("--json and --events both write to stdout: choose one")
 	}
 	var data []byte
-	var err error
-	workdir := run.AbsPath(stdio.Wd, cmp.Or(c.String("workdir"), "."))
+	// The run's settings are the main command's flags (read through the
+	// lineage), the environment and the config file, as for every command;
+	// which of them the transcript gives instead is its rows' mark
+	// (settings.Row.Recorded).
+	inv, err := resolve(c, stdio)
+	if err != nil {
+		return err
+	}
+	workdir := run.AbsPath(stdio.Wd, cmp.Or(inv.Workdir.Value, "."))
 	switch name := c.Args().First(); name {
 	case "":
 		data = demo.Transcript()
-		if !c.IsSet("workdir") {
+		if !inv.Workdir.IsGiven() || inv.Workdir.Source == "default" {
 			dir, cleanup, err := demo.Workspace()
 			if err != nil {
 				return err
@@ -99,19 +92,13 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
-	policyFlags, err := flagSettings(c, stdio)
-	if err != nil {
-		return err
-	}
-	if c.Args().First() == "" && !policyFlags.Yes.IsGiven() {
+	if c.Args().First() == "" && inv.Yes.Source == "default" {
 		// The built-in demo is part of this binary, not a file anyone can
 		// edit, and its calls act on a fresh copy of its own project.
-		policyFlags.Yes = run.Given(true, "the built-in demo")
+		inv.Yes = run.Given(true, "the built-in demo")
 	}
 	s, prompt, recorded, err := run.FromTranscript(events, run.ReplayOptions{
-		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir,
-		Yes: policyFlags.Yes, AcceptEdits: policyFlags.AcceptEdits, Allow: policyFlags.Allow, Deny: policyFlags.Deny, Safe: policyFlags.Safe,
-		Sandbox: policyFlags.Sandbox, AllowNetwork: policyFlags.AllowNetwork, AllowHosts: policyFlags.AllowHosts, MCPHeaders: policyFlags.MCPHeaders,
+		Check: c.Bool("check"), RecordedResults: c.Bool("recorded-results"), Workdir: workdir, Invocation: inv.Values,
 	})
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func init() {
 // shares (--help, --version). urfave/cli writes to a flag as it applies
 // it; applying a copy keeps the shared one untouched, so that apps may run
 // side by side in one process, as the tests run them.
-// Its names are stored, as those of the flags of a run (flagnames.go);
+// Its names are stored, as those of the flags of a run (namedFlag);
 // it is a pointer, since urfave/cli compares flags.
 type sharedFlag struct {
 	*cli.BoolFlag

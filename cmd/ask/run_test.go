@@ -138,14 +138,6 @@ func conversationEnv(t *testing.T, srv *fakeprovider.Server) (askEnv, string) {
 	return askEnv{server: srv, wd: t.TempDir(), env: map[string]string{"XDG_STATE_HOME": state}}, filepath.Join(state, "ask", "runs")
 }
 
-func declaredNames(body []byte) string {
-	var names []string
-	for _, n := range gjson.GetBytes(body, "tools.#.function.name").Array() {
-		names = append(names, n.String())
-	}
-	return strings.Join(names, ",")
-}
-
 func TestPlanFileIsTheGoal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -12,12 +12,6 @@ import (
 	"strings"
 )
 
-// NewAnthropicRounds is a coordinator for Anthropic's Message Batches at
-// baseURL ("https://api.anthropic.com/v1").
-func NewAnthropicRounds(baseURL, key string, client *http.Client) *Rounds {
-	return newRounds(baseURL, key, client, anthropicBatches{})
-}
-
 // anthropicBatches is Anthropic's Message Batches API: the requests go in
 // the body of the batch's creation, and the results are JSON lines at the
 // batch's results_url once it has ended.
@@ -25,11 +19,6 @@ type anthropicBatches struct{}
 
 func (anthropicBatches) model(req *http.Request) bool {
 	return req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/messages")
-}
-
-func (anthropicBatches) authorize(h http.Header, key string) {
-	h.Set("x-api-key", key)
-	h.Set("anthropic-version", "2023-06-01")
 }
 
 func (anthropicBatches) limit() int { return 100000 }

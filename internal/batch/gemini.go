@@ -13,14 +13,6 @@ import (
 	"strings"
 )
 
-// NewGeminiRounds is a coordinator for the Gemini API's Batch Mode at
-// baseURL ("https://generativelanguage.googleapis.com/v1beta"), with the
-// requests inline in the batch's creation and the replies inline in the
-// finished batch.
-func NewGeminiRounds(baseURL, key string, client *http.Client) *Rounds {
-	return newRounds(baseURL, key, client, geminiBatches{})
-}
-
 // geminiBatches is Gemini's Batch Mode. A batch belongs to one model, and
 // the requests a round holds are bodies without their URL, so model puts
 // each request's model into its body as GenerateContentRequest's own
@@ -79,8 +71,6 @@ func withModel(body []byte, model string) []byte {
 	}
 	return out
 }
-
-func (geminiBatches) authorize(h http.Header, key string) { h.Set("x-goog-api-key", key) }
 
 // limit keeps a round of inline requests well under the 20 MB that Batch
 // Mode takes inline; a longer conversation makes each request bigger.

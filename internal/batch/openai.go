@@ -47,6 +47,8 @@ type Rounds struct {
 	OnPending func(Pending) error
 
 	eng engine
+	// authorize sets a batch request's credentials: the protocol's own.
+	authorize func(h http.Header, key string)
 
 	mu      sync.Mutex
 	active  int
@@ -122,20 +124,28 @@ type engine interface {
 	// batch did not answer (expired, failed without a response) is left
 	// out.
 	results(ctx context.Context, r *Rounds, id string) (map[string]Reply, error)
-	// authorize sets the credentials of a batch request.
-	authorize(h http.Header, key string)
 	// limit is the most requests a batch holds.
 	limit() int
 }
 
-// NewRounds is a coordinator for OpenAI's Batch API at baseURL.
-func NewRounds(baseURL, key string, client *http.Client) *Rounds {
-	return newRounds(baseURL, key, client, openAIBatches{})
+// engines are the batch interfaces by the name a provider's catalog row
+// gives (catalog.Provider.Batch).
+var engines = map[string]engine{
+	"openai":    openAIBatches{},    // OpenAI's Batch API
+	"anthropic": anthropicBatches{}, // Anthropic's Message Batches
+	"gemini":    geminiBatches{},    // the Gemini API's Batch Mode
 }
 
-func newRounds(baseURL, key string, client *http.Client, eng engine) *Rounds {
-	return &Rounds{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: client, eng: eng,
-		Poll: 500 * time.Millisecond, MaxPoll: time.Minute, Settle: 100 * time.Millisecond, changed: make(chan struct{}, 1)}
+// Open is a coordinator for the batch interface named engine at baseURL
+// ("https://api.openai.com/v1"), whose requests carry key as authorize,
+// the provider's protocol, sets it; false when there is no such engine.
+func Open(engine, baseURL, key string, authorize func(h http.Header, key string), client *http.Client) (*Rounds, bool) {
+	eng, ok := engines[engine]
+	if !ok {
+		return nil, false
+	}
+	return &Rounds{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: client, eng: eng, authorize: authorize,
+		Poll: 500 * time.Millisecond, MaxPoll: time.Minute, Settle: 100 * time.Millisecond, changed: make(chan struct{}, 1)}, true
 }
 
 // Limit is the most requests one batch holds.
@@ -397,8 +407,6 @@ func (openAIBatches) model(req *http.Request) bool {
 	return req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chat/completions")
 }
 
-func (openAIBatches) authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
-
 func (openAIBatches) limit() int { return 50000 }
 
 // submit uploads the round's requests and creates the batch.
@@ -553,7 +561,7 @@ func (r *Rounds) call(ctx context.Context, method, path, contentType string, bod
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	r.eng.authorize(req.Header, r.Key)
+	r.authorize(req.Header, r.Key)
 	req.Header.Set("User-Agent", "ask")
 	resp, err := r.client().Do(req)
 	if err != nil {

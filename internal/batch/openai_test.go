@@ -14,6 +14,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/openai"
 	"github.com/ask-cli/ask/internal/providers/providertest"
 	"github.com/ask-cli/ask/internal/run"
 )
@@ -33,7 +34,7 @@ func TestRoundsSpec(t *testing.T) {
 		return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("c1", "list_directory", `{"path":"."}`)}}
 	})
 	defer api.Close()
-	rounds := NewRounds(api.URL, "fake-test-not-a-real-key-0000", &http.Client{})
+	rounds, _ := Open("openai", api.URL, "fake-test-not-a-real-key-0000", (&openai.Protocol{}).Authorize, &http.Client{})
 	rounds.Poll, rounds.Settle = 10*time.Millisecond, 20*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

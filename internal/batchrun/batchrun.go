@@ -9,8 +9,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +26,7 @@ import (
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/termtext"
@@ -32,10 +35,11 @@ import (
 
 // Config is one invocation of ask batch.
 type Config struct {
-	// Flags are the command line's run settings; Resolve lays them over
-	// the environment, the config file and the defaults.
-	Flags   run.Settings
-	Resolve func(flags run.Settings) (run.Settings, error)
+	// Flags are the command line's run settings, which each task's run
+	// resolves (run.Resolve) over the environment (Getenv), the config
+	// file (RunConfig) and the defaults.
+	Flags     run.Settings
+	RunConfig *run.Config
 	// Env is the runs' world; its HTTP and Limiter are set here.
 	Env    run.Env
 	Getenv func(string) string
@@ -280,7 +284,7 @@ func (b *runner) prepare() (batch.Shard, error) {
 			b.flags.Timeout = run.Given(time.Duration(0), "--batch-api: a batch may take its 24 hours")
 		}
 	}
-	s, err := b.cfg.Resolve(b.flags)
+	s, err := b.resolve(b.flags)
 	if err != nil {
 		return shard, err
 	}
@@ -334,16 +338,15 @@ func (b *runner) note(line string) {
 func (b *runner) startRounds() error {
 	s := b.settings
 	key := s.Key.Value.Reveal()
-	switch s.Provider.Value {
-	case "openai":
-		b.rounds = batch.NewRounds(s.BaseURL.Value, key, b.cfg.Env.HTTP)
-	case "anthropic":
-		b.rounds = batch.NewAnthropicRounds(s.BaseURL.Value, key, b.cfg.Env.HTTP)
-	case "gemini":
-		b.rounds = batch.NewGeminiRounds(s.BaseURL.Value, key, b.cfg.Env.HTTP)
-	default:
-		return fault.Usagef("--batch-api: the provider %s has no batch interface ask uses: choose -p openai (Batch API), -p anthropic (Message Batches) or -p gemini (Batch Mode)", s.Provider.Value)
+	row, err := catalog.Lookup(s.Provider.Value)
+	if err != nil {
+		return fault.Usagef("--batch-api: %v", err)
 	}
+	rounds, ok := batch.Open(row.Batch, s.BaseURL.Value, key, row.New(row).Authorize, b.cfg.Env.HTTP)
+	if !ok {
+		return fault.Usagef("--batch-api: the provider %s has no batch interface ask uses: choose -p %s", s.Provider.Value, strings.Join(catalog.WithBatch(), ", -p "))
+	}
+	b.rounds = rounds
 	// The batch is read where it was sent, with this key: a state that
 	// names another endpoint is not followed, it is said.
 	if now := providers.RedactURL(b.rounds.BaseURL); b.resumed != nil && (b.resumed.Provider != s.Provider.Value || strings.TrimRight(b.resumed.BaseURL, "/") != now) {
@@ -443,8 +446,11 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 	}
 	layer := b.flags
 	layer.Values = settings.Over(t.Settings, b.flags.Values)
-	s, err := b.cfg.Resolve(layer)
+	s, err := b.resolve(layer)
 	if err != nil {
+		return fail(err)
+	}
+	if err := pathsInside(t, b.settings, b.env.Wd); err != nil {
 		return fail(err)
 	}
 	r, err := run.New(ctx, s, b.env)
@@ -499,6 +505,57 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		out.Error = oneLine(res.Err.Error())
 	}
 	return out
+}
+
+// resolve lays flags over the environment, the config file and the
+// defaults, as every run's settings are resolved.
+func (b *runner) resolve(flags run.Settings) (run.Settings, error) {
+	return run.Resolve(run.Inputs{Flags: flags, Getenv: b.cfg.Getenv, Config: b.cfg.RunConfig, Wd: b.cfg.Env.Wd})
+}
+
+// pathsInside refuses a task's working directory, attachment or schema
+// file outside the command line's working directory, links followed: a
+// task line may not reach or send the machine's files (its rows' marks,
+// which Narrow reads, see only the words; these paths are read from ask's
+// own directory, wd).
+func pathsInside(t batch.Task, commandLine run.Settings, wd string) error {
+	v := t.Settings
+	var paths []string
+	if v.Workdir.IsGiven() {
+		paths = append(paths, v.Workdir.Value)
+	}
+	if v.Attach.IsGiven() {
+		paths = append(paths, v.Attach.Value...)
+	}
+	if v.Schema.IsGiven() && !strings.HasPrefix(strings.TrimSpace(v.Schema.Value), "{") {
+		paths = append(paths, v.Schema.Value)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(run.AbsPath(wd, commandLine.Workdir.Value))
+	if err != nil {
+		return fault.Usagef("the working directory: %v", err)
+	}
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(run.AbsPath(wd, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the run says it cannot read it
+		}
+		rel, relErr := filepath.Rel(root, real)
+		if err != nil || relErr != nil || !filepath.IsLocal(rel) && rel != "." {
+			key := "attach"
+			switch p {
+			case v.Workdir.Value:
+				key = "workdir"
+			case v.Schema.Value:
+				key = "schema"
+			}
+			return fault.New(fault.Usage, &settings.WideningError{Key: key, Source: fmt.Sprintf("task line %d", t.Line),
+				Why: fmt.Sprintf("it names %s, which is outside the working directory once links are followed", p)})
+		}
+	}
+	return nil
 }
 
 // carryOn continues a held task's run with its reply: one the batch did

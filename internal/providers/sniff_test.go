@@ -15,6 +15,15 @@ import (
 func TestSniffReplyOnRecordedBodies(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..", "..", "shared", "fixtures")
+	// Outside CI the test is skipped when the shared fixtures are not
+	// beside the repository (a fresh clone); in CI, where they always
+	// are, their absence fails, so the test can never pass by not running.
+	if _, err := os.Stat(root); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the shared fixtures are not beside the repository (CI needs ../shared/fixtures): %v", err)
+		}
+		t.Skipf("the shared fixtures are not beside the repository: %v", err)
+	}
 	dirs := map[string]string{
 		"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai-responses": "responses",
 		"openai-chat": "openai", "openrouter": "openai", "deepseek": "openai", "moonshot-kimi": "openai", "local-openai-compat": "openai",

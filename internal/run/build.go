@@ -410,8 +410,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 		all = append(all, extra...)
 		all = r.addOwnTools(all, append(r.skillTool(), r.agentTool()...))
 	}
-	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
-	deny, _ := policy.ParsePatterns(s.Deny.Value)
+	allow, deny := s.ToolRules()
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	pol.AcceptEdits = s.AcceptEdits.Value
 	pol.Defer, _ = policy.ParsePatterns(s.DeferTools.Value)

@@ -128,7 +128,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	}
 	// Spans, when the OTEL_* variables ask for them; the CLI flushes them
 	// at exit.
-	tr, err := trace.StartRun(ctx, trace.Options{Getenv: r.env.Getenv, Version: r.env.Version, Secrets: r.Secrets()})
+	tr, err := trace.StartRun(ctx, trace.Options{Getenv: r.env.Getenv, Version: r.env.Version, Secrets: r.Secrets(), ProviderName: r.Provider.TracedName()})
 	if err != nil {
 		r.note("warning: %v", err)
 	}

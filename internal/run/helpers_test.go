@@ -322,3 +322,16 @@ func (l *lockedBuilder) String() string {
 
 // raceEnabled is set under the race detector (race_test.go).
 var raceEnabled bool
+
+// invocation is a replaying invocation's typed flags, by row name and
+// value: invocation("yes", true, "sandbox", "read-only").
+func invocation(pairs ...any) settings.Values {
+	var v settings.Values
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i].(string)
+		if err := v.Give(name, pairs[i+1], "flag --"+name); err != nil {
+			panic(err)
+		}
+	}
+	return v
+}

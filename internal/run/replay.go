@@ -20,6 +20,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -48,22 +49,10 @@ type ReplayOptions struct {
 	RecordedResults bool
 	// Workdir is where the tools run.
 	Workdir string
-	// The replaying invocation's policy: its --yes, --allow-tool,
-	// --deny-tool and --safe. Nothing the transcript records grants a call.
-	Yes         Setting[bool]
-	AcceptEdits Setting[bool]
-	Allow       Setting[[]string]
-	Deny        Setting[[]string]
-	Safe        Setting[bool]
-	// Sandbox and AllowNetwork confine the commands the replay runs; the
-	// transcript's are never used.
-	Sandbox      Setting[string]
-	AllowNetwork Setting[bool]
-	// AllowHosts is the replaying invocation's --allow-host.
-	AllowHosts Setting[[]string]
-	// MCPHeaders are sent to the MCP URLs the transcript names: it keeps
-	// none, since they may hold credentials.
-	MCPHeaders Setting[[]string]
+	// Invocation are the replaying invocation's settings (its flags, its
+	// environment, its config file): each row not marked Recorded comes
+	// from them, never from the transcript, which anyone may have edited.
+	Invocation settings.Values
 }
 
 // FromTranscript reads a transcript's events into the settings its run
@@ -103,17 +92,6 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.Tier = Given(set.Tier, src)
 	s.ToolsFile = Given(set.ToolsFile, src)
 	s.MCP = Given(set.MCP, src)
-	s.MCPHeaders = opt.MCPHeaders.Or(s.MCPHeaders)
-	s.Workdir = Given(opt.Workdir, "flag --workdir")
-	// What this invocation allows: its own flags, and --safe if either the
-	// recorded run or this one asks for it.
-	s.Yes, s.Allow, s.Deny = opt.Yes.Or(s.Yes), opt.Allow.Or(s.Allow), opt.Deny.Or(s.Deny)
-	s.AcceptEdits = opt.AcceptEdits.Or(s.AcceptEdits)
-	if opt.Safe.Value {
-		s.Safe = opt.Safe
-	}
-	s.Sandbox, s.AllowNetwork = opt.Sandbox.Or(s.Sandbox), opt.AllowNetwork.Or(s.AllowNetwork)
-	s.AllowHosts = opt.AllowHosts.Or(s.AllowHosts)
 	s.Schema = Given(string(set.Schema), src)
 	if set.ContextWindow > 0 {
 		s.ContextWindow = Given(set.ContextWindow, src)
@@ -123,6 +101,19 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	}
 	if set.Compact != "" {
 		s.Compact = Given(set.Compact, src)
+	}
+	for _, r := range settings.Rows() {
+		if !r.IsSetting() || r.Recorded {
+			continue
+		}
+		if v, from, ok := opt.Invocation.Get(r.Name); ok {
+			s.Values.Set(r.Name, v, from)
+		}
+	}
+	s.Workdir = Given(opt.Workdir, "flag --workdir")
+	// --safe if either the recorded run or this one asks for it.
+	if set.Safe && !s.Safe.Value {
+		s.Safe = Given(true, src)
 	}
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}
@@ -212,8 +203,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	}
 	// The calls are decided by this invocation's policy, never by the
 	// decisions the file records: a transcript can be edited.
-	allow, _ := policy.ParsePatterns(s.Allow.Value)
-	deny, _ := policy.ParsePatterns(s.Deny.Value)
+	allow, deny := s.ToolRules()
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
 	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny, nil)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/runtest"
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 // nativeReplayCase is one recorded conversation of a native protocol: a
@@ -202,7 +204,7 @@ func TestNativeReplay(t *testing.T) {
 				t.Errorf("replay without --yes: exit %d, error %v; want 2 and how to allow the tools", r.code, r.err)
 			}
 			for name, opt := range map[string]ReplayOptions{
-				"replay --yes":              {Yes: Given(true, "flag --yes")},
+				"replay --yes":              {Invocation: invocation("yes", true)},
 				"replay --recorded-results": {RecordedResults: true},
 			} {
 				chk := offline.replay(transcript, opt)
@@ -267,10 +269,56 @@ func TestMCPRunReplays(t *testing.T) {
 
 	// Starting the recorded MCP server again needs --yes.
 	offline := &world{t: t, wd: w.wd, vars: map[string]string{}}
-	for name, opt := range map[string]ReplayOptions{"--yes": {Yes: Given(true, "flag --yes")}, "--recorded-results": {RecordedResults: true}} {
+	for name, opt := range map[string]ReplayOptions{"--yes": {Invocation: invocation("yes", true)}, "--recorded-results": {RecordedResults: true}} {
 		r := offline.replay(transcript, opt)
 		if r.code != fault.ExitOK || r.answer() != rec.answer() || r.diffs != "" {
 			t.Errorf("replay --check %s: exit %d, answer %q, want exit 0 and %q; stderr:\n%s\n%s", name, r.code, r.answer(), rec.answer(), r.stderr, r.diffs)
+		}
+	}
+}
+
+// TestReplayTakesEachRowFromItsSide is generated from the rows: a row
+// marked Recorded is the transcript's whatever the replaying invocation
+// gives (its flags, environment or config file); every other row is the
+// invocation's, never the transcript's.
+func TestReplayTakesEachRowFromItsSide(t *testing.T) {
+	t.Parallel()
+	start := records.Event{Type: records.TypeRunStarted, Provider: "openai", Model: "gpt-test", Mode: "agent",
+		Settings: &records.Settings{Prompt: "x", MaxSteps: 5, Timeout: "1m", Stream: true}}
+	events := []records.Event{start}
+	recorded, _, _, err := FromTranscript(events, ReplayOptions{Workdir: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range settings.Rows() {
+		if !r.IsSetting() || r.Name == "workdir" { // replay's own --workdir, checked by the replay tests
+			continue
+		}
+		before, _, _ := recorded.Values.Get(r.Name)
+		var inv settings.Values
+		var given any
+		for _, sample := range r.Samples().Good {
+			v, err := r.Parse(sample)
+			if err == nil && !reflect.DeepEqual(v, before) {
+				given = v
+				inv.Set(r.Name, v, "config c.json")
+				break
+			}
+		}
+		if given == nil {
+			t.Errorf("%s: no good sample differs from the transcript's %v", r.Name, before)
+			continue
+		}
+		s, _, _, err := FromTranscript(events, ReplayOptions{Workdir: "/w", Invocation: inv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, src, _ := s.Values.Get(r.Name)
+		switch {
+		case r.Recorded && !reflect.DeepEqual(got, before):
+			t.Errorf("%s (recorded): the invocation's %v replaced the transcript's %v", r.Name, given, before)
+		case !r.Recorded && (src != "config c.json" || !reflect.DeepEqual(got, given)):
+			t.Errorf("%s: %v from %q, want the invocation's %v", r.Name, got, src, given)
 		}
 	}
 }

@@ -152,8 +152,8 @@ func TestReplaySafeYesConfinesTheTranscriptsServers(t *testing.T) {
 		name string
 		opt  ReplayOptions
 	}{
-		{"--safe --yes", ReplayOptions{Yes: Given(true, "flag --yes"), Safe: Given(true, "flag --safe")}},
-		{"--sandbox read-only --yes", ReplayOptions{Yes: Given(true, "flag --yes"), Sandbox: Given("read-only", "flag --sandbox")}},
+		{"--safe --yes", ReplayOptions{Invocation: invocation("yes", true, "safe", true)}},
+		{"--sandbox read-only --yes", ReplayOptions{Invocation: invocation("yes", true, "sandbox", "read-only")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -337,7 +337,7 @@ func TestReplayNeverStartsTheRecordedCommandProvider(t *testing.T) {
 	start := records.Event{Type: records.TypeRunStarted, Provider: "command", Model: "touch " + marker, Mode: "agent",
 		Settings: &records.Settings{Prompt: "x", MaxSteps: 2, Timeout: "1m"}}
 	wd := t.TempDir()
-	s, prompt, rp, err := FromTranscript([]records.Event{start}, ReplayOptions{Workdir: wd, Yes: Given(true, "flag --yes")})
+	s, prompt, rp, err := FromTranscript([]records.Event{start}, ReplayOptions{Workdir: wd, Invocation: invocation("yes", true)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/ask-cli/ask/internal/bytesize"
-	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/sandbox"
 )
@@ -20,10 +18,7 @@ import (
 // made, and refuses every command, saying why: nothing runs unconfined.
 func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 	s := r.Settings
-	level, err := sandbox.ParseLevel(s.Sandbox.Value)
-	if err != nil {
-		level = sandbox.Off // the default, when no layer gave one
-	}
+	level := s.SandboxLevel()
 	// --safe is read-only whatever --sandbox says (a workdir sandbox
 	// would let unapproved commands write the checkout).
 	implied := s.Safe.Value && level != sandbox.ReadOnly
@@ -69,19 +64,10 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 		}
 		hidden = append(hidden, abs)
 	}
-	var size int64
-	if v := s.SandboxScratchSize.Value; v != "" {
-		if size, err = bytesize.Parse(v); err != nil || size <= 0 {
-			return nil, fault.Usagef("--sandbox-scratch-size %q: give a size such as 512M or 2G", v)
-		}
-	}
-	if s.SandboxMaxProcesses.Value < 0 {
-		return nil, fault.Usagef("--sandbox-max-processes must be 0 (the default) or more")
-	}
 	sb := &sandbox.Sandbox{
 		Policy: sandbox.Policy{
 			Level: level, Workdir: r.workdir, Scratch: scratch, AllowNetwork: s.AllowNetwork.Value,
-			Hidden: hidden, MaxProcesses: s.SandboxMaxProcesses.Value, ScratchSize: size,
+			Hidden: hidden, MaxProcesses: s.SandboxMaxProcesses.Value, ScratchSize: s.ScratchBytes(),
 		},
 		Support: check(),
 	}

@@ -625,11 +625,10 @@ func TestMCPRemoteBearerToken(t *testing.T) {
 
 	// Replay connects again, with the header given again.
 	offline := &world{t: t, wd: w.wd, vars: map[string]string{"ASK_TEST_MCP_TOKEN": token}}
-	yes := Given(true, "flag --yes")
-	if r := offline.replay(transcript, ReplayOptions{Yes: yes}); r.code != fault.ExitAuth {
+	if r := offline.replay(transcript, ReplayOptions{Invocation: invocation("yes", true)}); r.code != fault.ExitAuth {
 		t.Errorf("replay without --mcp-header: exit %d, error %v", r.code, r.err)
 	}
-	r = offline.replay(transcript, ReplayOptions{Yes: yes, MCPHeaders: Given([]string{"Authorization: Bearer ${ASK_TEST_MCP_TOKEN}"}, "flag --mcp-header")})
+	r = offline.replay(transcript, ReplayOptions{Invocation: invocation("yes", true, "mcp-header", []string{"Authorization: Bearer ${ASK_TEST_MCP_TOKEN}"})})
 	if r.code != fault.ExitOK || r.answer() != "done\n" || r.diffs != "" {
 		t.Errorf("replay with --mcp-header: exit %d, answer %q, stderr %s\n%s", r.code, r.answer(), r.stderr, r.diffs)
 	}

@@ -2,7 +2,9 @@ package settings
 
 import (
 	"errors"
+	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -199,4 +201,30 @@ func equal(a, b any) bool {
 		return slices.Equal(la, lb)
 	}
 	return a == b
+}
+
+// FuzzHostPattern: an --allow-host value taken has no scheme, port, path,
+// space or bare *: it is an IP address, or one or more dot-separated
+// labels of letters, digits and dashes after an optional "*.".
+func FuzzHostPattern(f *testing.F) {
+	for _, s := range []string{"proxy.golang.org", "*.npmjs.org", "::1", "10.0.0.1", "http://x/", "x:80", "*", "a b", "*.*.x", "ä.example"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if !HostPattern(h) {
+			return
+		}
+		if _, err := netip.ParseAddr(h); err == nil {
+			return
+		}
+		name := strings.TrimPrefix(h, "*.")
+		if strings.ContainsAny(name, "*:/@ \t[]%\\") || name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
+			t.Fatalf("%q was taken", h)
+		}
+		for _, c := range name {
+			if c > 127 {
+				t.Fatalf("%q was taken with %q", h, c)
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -54,6 +55,12 @@ type Row struct {
 	Adds bool
 	// ConfigOnly rows have no flag: the config file (Key) gives them.
 	ConfigOnly bool
+	// Recorded settings are the recorded run's when a transcript is
+	// replayed: a replay takes them from the transcript, never from the
+	// replaying invocation's flags, environment or config file. The others
+	// (the policy: --yes, the rules, --safe, the sandbox, …) are the
+	// replaying invocation's, never the transcript's.
+	Recorded bool
 	// Bare, when set, is the value of the flag typed without one: such a
 	// flag takes its value only after "=" (--worktree, --worktree=NAME).
 	Bare string
@@ -126,29 +133,33 @@ var Rows = sync.OnceValue(func() []Row {
 	return []Row{
 		// Widening: a local program runs on this machine, outside any sandbox.
 		{Name: "provider", Category: CategoryProvider, Short: "p", Key: "provider", Env: "ASK_PROVIDER", Kind: String,
-			samples: samples{good: []string{"openai", "anthropic"}, bad: []string{"nope"}, wide: "command"},
-			widen:   localProgram,
-			Help:    "provider: %s (default: $ASK_PROVIDER, else the first whose key is set)",
-			field:   field(func(v *Values) *Setting[string] { return &v.Provider })},
+			Recorded: true,
+			samples:  samples{good: []string{"openai", "anthropic"}, bad: []string{"nope"}, wide: "command"},
+			widen:    localProgram,
+			Help:     "provider: %s (default: $ASK_PROVIDER, else the first whose key is set)",
+			field:    field(func(v *Values) *Setting[string] { return &v.Provider })},
 		// Widening: never widens: which model answers, not what it may do.
 		{Name: "model", Category: CategoryProvider, Short: "m", Key: "model", Env: "ASK_MODEL", Kind: String, Bound: true,
-			samples: samples{good: []string{"gpt-x"}},
-			Help:    "model name (default: $ASK_MODEL, else the provider's default)",
-			check:   nonEmpty("name a model or remove the key"),
-			field:   field(func(v *Values) *Setting[string] { return &v.Model })},
+			Recorded: true,
+			samples:  samples{good: []string{"gpt-x"}},
+			Help:     "model name (default: $ASK_MODEL, else the provider's default)",
+			check:    nonEmpty("name a model or remove the key"),
+			field:    field(func(v *Values) *Setting[string] { return &v.Model })},
 		// Widening: the conversation and the key go where it says.
 		{Name: "base-url", Category: CategoryProvider, Env: "ASK_BASE_URL", Kind: String, Bound: true,
-			samples: samples{good: []string{"https://api.example.com/v1"}, bad: []string{"ftp://example.com/v1", "http://"}, wide: "https://elsewhere.example/v1"},
-			widen:   unlessSame("it sends the conversation and the key elsewhere"),
-			Help:    "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)",
-			check:   baseURL,
-			field:   field(func(v *Values) *Setting[string] { return &v.BaseURL })},
+			Recorded: true,
+			samples:  samples{good: []string{"https://api.example.com/v1"}, bad: []string{"ftp://example.com/v1", "http://"}, wide: "https://elsewhere.example/v1"},
+			widen:    unlessSame("it sends the conversation and the key elsewhere"),
+			Help:     "provider base URL (default: $ASK_BASE_URL, else the provider's variable or default)",
+			check:    baseURL,
+			field:    field(func(v *Values) *Setting[string] { return &v.BaseURL })},
 		// Widening: ask is stricter than plan, plan than agent.
 		{Name: "mode", Category: CategoryTools, Key: "mode", Kind: String, Default: "agent", Choices: Modes,
-			samples: samples{wide: "agent", over: "ask"},
-			widen:   stricterOnly(Modes...),
-			Help:    "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)",
-			field:   field(func(v *Values) *Setting[string] { return &v.Mode })},
+			Recorded: true,
+			samples:  samples{wide: "agent", over: "ask"},
+			widen:    stricterOnly(Modes...),
+			Help:     "ask (read-only, at most 3 steps), plan (read-only, answers with a numbered plan) or agent (all tools)",
+			field:    field(func(v *Values) *Setting[string] { return &v.Mode })},
 		// Widening: only its true value narrows.
 		{Name: "safe", Category: CategoryTools, Key: "safe", Kind: Bool, Default: false,
 			samples: samples{wide: "false", over: "true"},
@@ -157,18 +168,20 @@ var Rows = sync.OnceValue(func() []Row {
 			field:   field(func(v *Values) *Setting[bool] { return &v.Safe })},
 		// Widening: a limit: a lower layer may only lower it.
 		{Name: "max-steps", Category: CategoryLimits, Key: "max_steps", Kind: Int, Default: DefaultMaxSteps,
-			samples: samples{wide: "20", over: "10"},
-			widen:   lowersOnly(amount),
-			Help:    "stop after this many model requests; plan mode's default is 20, and ask mode allows at most 3",
-			check:   atLeast(1, "must be at least 1"),
-			field:   field(func(v *Values) *Setting[int] { return &v.MaxSteps })},
+			Recorded: true,
+			samples:  samples{wide: "20", over: "10"},
+			widen:    lowersOnly(amount),
+			Help:     "stop after this many model requests; plan mode's default is 20, and ask mode allows at most 3",
+			check:    atLeast(1, "must be at least 1"),
+			field:    field(func(v *Values) *Setting[int] { return &v.MaxSteps })},
 		// Widening: a limit (0 is none): a lower layer may only lower it.
 		{Name: "timeout", Category: CategoryLimits, Key: "timeout", Kind: Duration, Default: DefaultTimeout,
-			samples: samples{wide: "0", over: "1m"},
-			widen:   lowersOnly(amountOrNone),
-			Help:    "stop the whole invocation (stdin, MCP servers, requests, tools) after this long; 0 for no limit",
-			check:   notNegative,
-			field:   field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
+			Recorded: true,
+			samples:  samples{wide: "0", over: "1m"},
+			widen:    lowersOnly(amountOrNone),
+			Help:     "stop the whole invocation (stdin, MCP servers, requests, tools) after this long; 0 for no limit",
+			check:    notNegative,
+			field:    field(func(v *Values) *Setting[time.Duration] { return &v.Timeout })},
 		// Widening: the check runs without asking.
 		{Name: "until", Category: CategoryLimits, Kind: String, Default: "",
 			samples: samples{good: []string{"go test ./..."}, wide: "make check"},
@@ -177,26 +190,29 @@ var Rows = sync.OnceValue(func() []Row {
 			field:   field(func(v *Values) *Setting[string] { return &v.Until })},
 		// Widening: a limit: a lower layer may only lower it.
 		{Name: "max-rounds", Category: CategoryLimits, Key: "max_rounds", Kind: Int, Default: DefaultMaxRounds,
-			samples: samples{wide: "5", over: "3"},
+			samples: samples{good: []string{"2"}, wide: "5", over: "3"},
 			widen:   lowersOnly(amount),
 			Help:    "run --until's check at most `N` times; when the last fails, the run ends check_failed (exit 5)",
 			check:   atLeast(1, "must be at least 1"),
 			field:   field(func(v *Values) *Setting[int] { return &v.MaxRounds })},
 		// Widening: never widens: how a long conversation is kept.
 		{Name: "compact", Category: CategoryLimits, Key: "compact", Kind: String, Default: "auto", Choices: CompactModes,
-			Help:  "when a request would fill --compact-at of the model's window: auto prunes old tool results, then summarises old steps; off ends the run at the window instead",
-			field: field(func(v *Values) *Setting[string] { return &v.Compact })},
+			Recorded: true,
+			Help:     "when a request would fill --compact-at of the model's window: auto prunes old tool results, then summarises old steps; off ends the run at the window instead",
+			field:    field(func(v *Values) *Setting[string] { return &v.Compact })},
 		// Widening: never widens: when a long conversation is compacted.
 		{Name: "compact-at", Category: CategoryLimits, Key: "compact_at", Kind: Int, Default: DefaultCompactAt,
-			samples: samples{bad: []string{"0", "101"}},
-			Help:    "compact before a request would fill `PCT` percent of the model's input window",
-			check:   percent,
-			field:   field(func(v *Values) *Setting[int] { return &v.CompactAt })},
+			Recorded: true,
+			samples:  samples{bad: []string{"0", "101"}},
+			Help:     "compact before a request would fill `PCT` percent of the model's input window",
+			check:    percent,
+			field:    field(func(v *Values) *Setting[int] { return &v.CompactAt })},
 		// Widening: never widens: the model's window, which compaction keeps under.
 		{Name: "context-window", Category: CategoryLimits, Key: "context_window", Kind: Int,
-			Help:  "the model's input window in tokens `N`, when the provider's model listing does not give it",
-			check: atLeast(1, "must be at least 1 (leave it out to use the provider's)"),
-			field: field(func(v *Values) *Setting[int] { return &v.ContextWindow })},
+			Recorded: true,
+			Help:     "the model's input window in tokens `N`, when the provider's model listing does not give it",
+			check:    atLeast(1, "must be at least 1 (leave it out to use the provider's)"),
+			field:    field(func(v *Values) *Setting[int] { return &v.ContextWindow })},
 		// Widening: a limit (none when not given): only lowered.
 		{Name: "max-budget-tokens", Category: CategoryLimits, Key: "max_budget_tokens", Kind: Int,
 			samples: samples{wide: "2000", over: "1000"},
@@ -213,16 +229,19 @@ var Rows = sync.OnceValue(func() []Row {
 			field:   field(func(v *Values) *Setting[float64] { return &v.MaxBudgetUSD })},
 		// Widening: never widens: how calls are written, not which are allowed.
 		{Name: "tool-protocol", Category: CategoryProvider, Key: "tool_protocol", Kind: String, Default: "auto", Choices: ToolProtocols,
-			Help:  "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
-			field: field(func(v *Values) *Setting[string] { return &v.ToolProtocol })},
+			Recorded: true,
+			Help:     "how the model calls tools: auto (native where the provider has it, else json), native, or the text protocols json and markdown",
+			field:    field(func(v *Values) *Setting[string] { return &v.ToolProtocol })},
 		// Widening: never widens: how replies arrive.
 		{Name: "no-stream", Category: CategoryProvider, Key: "no_stream", Kind: Bool, Default: false,
-			Help:  "make plain requests instead of streaming",
-			field: field(func(v *Values) *Setting[bool] { return &v.NoStream })},
+			Recorded: true,
+			Help:     "make plain requests instead of streaming",
+			field:    field(func(v *Values) *Setting[bool] { return &v.NoStream })},
 		// Widening: never widens: a request's cache marks.
 		{Name: "no-cache", Category: CategoryProvider, Key: "no_cache", Kind: Bool, Default: false,
-			Help:  "do not ask the provider to cache the prompt (no cache_control marks, no prompt_cache_key)",
-			field: field(func(v *Values) *Setting[bool] { return &v.NoCache })},
+			Recorded: true,
+			Help:     "do not ask the provider to cache the prompt (no cache_control marks, no prompt_cache_key)",
+			field:    field(func(v *Values) *Setting[bool] { return &v.NoCache })},
 		// Widening: never widens: retries of one request, within the timeout.
 		{Name: "retries", Category: CategoryProvider, Key: "retries", Kind: Int, Default: DefaultRetries,
 			Help:  "retry a failed request (connection error, HTTP 408, 409, 429, 5xx) up to `N` times, with backoff",
@@ -230,23 +249,27 @@ var Rows = sync.OnceValue(func() []Row {
 			field: field(func(v *Values) *Setting[int] { return &v.Retries })},
 		// Widening: never widens: the length of a reply.
 		{Name: "max-tokens", Category: CategoryProvider, Key: "max_tokens", Kind: Int, Default: 0,
-			Help:  "cap each model reply at `N` tokens (default: the provider's own)",
-			check: atLeast(1, "must be at least 1 (leave it out for the provider's default)"),
-			field: field(func(v *Values) *Setting[int] { return &v.MaxTokens })},
+			Recorded: true,
+			Help:     "cap each model reply at `N` tokens (default: the provider's own)",
+			check:    atLeast(1, "must be at least 1 (leave it out for the provider's default)"),
+			field:    field(func(v *Values) *Setting[int] { return &v.MaxTokens })},
 		// Widening: never widens: sampling.
 		{Name: "temperature", Category: CategoryProvider, Key: "temperature", Kind: Float,
-			samples: samples{bad: []string{"3"}},
-			Help:    "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)",
-			check:   temperatureRange,
-			field:   field(func(v *Values) *Setting[float64] { return &v.Temperature })},
+			Recorded: true,
+			samples:  samples{bad: []string{"3"}},
+			Help:     "sample at temperature `T`, from 0 to 2 (Anthropic, Moonshot: to 1)",
+			check:    temperatureRange,
+			field:    field(func(v *Values) *Setting[float64] { return &v.Temperature })},
 		// Widening: never widens: sampling.
 		{Name: "reasoning", Category: CategoryProvider, Key: "reasoning", Kind: String, Default: "", Choices: ReasoningLevels,
-			Help:  "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)",
-			field: field(func(v *Values) *Setting[string] { return &v.Reasoning })},
+			Recorded: true,
+			Help:     "how hard a reasoning model thinks, `LEVEL` low, medium or high: sent as the provider's own setting (effort, thinking budget or level)",
+			field:    field(func(v *Values) *Setting[string] { return &v.Reasoning })},
 		// Widening: never widens: the price and pace of requests.
 		{Name: "tier", Category: CategoryProvider, Key: "tier", Kind: String, Default: "", Choices: Tiers,
-			Help:  "send at the provider's cheaper, slower service `TIER`: flex (OpenAI: half price, slower) or background (OpenAI Responses: queued, polled until done)",
-			field: field(func(v *Values) *Setting[string] { return &v.Tier })},
+			Recorded: true,
+			Help:     "send at the provider's cheaper, slower service `TIER`: flex (OpenAI: half price, slower) or background (OpenAI Responses: queued, polled until done)",
+			field:    field(func(v *Values) *Setting[string] { return &v.Tier })},
 		// Widening: an allow list: a lower layer may only keep some of its rules.
 		{Name: "allow-tool", Category: CategoryTools, Key: "tools.allow", Kind: List, Default: []string(nil),
 			samples: samples{good: []string{"shell:git *", "read_file"}, bad: []string{":x"}, wide: "shell"},
@@ -284,17 +307,19 @@ var Rows = sync.OnceValue(func() []Row {
 			field: field(func(v *Values) *Setting[bool] { return &v.AcceptEdits })},
 		// Widening: its commands run as tools.
 		{Name: "tools-file", Category: CategoryTools, Key: "tools.file", Kind: String, Default: "",
-			samples: samples{good: []string{"tools.json"}, wide: "tools.json"},
-			widen:   unlessSame("it offers the commands of another file as tools"),
-			Help:    "offer the commands declared in the JSON `FILE` as tools",
-			field:   field(func(v *Values) *Setting[string] { return &v.ToolsFile })},
+			Recorded: true,
+			samples:  samples{good: []string{"tools.json"}, wide: "tools.json"},
+			widen:    unlessSame("it offers the commands of another file as tools"),
+			Help:     "offer the commands declared in the JSON `FILE` as tools",
+			field:    field(func(v *Values) *Setting[string] { return &v.ToolsFile })},
 		// Widening: a server is a program or a remote service.
 		{Name: "mcp", Category: CategoryTools, Key: "mcp", Kind: List, Default: []string(nil),
-			samples: samples{good: []string{"server --stdio"}, bad: []string{" "}, wide: "server --stdio"},
-			widen:   shrinksOnly("it starts or connects to a server the command line does not name"),
-			Help:    "start the MCP server `'CMD ARGS'` over stdio, or connect to the one at an http:// or https:// URL (streamable HTTP, else SSE), and offer its tools as SERVER__TOOL; repeatable",
-			check:   noEmptyServer,
-			field:   field(func(v *Values) *Setting[[]string] { return &v.MCP })},
+			Recorded: true,
+			samples:  samples{good: []string{"server --stdio"}, bad: []string{" "}, wide: "server --stdio"},
+			widen:    shrinksOnly("it starts or connects to a server the command line does not name"),
+			Help:     "start the MCP server `'CMD ARGS'` over stdio, or connect to the one at an http:// or https:// URL (streamable HTTP, else SSE), and offer its tools as SERVER__TOOL; repeatable",
+			check:    noEmptyServer,
+			field:    field(func(v *Values) *Setting[[]string] { return &v.MCP })},
 		// Widening: never widens: it only leaves text out.
 		{Name: "no-project-file", Category: CategoryPrompt, Key: "no_project_file", Kind: Bool, Default: false,
 			Help:  "leave the project's AGENTS.md out of the system prompt",
@@ -311,14 +336,16 @@ var Rows = sync.OnceValue(func() []Row {
 			field:   field(func(v *Values) *Setting[string] { return &v.Command })},
 		// Widening: never widens: text, as the prompt is.
 		{Name: "system", Category: CategoryPrompt, Short: "s", Kind: String, Default: "",
-			Help:  "text appended to the default system prompt",
-			field: field(func(v *Values) *Setting[string] { return &v.System })},
+			Recorded: true,
+			Help:     "text appended to the default system prompt",
+			field:    field(func(v *Values) *Setting[string] { return &v.System })},
 		// Widening: a file outside the working directory would go to the model.
 		{Name: "attach", Category: CategoryPrompt, Short: "a", Kind: List,
-			samples: samples{good: []string{"a.png"}, wide: "/etc/passwd"},
-			widen:   insideWorkdir("it sends a file from outside the working directory"),
-			Help:    "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable",
-			field:   field(func(v *Values) *Setting[[]string] { return &v.Attach })},
+			Recorded: true,
+			samples:  samples{good: []string{"a.png"}, wide: "/etc/passwd"},
+			widen:    insideWorkdir("it sends a file from outside the working directory"),
+			Help:     "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable",
+			field:    field(func(v *Values) *Setting[[]string] { return &v.Attach })},
 		// Widening: read-only is stricter than workdir, workdir than off.
 		{Name: "sandbox", Category: CategoryTools, Kind: String, Default: "off", Choices: Sandboxes,
 			samples: samples{wide: "off", over: "read-only"},
@@ -332,11 +359,13 @@ var Rows = sync.OnceValue(func() []Row {
 			field: field(func(v *Values) *Setting[bool] { return &v.AllowNetwork })},
 		// Widening: an allow list: only shrinks.
 		{Name: "allow-host", Category: CategoryTools, Kind: List, Default: []string(nil), Key: "sandbox.allow_hosts",
-			samples: samples{good: []string{"proxy.golang.org", "*.npmjs.org"}, bad: []string{"http://x.example/path"}, wide: "evil.example"},
-			widen:   shrinksOnly("it lets commands reach a host the command line does not"),
-			Help:    "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
-			check:   hostPatterns,
-			field:   field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
+			samples: samples{good: []string{"proxy.golang.org", "*.npmjs.org", "localhost", "10.0.0.7", "::1"},
+				bad:  []string{"http://x.example/path", "https://example.com/", "example.com:8080", "*", "exa mple.com", "*.", "-x.example", "[::1]", "fe80::1%eth0"},
+				wide: "evil.example"},
+			widen: shrinksOnly("it lets commands reach a host the command line does not"),
+			Help:  "let sandboxed commands reach `HOST` (or *.example.com) on ports 80 and 443, through ask's proxy (HTTP_PROXY); repeatable",
+			check: hostPatterns,
+			field: field(func(v *Values) *Setting[[]string] { return &v.AllowHosts })},
 		// Widening: never widens: hidden paths add up (Adds).
 		{Name: "sandbox-hide", Category: CategoryTools, ConfigOnly: true, Kind: List, Default: []string(nil), Key: "sandbox.hide", Adds: true,
 			Help:  "hide the file or directory `PATH` from sandboxed commands too, besides the credential stores; repeatable",
@@ -433,10 +462,11 @@ var Rows = sync.OnceValue(func() []Row {
 			field:   field(func(v *Values) *Setting[string] { return &v.Workdir })},
 		// Widening: a schema file outside the working directory would go to the model.
 		{Name: "schema", Category: CategoryPrompt, Kind: String, Default: "",
-			samples: samples{good: []string{`{"type":"object"}`, "schema.json"}, wide: "/etc/schema.json"},
-			widen:   schemaInside,
-			Help:    "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {",
-			field:   field(func(v *Values) *Setting[string] { return &v.Schema })},
+			Recorded: true,
+			samples:  samples{good: []string{`{"type":"object"}`, "schema.json"}, wide: "/etc/schema.json"},
+			widen:    schemaInside,
+			Help:     "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {",
+			field:    field(func(v *Values) *Setting[string] { return &v.Schema })},
 
 		// Flags about this invocation only.
 		// Widening: a profile may give any setting.
@@ -499,18 +529,39 @@ func byteSize(v any) string {
 	return ""
 }
 
-// hostPatterns checks --allow-host values: a host name, an IP address, or
-// *. and a domain; no scheme, port or path.
+// hostPatterns checks --allow-host values: NAME or *.NAME, or a literal
+// IP address; a URL, a port, a bare * or a word that is no host name is
+// refused with the form.
 func hostPatterns(v any) string {
-	list, _ := v.([]string)
-	for _, h := range list {
-		name := strings.TrimPrefix(h, "*.")
-		ipv6 := strings.Count(name, ":") > 1
-		if name == "" || strings.ContainsAny(name, "/@* \t") || !ipv6 && strings.Contains(name, ":") {
-			return fmt.Sprintf("%q: give a host name such as proxy.golang.org or *.npmjs.org, without a scheme, port or path", h)
+	for _, h := range v.([]string) {
+		if !HostPattern(h) {
+			return fmt.Sprintf("%q: give a host name, NAME or *.NAME, such as proxy.golang.org or *.npmjs.org (no scheme, port, path or bare *), or an IP address", h)
 		}
 	}
 	return ""
+}
+
+// HostPattern reports whether h is an --allow-host value: a host name, *.
+// and a host name, or a literal IP address.
+func HostPattern(h string) bool {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip.Zone() == ""
+	}
+	name := strings.TrimPrefix(h, "*.")
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(name, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // toolPatterns checks --allow-tool and --deny-tool's NAME or
@@ -611,15 +662,6 @@ func OrList(values []string) string {
 		return strings.Join(values, "")
 	}
 	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // worktreeName checks a --worktree name: one that cannot escape the

@@ -24,6 +24,10 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/sandbox"
 )
 
 // Setting is one setting's value and where it came from: "flag --NAME",
@@ -220,4 +224,33 @@ func (v *Values) Get(name string) (value any, source string, ok bool) {
 	}
 	s := r.slot(v)
 	return s.value(), s.source(), s.given()
+}
+
+// The parsed forms of the settings the run reads as more than text. Each
+// value was checked by its row's Parse where a layer gave it, so these
+// cannot fail; a value no layer gave is the row's default.
+
+// SandboxLevel is --sandbox's level.
+func (v *Values) SandboxLevel() sandbox.Level {
+	if l, err := sandbox.ParseLevel(v.Sandbox.Value); err == nil {
+		return l
+	}
+	return sandbox.Off
+}
+
+// ToolRules are --allow-tool's and --deny-tool's patterns.
+func (v *Values) ToolRules() (allow, deny []policy.Pattern) {
+	allow, _ = policy.ParsePatterns(v.Allow.Value)
+	deny, _ = policy.ParsePatterns(v.Deny.Value)
+	return allow, deny
+}
+
+// ScratchBytes is --sandbox-scratch-size in bytes, 0 for the sandbox's
+// default.
+func (v *Values) ScratchBytes() int64 {
+	n, err := bytesize.Parse(v.SandboxScratchSize.Value)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

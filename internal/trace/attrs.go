@@ -60,15 +60,3 @@ const (
 	keyTaskID       = "ask.batch.task.id"
 	keyTaskStatus   = "ask.batch.task.status"
 )
-
-// providerName is gen_ai.provider.name for ask's provider: the
-// conventions' well-known value where there is one, else ask's own name.
-func providerName(p string) string {
-	switch p {
-	case "openai", "openai-responses":
-		return "openai"
-	case "gemini":
-		return "gcp.gemini"
-	}
-	return p
-}

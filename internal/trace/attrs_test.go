@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+
+	"github.com/ask-cli/ask/internal/providers/catalog"
 )
 
 // The names ask writes are the conventions' own, checked against the Go
@@ -31,8 +33,8 @@ func TestNamesAreTheConventions(t *testing.T) {
 	}
 	for ours, theirs := range map[string]attribute.KeyValue{
 		opInvokeAgent: semconv.GenAIOperationNameInvokeAgent, opChat: semconv.GenAIOperationNameChat, opExecuteTool: semconv.GenAIOperationNameExecuteTool,
-		providerName("openai-responses"): semconv.GenAIProviderNameOpenAI, providerName("gemini"): semconv.GenAIProviderNameGCPGemini,
-		providerName("anthropic"): semconv.GenAIProviderNameAnthropic, providerName("deepseek"): semconv.GenAIProviderNameDeepseek,
+		traced("openai-responses"): semconv.GenAIProviderNameOpenAI, traced("gemini"): semconv.GenAIProviderNameGCPGemini,
+		traced("anthropic"): semconv.GenAIProviderNameAnthropic, traced("deepseek"): semconv.GenAIProviderNameDeepseek,
 	} {
 		if ours != theirs.Value.AsString() {
 			t.Errorf("ask writes %s where the conventions say %s", ours, theirs.Value.AsString())
@@ -41,4 +43,13 @@ func TestNamesAreTheConventions(t *testing.T) {
 	if schemaURL != semconv.SchemaURL {
 		t.Errorf("schema %s, want %s", schemaURL, semconv.SchemaURL)
 	}
+}
+
+// traced is the provider's gen_ai.provider.name, from its catalog row.
+func traced(name string) string {
+	p, err := catalog.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return p.TracedName()
 }

@@ -43,6 +43,10 @@ type Options struct {
 	// Secrets never appear in a span (the run's keys, a password in its
 	// base URL).
 	Secrets []string
+	// ProviderName is gen_ai.provider.name: the run's provider as its
+	// catalog row names it in traces (catalog.Provider.TracedName); ""
+	// for the name run.started records.
+	ProviderName string
 }
 
 // Run is the trace of one run. A nil *Run does nothing, which is what
@@ -57,7 +61,9 @@ type Run struct {
 	root  *span
 	chats map[int]*span    // by step, while the request is under way
 	tools map[string]*span // by call id, while the call runs
+	// providerName is Options.ProviderName, else run.started's provider;
 	// provider and model are run.started's, for the chat spans.
+	providerName    string
 	provider, model string
 	ended           bool
 }
@@ -75,7 +81,7 @@ func StartRun(ctx context.Context, o Options) (*Run, error) {
 		return nil, fmt.Errorf("traces: %w", err)
 	}
 	parent, remote := parentOf(ctx, o.Getenv)
-	r := &Run{cfg: cfg, exp: exporterFor(cfg), red: providers.NewRedactor(o.Secrets...),
+	r := &Run{cfg: cfg, exp: exporterFor(cfg), providerName: o.ProviderName, red: providers.NewRedactor(o.Secrets...),
 		chats: map[int]*span{}, tools: map[string]*span{}}
 	r.root = newSpan(cfg, parent, remote, "invoke_agent ask", kindInternal, time.Now())
 	r.sampled = r.root.ctx.IsSampled()
@@ -237,8 +243,11 @@ func (r *Run) started(ev records.Event) {
 	s := r.root
 	s.start = ev.Time
 	r.provider, r.model = ev.Provider, ev.Model
+	if r.providerName == "" {
+		r.providerName = ev.Provider
+	}
 	s.set(attribute.String(keyOperationName, opInvokeAgent), attribute.String(keyAgentName, "ask"),
-		r.str(keyConversationID, ev.ID), r.str(keyProviderName, providerName(ev.Provider)), r.str(keyRequestModel, ev.Model))
+		r.str(keyConversationID, ev.ID), r.str(keyProviderName, r.providerName), r.str(keyRequestModel, ev.Model))
 	if ev.Mode != "" {
 		s.set(attribute.String("ask.mode", ev.Mode))
 	}
@@ -264,7 +273,7 @@ func (r *Run) request(ev records.Event) {
 		return // a retry of the step's request: the same chat span
 	}
 	s := r.root.child(r.cfg, strings.TrimSpace(opChat+" "+r.model), kindClient, ev.Time)
-	s.set(attribute.String(keyOperationName, opChat), r.str(keyProviderName, providerName(r.provider)),
+	s.set(attribute.String(keyOperationName, opChat), r.str(keyProviderName, r.providerName),
 		r.str(keyRequestModel, r.model), r.root.attr(keyConversationID), attribute.Int(keyStep, ev.Step))
 	if u, err := url.Parse(ev.URL); err == nil && u.Host != "" {
 		// The host alone: a query may carry a key.

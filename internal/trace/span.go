@@ -184,7 +184,7 @@ func appendAnyValue(b []byte, v attribute.Value) []byte {
 			return b
 		})
 	}
-	return appendBytes(b, 1, []byte(v.Emit()))
+	return appendBytes(b, 1, []byte(v.String()))
 }
 
 func appendKeyValues(b []byte, field int, kvs []attribute.KeyValue) []byte {

@@ -65,6 +65,13 @@ type Provider struct {
 	// LocalProgram: the model is a program run on this machine once per
 	// step (--command), reached by no URL and needing no key.
 	LocalProgram bool
+	// Batch names the batch interface --batch-api sends through, one of
+	// package batch's engines ("openai": the Batch API, "anthropic":
+	// Message Batches, "gemini": Batch Mode); "" for none.
+	Batch string
+	// TraceName is the provider in traces (gen_ai.provider.name): the
+	// OpenTelemetry conventions' well-known value, "" for Name.
+	TraceName string
 	// MaxTemperature is the top of the temperature range the provider
 	// takes (from 0); 0 means it takes no temperature, and --temperature
 	// is a usage error.
@@ -100,6 +107,25 @@ type Provider struct {
 	// Default: the provider chosen when nothing names one and no key
 	// variable is set (DESIGN §3: Ollama on localhost). One row has it.
 	Default bool
+}
+
+// TracedName is the provider's gen_ai.provider.name.
+func (p Provider) TracedName() string {
+	if p.TraceName != "" {
+		return p.TraceName
+	}
+	return p.Name
+}
+
+// WithBatch names the providers that have a batch interface.
+func WithBatch() []string {
+	var out []string
+	for _, p := range all {
+		if p.Batch != "" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // MarksCache reports whether requests to model mark their prefix for
