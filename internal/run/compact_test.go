@@ -107,7 +107,7 @@ func TestLongRunCompactsAndReplays(t *testing.T) {
 
 	// The replay makes the same requests, summaries included, and
 	// compacts where the run did.
-	rp := w.replay(transcript, ReplayOptions{Yes: Given(true, "flag --yes")})
+	rp := w.replay(transcript, ReplayOptions{Invocation: invocation("yes", true)})
 	if rp.Result == nil || rp.Status != loop.StatusCompleted || rp.diffs != "" {
 		t.Fatalf("replay: %+v, diffs:\n%s", rp.err, rp.diffs)
 	}
