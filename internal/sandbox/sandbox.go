@@ -306,6 +306,12 @@ type Job struct {
 	r, w *os.File
 	// bridge is the child's end of the proxy's bridge, released with w.
 	bridge *os.File
+	// cmd is the command, and git its working directory's git directories
+	// as they were before it started: once it has ended, however, what it
+	// planted in them is removed (swept closes then).
+	cmd   *exec.Cmd
+	git   []gitDir
+	swept chan struct{}
 }
 
 // Started releases the parent's end of the report pipe. Call it once the
@@ -322,6 +328,16 @@ func (j *Job) Started() {
 		j.bridge.Close()
 		j.bridge = nil
 	}
+	if j.git != nil && j.swept == nil && j.cmd.Process != nil {
+		j.swept = make(chan struct{})
+		go func() {
+			defer close(j.swept)
+			// The init sweeps when the command ends as it should; this is
+			// for an init killed first (a timeout kills the whole group).
+			awaitExit(j.cmd.Process.Pid)
+			sweepGitDirs(j.git, func(string) {})
+		}()
+	}
 }
 
 // Err reports, once the command has ended (or has been started and its
@@ -337,6 +353,9 @@ func (j *Job) Err() error {
 	msg, _ := io.ReadAll(io.LimitReader(j.r, 4<<10))
 	j.r.Close()
 	j.r = nil
+	if j.swept != nil && j.cmd.ProcessState != nil {
+		<-j.swept // the command has ended: what it planted is gone first
+	}
 	if len(msg) == 0 {
 		return nil
 	}

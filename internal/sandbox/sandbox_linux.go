@@ -140,7 +140,29 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratc
 		nsAttr(attr, s.Namespaces, p.AllowNetwork)
 	}
 	cmd.SysProcAttr = attr
-	return &Job{r: r, w: w, bridge: bridge}, nil
+	job := &Job{r: r, w: w, bridge: bridge, cmd: cmd}
+	if p.Level == Workdir && !p.without(LayerNamespaces) {
+		prepareGit(p.Workdir)
+		job.git = gitDirs(p.Workdir)
+	}
+	return job, nil
+}
+
+// awaitExit waits until process pid has exited, without reaping it: the
+// sandbox's init, whose exit the kernel completes only once every process
+// of its PID namespace has gone.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return // gone and reaped already
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
 }
 
 // childSpec is what the child is told: the policy, and the descriptors of
@@ -149,6 +171,9 @@ type childSpec struct {
 	Policy
 	ScratchFD int `json:"scratch_fd,omitempty"`
 	ProxyFD   int `json:"proxy_fd,omitempty"`
+	// GitDirs are the working directory's git directories as isolate
+	// found them, which the init sweeps once the command has ended.
+	GitDirs []gitDir `json:"git_dirs,omitempty"`
 }
 
 func check() Support {
@@ -292,9 +317,11 @@ func child(args []string, second bool) int {
 		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
 	if !p.without(LayerNamespaces) && !second {
-		if err := isolate(p, cs.ScratchFD); err != nil {
+		git, err := isolate(p, cs.ScratchFD)
+		if err != nil {
 			return fail(fmt.Errorf("the namespaces layer failed: %w", err))
 		}
+		cs.GitDirs = git
 		return initMain(cs, report, args[2], args[3:])
 	}
 	if err := limit(p); err != nil {
