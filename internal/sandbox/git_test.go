@@ -150,5 +150,3 @@ func TestGitWorksInWorkdir(t *testing.T) {
 		t.Errorf("git status after the work: %q", got)
 	}
 }
-
-
