@@ -8,9 +8,10 @@
 //     writable, what git executes read-only even there, the credential
 //     stores replaced by empty ones; capabilities dropped;
 //   - Landlock, a second wall for the file system with the same grants;
-//   - a seccomp filter for what neither governs on every kernel: owners,
-//     world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace
-//     attaching, keyrings, mounts, new namespaces, io_uring.
+//   - a seccomp filter that allows only the system calls, socket families
+//     and socket types a build needs (no UNIX socket but a stream or
+//     seqpacket pair), and narrows some of those: owners, world-writable
+//     and set-id modes, TIOCSTI, ptrace attaching, new namespaces.
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the

@@ -127,7 +127,7 @@ func Describe(s Support) Report {
 	}
 	sc := LayerReport{Layer: "seccomp", OK: s.Seccomp == "", Problem: s.Seccomp}
 	if sc.OK {
-		sc.How = "owners, world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts, namespaces, io_uring"
+		sc.How = "an allow-list of system calls and of socket families and types (UNIX sockets only as stream or seqpacket pairs); owners, world-writable and set-id modes, TIOCSTI, ptrace attach, namespaces refused"
 	}
 	limits := LayerReport{Layer: "limits", OK: ns.OK && s.Scratch == "",
 		How: fmt.Sprintf("%d processes and threads per command, %d MiB of scratch space per run", DefaultMaxProcesses, DefaultScratchSize>>20)}
