@@ -80,7 +80,13 @@ type Policy struct {
 	// Without leaves layers out, so that a test can show the others hold
 	// alone. Only a test binary's child obeys it; ask's refuses.
 	Without []Layer `json:"without,omitempty"`
+	// Break makes layers fail to load, as a kernel that refuses them
+	// would, so that a test can check what `ask sandbox check` says then.
+	// Only a test binary's child obeys it; ask's refuses.
+	Break []Layer `json:"break,omitempty"`
 }
+
+func (p Policy) broken(l Layer) bool { return slices.Contains(p.Break, l) }
 
 // Layer is one of the sandbox's independent walls.
 type Layer string

@@ -19,6 +19,7 @@ import (
 const (
 	childArg = "__ask_sandbox_child" // POLICY-JSON REPORT-FD PATH ARGV...
 	probeArg = "__ask_sandbox_probe" // exits 0: the namespaces could be made and used
+	trialArg = "__ask_sandbox_trial" // exits 0: the command a trial run confines
 )
 
 // childFailed is the exit code of a child that could not confine itself;
@@ -40,6 +41,8 @@ func Main() {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case trialArg:
+		os.Exit(0) // confined, and so a command can be
 	case probeArg:
 		if err := probeInside(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -313,11 +316,14 @@ func child(args []string, second bool) int {
 		return fail(fmt.Errorf("the policy given to the sandbox's child is not valid: %v", err))
 	}
 	p := cs.Policy
-	if len(p.Without) > 0 && !layersMayBeLeftOut {
+	if (len(p.Without) > 0 || len(p.Break) > 0) && !layersMayBeLeftOut {
 		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
 	if !p.without(LayerNamespaces) && !second {
 		git, err := isolate(p, cs.ScratchFD)
+		if err == nil && p.broken(LayerNamespaces) {
+			err = fmt.Errorf("cannot mount /proc for the new PID namespace: %w (broken by a test)", unix.EPERM)
+		}
 		if err != nil {
 			return fail(fmt.Errorf("the namespaces layer failed: %w", err))
 		}
@@ -328,13 +334,21 @@ func child(args []string, second bool) int {
 		return fail(err)
 	}
 	if !p.without(LayerLandlock) {
-		if err := restrict(p); err != nil {
-			return fail(err)
+		err := restrict(p)
+		if p.broken(LayerLandlock) {
+			err = fmt.Errorf("landlock_restrict_self: %w (broken by a test)", unix.EPERM)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("cannot confine the file system (the landlock layer): %w", err))
 		}
 	}
 	if !p.without(LayerSeccomp) {
-		if err := loadSeccomp(); err != nil {
-			return fail(fmt.Errorf("cannot load the seccomp filter: %w", err))
+		err := loadSeccomp()
+		if p.broken(LayerSeccomp) {
+			err = fmt.Errorf("installing the seccomp filter: %w (broken by a test)", unix.EINVAL)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("cannot filter system calls (the seccomp layer): %w", err))
 		}
 	}
 	if err := dropCapabilities(); err != nil {
