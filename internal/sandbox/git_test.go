@@ -116,7 +116,7 @@ func TestGitPlantedCommondir(t *testing.T) {
 
 // git's ordinary work still works in --sandbox workdir, and the sweep
 // removes none of what it wrote: add, commit, stash, checkout, rebase,
-// cherry-pick and merge, in the repository and in a submodule.
+// cherry-pick and merge.
 func TestGitWorksInWorkdir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: it runs git's ordinary work in the sandbox")
