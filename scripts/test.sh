@@ -25,6 +25,13 @@ if [ -f testdata/mcp/package.json ]; then
   fi
 fi
 
+# The official MCP conformance suite (it brings the Node.js 22 it needs as
+# an npm package): run against ask's MCP client and against ask mcp serve.
+if [ -f testdata/mcp-conformance/package.json ] && command -v npm >/dev/null 2>&1; then
+  echo "== npm ci (MCP conformance suite)"
+  npm ci --prefix testdata/mcp-conformance --no-audit --no-fund --loglevel=error
+fi
+
 # The hook tests run Claude Code's own example scripts, which use jq; in CI
 # they are part of the bar, so a fresh machine gets jq.
 if ! command -v jq >/dev/null 2>&1; then
@@ -63,6 +70,12 @@ fi
 # The GitHub Action and the README's workflow for it, through actionlint.
 echo "== actionlint"
 scripts/actionlint.sh
+
+# The README's Slurm array on a real Slurm: one node started here, a shard
+# stopped and resubmitted (as root under CI=true it installs slurm-wlm and
+# munge; elsewhere it says why it skips).
+echo "== slurm"
+scripts/slurm-test.sh
 
 echo "== go test -race"
 go test -race -count=1 ./...

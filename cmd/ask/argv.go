@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ask-cli/ask/internal/settings"
 )
 
 // The argv pass reads the command line once, before urfave/cli, and does
@@ -43,10 +45,17 @@ type commandSpec struct {
 
 // flagSpec is one flag of a command.
 type flagSpec struct {
-	name        string // the long name
-	value       bool   // takes a value
-	afterPrompt bool   // may follow a prompt's first word
-	hint        string // what a value looks like, for a flag missing one
+	name  string // the long name
+	value bool   // takes a value
+	// row is the main command's flag's row, whose widening mark says
+	// whether it may follow a prompt's first word; nil for other flags.
+	row *settings.Row
+	// inert flags (--help, --version) may follow the prompt too.
+	inert bool
+	hint  string // what a value looks like, for a flag missing one
+	// bare, when set, is the value of the flag typed without "=VALUE":
+	// it never takes the next word (--worktree, --worktree=NAME).
+	bare string
 }
 
 // commandLine is a command line as the argv pass read it.
@@ -109,6 +118,8 @@ func readArgs(main *commandSpec, args []string) (line commandLine, err error) {
 			switch {
 			case hasValue && last:
 				word += "=" + value
+			case f.bare != "" && last:
+				word += "=" + f.bare
 			case f.value && last:
 				if i+1 == len(args) {
 					return line, usageErr("--%s needs a value: %s", f.name, f.hint)
@@ -186,12 +197,23 @@ func (l commandLine) deepest(f flagSpec) int {
 	return 0
 }
 
-// checkAfterPrompt refuses a flag after the prompt that could widen what
-// the model may do; a switch there may only be turned on.
+// checkAfterPrompt refuses a flag after the prompt whose value could widen
+// what the model may do (its row's widening mark): a file name that spells
+// a flag must not widen a run. A value the row refuses is left for the
+// flag's own error.
 func checkAfterPrompt(f flagSpec, word string) error {
-	_, value, _ := strings.Cut(word, "=")
-	if f.afterPrompt && (f.value || value == "" || value == "true") {
+	if f.inert {
 		return nil
+	}
+	if f.row != nil {
+		_, value, hasValue := strings.Cut(word, "=")
+		if !hasValue {
+			value = "true" // a switch turned on
+		}
+		v, err := f.row.Parse(value)
+		if err != nil || f.row.Widens(v) == "" {
+			return nil
+		}
 	}
 	return usageErr("%s after the prompt could widen what the model may do: put it before the prompt, or put -- before the prompt to send the word as text", word)
 }

@@ -17,7 +17,7 @@ func batchCommand(stdio *IO) *cli.Command {
 	return &cli.Command{
 		Name:      "batch",
 		Usage:     "run many tasks: JSON lines in, one result line per task out",
-		UsageText: "ask batch [-j N] [--output FILE] [--shard I/N] [--batch-api [--no-wait]] [flags] [FILE]\n   ask batch --resume [ID] [--no-wait]",
+		UsageText: "ask batch [-j N] [--output FILE [--retry-failed]] [--shard I/N|auto/N] [--rate N/s] [--batch-api [--no-wait]] [flags] [FILE]\n   ask batch --resume [ID] [--no-wait]",
 		Description: `Reads tasks as JSON lines from FILE (or stdin): {"id": "...", "prompt": "..."}
 and any run setting by its flag name ("model", "max-steps", "workdir",
 "schema", "timeout", ...), which lies over the command line's flags for
@@ -32,7 +32,15 @@ With --output FILE the results are appended there, one write per line,
 synced; a rerun with the same file skips the tasks it holds, so a batch
 killed at any moment loses only the runs under way. A 429 or 529 slows
 every worker at once, honouring Retry-After. --shard I/N takes only the
-tasks whose id hashes to shard I of N, to split one file across machines.
+tasks whose id hashes to shard I of N, to split one file across machines;
+--shard auto/N takes I from the engine that started ask (Kubernetes
+JOB_COMPLETION_INDEX, Slurm SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX,
+CLOUD_RUN_TASK_INDEX). FILE.state pins the result file to its task file
+and shard: another is refused. FILE.lock lets one ask batch at a time
+write it. --retry-failed runs again the tasks that did not answer, and
+rewrites FILE with one line a task. A task line refused before runs once
+it reads. --rate N/s paces this process's requests; divide a provider's
+limit by the number of shards.
 On a terminal a progress line on stderr. The exit code is 0 when every
 task answered, else the highest task's.
 
@@ -48,7 +56,9 @@ stops if the batch is still in progress. An id's lines are zero or more
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 4, Usage: "run up to `N` tasks at once"},
 			&cli.StringFlag{Name: "output", Usage: "append the results to `FILE` (not stdout) and skip the tasks it already holds"},
-			&cli.StringFlag{Name: "shard", Usage: "run only the tasks whose id hashes to shard `I/N` (0 ≤ I < N)"},
+			&cli.StringFlag{Name: "shard", Usage: "run only the tasks whose id hashes to shard `I/N` (0 ≤ I < N); auto/N takes I from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or CLOUD_RUN_TASK_INDEX"},
+			&cli.BoolFlag{Name: "retry-failed", Usage: "with --output: run again the tasks whose result did not answer, keeping one line a task"},
+			&cli.StringFlag{Name: "rate", Usage: "send at most `N/s` (or N/m) model requests from this process, shared by its workers"},
 			&cli.BoolFlag{Name: "batch-api", Usage: "send each round of model requests of all tasks as one batch of the provider's batch interface (OpenAI, Anthropic, Gemini: half price; -j defaults to 1000)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "with --batch-api or --resume: leave a submitted round pending, and exit 0"},
 			&cli.BoolFlag{Name: "resume", Usage: "carry on the pending batch named by the argument `[ID]`, or the newest"},
@@ -65,6 +75,9 @@ func batchAction(c *cli.Context, stdio *IO) error {
 		return usageErr("batch takes one task file, got %d words (%q…)", c.NArg(), c.Args().Get(1))
 	}
 	resuming := c.Bool("resume")
+	if c.Bool("retry-failed") && c.String("output") == "" {
+		return usageErr("--retry-failed runs again the failed tasks of a result file: give --output FILE")
+	}
 	if c.Bool("no-wait") && !c.Bool("batch-api") && !resuming {
 		return usageErr("--no-wait leaves a batch of the provider's batch interface pending: give --batch-api too")
 	}
@@ -72,14 +85,19 @@ func batchAction(c *cli.Context, stdio *IO) error {
 	if c.Bool("batch-api") && !c.IsSet("jobs") {
 		j = 1000 // a round holds a request of every task under way
 	}
+	flags, err := flagSettings(c, stdio)
+	if err != nil {
+		return err
+	}
 	cfg := batchrun.Config{
 		// The command line's settings are checked once, before any task.
-		Flags: flagSettings(c, stdio),
+		Flags: flags,
 		Resolve: func(flags run.Settings) (run.Settings, error) {
 			return run.Resolve(run.Inputs{Flags: flags, Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd})
 		},
 		Env: runEnv(c, stdio, statusFor(stdio, true)), Getenv: stdio.Getenv, Secrets: stdio.redactor.Add,
 		J: j, JSet: c.IsSet("jobs"), Shard: c.String("shard"), Output: c.String("output"), Out: stdio.Out,
+		RetryFailed: c.Bool("retry-failed"), Rate: c.String("rate"), TasksName: "-",
 		BatchAPI: c.Bool("batch-api"), NoWait: c.Bool("no-wait"), Resuming: resuming,
 		Err: stdio.Err, Progress: stdio.ErrTTY, Quiet: c.Bool("quiet"), Version: versionString(),
 	}
@@ -93,7 +111,7 @@ func batchAction(c *cli.Context, stdio *IO) error {
 				return usageErr("the task file: %v", err)
 			}
 			defer f.Close()
-			in = f
+			in, cfg.TasksName = f, name
 		} else if stdio.InTTY || stdio.In == nil {
 			return usageErr("no tasks: give a task file (ask batch tasks.jsonl) or pipe the tasks in")
 		}

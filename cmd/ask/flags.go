@@ -129,23 +129,28 @@ func declareFlag(r settings.Row, d run.Settings) cli.Flag {
 }
 
 // flagSettings is the layer of typed flags: each setting the user gave a
-// flag for, by its own name, and nothing else. c may be a subcommand's
-// context: the lineage finds the main command's flags. Which flags were
-// typed is the argv pass's word (stdio.typed): urfave/cli's IsSet asks
-// every flag for its names, through a regular expression, for each name
-// it is asked about.
-func flagSettings(c *cli.Context, stdio *IO) run.Settings {
+// flag for, by its own name, through its row's Parse, and nothing else. c
+// may be a subcommand's context: the lineage finds the main command's
+// flags. Which flags were typed is the argv pass's word (stdio.typed):
+// urfave/cli's IsSet asks every flag for its names, through a regular
+// expression, for each name it is asked about.
+func flagSettings(c *cli.Context, stdio *IO) (run.Settings, error) {
 	typed := c.IsSet
 	if stdio.typed != nil {
 		typed = func(name string) bool { return stdio.typed[name] }
 	}
 	var s run.Settings
 	for _, r := range settings.Rows() {
-		if r.IsSetting() && typed(r.Name) {
-			s.Values.Set(r.Name, flagValue(c, r), "flag --"+r.Name)
+		if !r.IsSetting() || !typed(r.Name) {
+			continue
 		}
+		v, err := r.Parse(flagValue(c, r))
+		if err != nil {
+			return s, usageErr("--%s %v", r.Name, err)
+		}
+		s.Values.Set(r.Name, v, "flag --"+r.Name)
 	}
-	return s
+	return s, nil
 }
 
 func flagValue(c *cli.Context, r settings.Row) any {
@@ -214,15 +219,15 @@ func mainSpec(stdio *IO) *commandSpec {
 		if r.ConfigOnly {
 			continue
 		}
-		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, afterPrompt: r.AfterPrompt, hint: valueHint(r.Kind, "see ask --help")}
+		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: &r, hint: valueHint(r.Kind, "see ask --help"), bare: r.Bare}
 		main.flags[r.Name] = f
 		if r.Short != "" {
 			main.flags[r.Short] = f
 		}
 	}
-	main.flags["help"] = flagSpec{name: "help", afterPrompt: true}
+	main.flags["help"] = flagSpec{name: "help", inert: true}
 	main.flags["h"] = main.flags["help"]
-	main.flags["version"] = flagSpec{name: "version", afterPrompt: true}
+	main.flags["version"] = flagSpec{name: "version", inert: true}
 	for _, c := range commands {
 		build := c.build
 		main.subs = append(main.subs, &commandSpec{name: c.name, names: []string{c.name},

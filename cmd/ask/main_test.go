@@ -24,6 +24,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v2"
 
+	"github.com/ask-cli/ask/internal/batch"
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/run"
@@ -39,6 +40,10 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ask":     func() { os.Exit(start(os.Args)) },
 		"fakemcp": func() { os.Exit(fakeMCP()) },
+		// The MCP conformance suite's client command, and the browser
+		// its sign-ins open (mcp_conformance_test.go).
+		"askconformance": func() { os.Exit(conformanceClient()) },
+		"browserfollow":  func() { os.Exit(browserFollow()) },
 	})
 }
 
@@ -57,6 +62,7 @@ func TestScripts(t *testing.T) {
 			"fakeprovider": cmdFakeProvider,
 			"fakerequests": cmdFakeRequests,
 			"jsonpath":     cmdJSONPath,
+			"holdoutput":   cmdHoldOutput,
 		},
 	})
 }
@@ -129,6 +135,19 @@ func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
 	if err := os.WriteFile(ts.MkAbs(args[0]), b.Bytes(), 0o644); err != nil {
 		ts.Fatalf("%v", err)
 	}
+}
+
+// cmdHoldOutput opens a result file as ask batch does, holding its lock
+// until the script ends: `holdoutput FILE`.
+func cmdHoldOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdoutput FILE")
+	}
+	out, err := batch.OpenOutput(ts.MkAbs(args[0]), batch.OutputOptions{})
+	if err != nil {
+		ts.Fatalf("holdoutput: %v", err)
+	}
+	ts.Defer(func() { out.Close() })
 }
 
 // cmdJSONPath checks a value in a JSON file, as a script would with jq:
@@ -401,7 +420,7 @@ func parseAsRun(args []string) error {
 	useConfigFile(line, stdio)
 	stdio.typed = line.typed()
 	app := appWith(stdio, nil)
-	app.Action = func(c *cli.Context) error { flagSettings(c, stdio); return nil }
+	app.Action = func(c *cli.Context) error { _, err := flagSettings(c, stdio); return err }
 	return app.RunContext(context.Background(), line.argv(args[0]))
 }
 

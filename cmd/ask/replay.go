@@ -99,7 +99,10 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
-	policyFlags := flagSettings(c, stdio)
+	policyFlags, err := flagSettings(c, stdio)
+	if err != nil {
+		return err
+	}
 	if c.Args().First() == "" && !policyFlags.Yes.IsGiven() {
 		// The built-in demo is part of this binary, not a file anyone can
 		// edit, and its calls act on a fresh copy of its own project.

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"slices"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/ask-cli/ask/internal/config"
 	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/term"
 )
@@ -18,13 +15,23 @@ import (
 // resolve resolves the settings of the command c: its typed flags over
 // the conversation, the environment, the config file and the defaults.
 func resolve(c *cli.Context, stdio *IO) (run.Settings, error) {
-	if m := c.String("color"); c.IsSet("color") && !slices.Contains(config.Colors, m) {
-		return run.Settings{}, usageErr("--color %q: choose auto, always or never", m)
+	in, err := inputs(c, stdio)
+	if err != nil {
+		return run.Settings{}, err
 	}
-	return run.Resolve(run.Inputs{
-		Flags: flagSettings(c, stdio), Continue: c.Bool("continue"), Resume: c.String("resume"),
+	return run.Resolve(in)
+}
+
+// inputs are the layers command c resolves its settings from.
+func inputs(c *cli.Context, stdio *IO) (run.Inputs, error) {
+	flags, err := flagSettings(c, stdio)
+	if err != nil {
+		return run.Inputs{}, err
+	}
+	return run.Inputs{
+		Flags: flags, Continue: c.Bool("continue"), Resume: c.String("resume"),
 		Getenv: stdio.Getenv, Config: stdio.config, Wd: stdio.Wd,
-	})
+	}, nil
 }
 
 // useConfigFile reads the config file before urfave/cli parses the flags

@@ -23,18 +23,28 @@ func TestReadDone(t *testing.T) {
 		keep       int
 		ids        []string
 		notDone    []string
-		code       int
+		failed     int
 		err        string
 	}{
 		{name: "empty", file: ""},
 		// A pending line is not done; its final line after it is.
 		{name: "pending", file: ok + `{"id":"p","status":"pending","exit_code":0}` + "\n", keep: len(ok) + 44, ids: []string{"a"}, notDone: []string{"p"}},
 		{name: "pending then final", file: `{"id":"a","status":"pending","exit_code":0}` + "\n" + ok, keep: 44 + len(ok), ids: []string{"a"}},
-		{name: "whole", file: ok + failed + noID, keep: len(ok + failed + noID), ids: []string{"a", "b"}, code: 3},
+		{name: "whole", file: ok + failed + noID, keep: len(ok + failed + noID), ids: []string{"a", "b"}, failed: 2},
+		// A task run again (--retry-failed, a kill before the rewrite): its last line counts.
+		{name: "an id twice", file: failed + ok + `{"id":"b","status":"completed","exit_code":0}` + "\n", keep: len(failed+ok) + len(`{"id":"b","status":"completed","exit_code":0}`+"\n"), ids: []string{"a", "b"}},
+		// A huge line is refused, not read whole into memory.
+		{name: "a huge line", file: ok + `{"id":"h","answer":"` + strings.Repeat("x", MaxLine) + "\"}\n" + ok, err: "line 2 is longer than 16 MiB"},
 		{name: "torn last line", file: ok + `{"id":"c","sta`, keep: len(ok), ids: []string{"a"}},
 		{name: "torn inside a rune", file: ok + "{\"id\":\"\xe2\x82", keep: len(ok), ids: []string{"a"}},
 		{name: "zeros a crash left", file: ok + "\x00\x00\x00", keep: len(ok), ids: []string{"a"}},
 		{name: "not ours", file: "hello\n" + ok, err: "line 1 is not a result line"},
+		// A file of one line without its newline is someone's (a token
+		// file), not a torn result: an error, and never cut.
+		{name: "a token file", file: "sk-secret-token", err: "line 1 is not a result line"},
+		{name: "a huge token file", file: strings.Repeat("x", MaxLine+10), err: "line 1 is longer than 16 MiB"},
+		{name: "torn first line", file: `{"id":"a","sta`, keep: 0},
+		{name: "zeros only", file: "\x00\x00", keep: 0},
 		{name: "whole bad last line", file: ok + "hello\n", err: "line 2 is not a result line"},
 	}
 	for _, tt := range tests {
@@ -63,8 +73,8 @@ func TestReadDone(t *testing.T) {
 					t.Errorf("%s done", id)
 				}
 			}
-			if done.Code != tt.code {
-				t.Errorf("code %d, want %d", done.Code, tt.code)
+			if done.Failed != tt.failed {
+				t.Errorf("failed %d, want %d", done.Failed, tt.failed)
 			}
 		})
 	}
@@ -75,7 +85,7 @@ func TestOpenOutputCutsTornLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.jsonl")
 	whole := `{"id":"a","status":"completed","exit_code":0}` + "\n"
 	os.WriteFile(path, []byte(whole+`{"id":"b"`), 0o644)
-	out, err := OpenOutput(path)
+	out, err := OpenOutput(path, OutputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +132,7 @@ func TestShards(t *testing.T) {
 		want Shard
 		err  bool
 	}{{"0/4", Shard{0, 4}, false}, {" 3/4", Shard{3, 4}, false}, {"4/4", Shard{}, true}, {"-1/4", Shard{}, true}, {"1", Shard{}, true}, {"0/0", Shard{}, true}, {"x/2", Shard{}, true}} {
-		got, err := ParseShard(tt.in)
+		got, err := ParseShard(tt.in, nil)
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ParseShard(%q) = %v, %v", tt.in, got, err)
 		}
@@ -334,3 +344,161 @@ func TestSinkGroupCommit(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestLimiterRate: under --rate the workers share one pace: requests that
+// come at once wait a gap each, in turn, and time left unused is not
+// saved up for a burst.
+func TestLimiterRate(t *testing.T) {
+	t.Parallel()
+	clock := time.Unix(1000, 0)
+	l := NewLimiter(16)
+	l.now = func() time.Time { return clock }
+	if d := l.turn(); d != 0 {
+		t.Fatalf("without --rate a request waits %v", d)
+	}
+	l.SetRate(100 * time.Millisecond)
+	for i := range 5 {
+		if d := l.turn(); d != time.Duration(i)*100*time.Millisecond {
+			t.Errorf("request %d at once waits %v, want %v", i, d, time.Duration(i)*100*time.Millisecond)
+		}
+	}
+	clock = clock.Add(10 * time.Second) // idle: no burst of 100 saved up
+	for i := range 3 {
+		if d := l.turn(); d != time.Duration(i)*100*time.Millisecond {
+			t.Errorf("after a pause, request %d waits %v", i, d)
+		}
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"10/s", 100 * time.Millisecond, ""},
+		{"500/m", 120 * time.Millisecond, ""},
+		{" 0.5 / s", 2 * time.Second, ""},
+		{"10", 0, "give requests per second or minute"},
+		{"10/h", 0, "give requests per second or minute"},
+		{"x/s", 0, "give requests per second or minute"},
+		{"0/s", 0, "more than 0"},
+		{"-1/s", 0, "more than 0"},
+		{"NaN/s", 0, "more than 0"},
+		{"1e12/s", 0, "no bound"},
+	} {
+		got, err := ParseRate(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseRate(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseShardAuto(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		in     string
+		getenv func(string) string
+		want   Shard
+		err    string
+	}{
+		{"auto/4", env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "1"), Shard{2, 4}, ""},
+		{"auto/4", env("JOB_COMPLETION_INDEX", "3", "SLURM_ARRAY_TASK_ID", "1"), Shard{3, 4}, ""},
+		{"auto/4", env("AWS_BATCH_JOB_ARRAY_INDEX", "0"), Shard{0, 4}, ""},
+		{"auto/4", env("CLOUD_RUN_TASK_INDEX", "1"), Shard{1, 4}, ""},
+		{"auto/4", env(), Shard{}, "no engine's index is set: auto reads JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX, CLOUD_RUN_TASK_INDEX"},
+		{"auto/4", env("SLURM_ARRAY_TASK_ID", "4"), Shard{}, "SLURM_ARRAY_TASK_ID=4, but shards of 4 are numbered 0 to 3"},
+		{"auto/4", env("SLURM_ARRAY_TASK_ID", "1-3"), Shard{}, `SLURM_ARRAY_TASK_ID="1-3" is not a whole number`},
+		{"auto/x", env("SLURM_ARRAY_TASK_ID", "1"), Shard{}, "give I/N"},
+		{"auto/0", env("SLURM_ARRAY_TASK_ID", "0"), Shard{}, "N must be at least 1"},
+	} {
+		got, err := ParseShard(tt.in, tt.getenv)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseShard(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestTaskIDs: a task file's pin is its ids, whatever their order and
+// whatever else its lines say; another id, one more or one less is
+// another file.
+func TestTaskIDs(t *testing.T) {
+	t.Parallel()
+	hash := func(s string) string {
+		h, _, _, err := TaskIDs(strings.NewReader(s), Shard{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	base := hash("{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"b\",\"prompt\":\"p\",\"modle\":1}\n")
+	for _, same := range []string{
+		"{\"id\":\"b\",\"prompt\":\"q\",\"model\":\"m\"}\n{\"prompt\":\"p\",\"id\":\"a\"}\n", // mended, reordered
+		"\xef\xbb\xbf{\"id\":\"a\",\"prompt\":\"p\"}\n\n{\"id\":\"b\",\"prompt\":\"p\",}\n",  // a byte order mark, a blank line, bad JSON after the id
+	} {
+		if got := hash(same); got != base {
+			t.Errorf("%q: another pin", same)
+		}
+	}
+	for _, other := range []string{
+		"{\"id\":\"a\",\"prompt\":\"p\"}\n",
+		"{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"c\",\"prompt\":\"p\"}\n",
+		"{\"id\":\"a\",\"prompt\":\"p\"}\n{\"id\":\"b\",\"prompt\":\"p\"}\n{\"id\":\"c\",\"prompt\":\"p\"}\n",
+	} {
+		if hash(other) == base {
+			t.Errorf("%q: the same pin", other)
+		}
+	}
+	// The tasks of a shard count its lines without an id, by their number.
+	want := 2 // t1, t3
+	if (Shard{I: 0, N: 2}).Takes("line 4") {
+		want++
+	}
+	_, tasks, inShard, _ := TaskIDs(strings.NewReader("{\"id\":\"t1\"}\n{\"id\":\"t2\"}\n{\"id\":\"t3\"}\nnot json\n"), Shard{I: 0, N: 2})
+	if tasks != 3 || inShard != want {
+		t.Errorf("%d tasks, %d in shard 0/2; want 3, %d", tasks, inShard, want)
+	}
+}
+
+// TestOpenOutputRefusesAHugeState: a FILE.state planted huge is refused
+// with a clear error after reading at most a little of it.
+func TestOpenOutputRefusesAHugeState(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	f, err := os.Create(path + ".state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(100 << 20) // 100 MB, sparse
+	f.Close()
+	_, err = OpenOutput(path, OutputOptions{Pin: Pin{Tasks: "t.jsonl"}})
+	if err == nil || !strings.Contains(err.Error(), "its state "+path+".state is not one ask batch reads (longer than 64 KiB)") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("the result file was created though its state was refused")
+	}
+}

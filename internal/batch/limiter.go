@@ -2,6 +2,10 @@ package batch
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,6 +26,11 @@ type Limiter struct {
 	running   int
 	changed   chan struct{} // closed when running or limit changes
 	throttles int
+	// every is the gap --rate keeps between requests, 0 for none; next is
+	// when the next request may go. A token bucket of one token: the
+	// workers share it, so the process keeps the rate however many run.
+	every time.Duration
+	next  time.Time
 }
 
 // maxHold is the longest the limiter holds requests back on its own
@@ -34,8 +43,55 @@ func NewLimiter(j int) *Limiter {
 	return &Limiter{now: time.Now, limit: max(j, 1), max: max(j, 1), changed: make(chan struct{})}
 }
 
-// Wait blocks until requests may go again.
+// SetRate lets at most one request go every gap (--rate), 0 for no bound.
+func (l *Limiter) SetRate(every time.Duration) {
+	l.mu.Lock()
+	l.every = every
+	l.mu.Unlock()
+}
+
+// Wait blocks until requests may go again, and takes the request's turn
+// under --rate.
 func (l *Limiter) Wait(ctx context.Context) error {
+	if err := l.waitThrottle(ctx); err != nil {
+		return err
+	}
+	return sleep(ctx, l.turn())
+}
+
+// turn takes the next request's place under --rate: how long it waits.
+// A bucket of one token: a gap left unused is not saved up as a burst.
+func (l *Limiter) turn() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.every <= 0 {
+		return 0
+	}
+	now := l.now()
+	turn := l.next
+	if turn.Before(now) {
+		turn = now
+	}
+	l.next = turn.Add(l.every)
+	return turn.Sub(now)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// waitThrottle blocks while a 429's Retry-After holds requests back.
+func (l *Limiter) waitThrottle(ctx context.Context) error {
 	for {
 		l.mu.Lock()
 		d := l.until.Sub(l.now())
@@ -131,4 +187,23 @@ func (l *Limiter) Throttles() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.throttles
+}
+
+// ParseRate reads --rate: "N/s" or "N/m" (N may have a fraction: 0.5/s),
+// as the gap between two requests.
+func ParseRate(s string) (time.Duration, error) {
+	n, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
+	per := map[string]time.Duration{"s": time.Second, "m": time.Minute}[strings.TrimSpace(unit)]
+	f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+	switch {
+	case !ok || per == 0 || err != nil:
+		return 0, fmt.Errorf("--rate %q: give requests per second or minute, such as 10/s or 500/m", s)
+	case f <= 0 || math.IsInf(f, 0) || math.IsNaN(f):
+		return 0, fmt.Errorf("--rate %q: give more than 0 requests", s)
+	}
+	gap := time.Duration(float64(per) / f)
+	if gap <= 0 {
+		return 0, fmt.Errorf("--rate %q: more than one request a nanosecond is no bound: leave --rate out", s)
+	}
+	return gap, nil
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // Rounds sends the model requests of every run under way through the
@@ -58,6 +60,9 @@ type Rounds struct {
 type Reply struct {
 	Status int
 	Body   []byte
+	// Err, when set, is what the run's request fails with instead: the
+	// batch interface's own request failed, and says where.
+	Err error
 }
 
 // Pending is a round left pending: the provider's batch and the requests
@@ -192,6 +197,9 @@ func (t roundsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.r.kick()
 	select {
 	case rep := <-h.reply:
+		if rep.Err != nil {
+			return nil, rep.Err
+		}
 		return &http.Response{StatusCode: rep.Status, Status: strconv.Itoa(rep.Status) + " " + http.StatusText(rep.Status),
 			Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(rep.Body)),
 			ContentLength: int64(len(rep.Body)), Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
@@ -263,7 +271,7 @@ func (r *Rounds) leave(ctx context.Context, round []*held) {
 	for _, h := range round {
 		switch {
 		case err != nil:
-			h.reply <- ErrorReply(http.StatusBadGateway, "the batch interface: "+err.Error())
+			h.reply <- interfaceFailed(err)
 		case h.tag != nil && h.tag.Stop != nil:
 			h.tag.Stop()
 		default:
@@ -323,7 +331,7 @@ func (r *Rounds) send(ctx context.Context, round []*held) {
 		a, ok := answers[strconv.Itoa(i)]
 		switch {
 		case err != nil:
-			h.reply <- ErrorReply(http.StatusBadGateway, "the batch interface: "+err.Error())
+			h.reply <- interfaceFailed(err)
 		case ok:
 			h.reply <- a
 		case h.tries == 0:
@@ -342,6 +350,29 @@ func (r *Rounds) send(ctx context.Context, round []*held) {
 // two rounds: that task's error.
 func Unanswered() Reply {
 	return ErrorReply(http.StatusBadRequest, "the batch interface left this request unanswered twice (expired or failed)")
+}
+
+// interfaceFailed is the reply to the requests of a round the batch
+// interface failed as a whole. An HTTP error names the request that got it
+// (POST …/files: HTTP 404), not the model request the run made, which
+// never went.
+func interfaceFailed(err error) Reply {
+	var he *httpError
+	if errors.As(err, &he) {
+		return Reply{Err: &providers.APIError{StatusCode: he.status, URL: he.url, Type: "batch_error", Message: "the batch interface: " + err.Error()}}
+	}
+	return ErrorReply(http.StatusBadGateway, "the batch interface: "+err.Error())
+}
+
+// httpError is a request of the batch interface that got an HTTP error.
+type httpError struct {
+	method, path, url string
+	status            int
+	msg               string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("%s %s: HTTP %d: %s", e.method, e.path, e.status, e.msg)
 }
 
 // ErrorReply is an API error as a reply, which the run reads as the
@@ -543,7 +574,7 @@ func (r *Rounds) call(ctx context.Context, method, path, contentType string, bod
 		if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
 			msg = e.Error.Message
 		}
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, msg)
+		return &httpError{method: method, path: path, url: providers.RedactURL(url), status: resp.StatusCode, msg: msg}
 	}
 	if raw, ok := out.(*[]byte); ok {
 		*raw = data

@@ -36,13 +36,25 @@ type Config struct {
 	OnResult func(Result)
 	// OnUnstarted is told of each task Exec did not start (StatusUnstarted).
 	OnUnstarted func(Task)
+	// OnAgain is told of each task Done holds that runs again: its line
+	// was refused before and reads now (Refix), or it failed (Retry).
+	OnAgain func(Task, Verdict)
+	// OnSkip is told of each task skipped as done, and whether it failed.
+	OnSkip func(failed bool)
 }
 
 // Summary is what a batch came to.
 type Summary struct {
 	// Results counts the result lines written, Skipped the tasks a rerun
-	// found done, Other those of other shards.
-	Results, Skipped, Other int
+	// found done, Other those of other shards; SkippedFailed counts the
+	// skipped tasks that did not answer (--retry-failed runs them).
+	Results, Skipped, SkippedFailed, Other int
+	// SkippedRefused counts the lines refused before that still are.
+	SkippedRefused int
+	// Again counts the tasks the file held that ran again; FixedLines are
+	// the numbers of lines without an id reported before that ran now.
+	Again      int
+	FixedLines map[int]bool
 	// Code is the batch's exit code: 0 when every task answered, else the
 	// highest task code, counting the results found done.
 	Code int
@@ -62,9 +74,6 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	var sum Summary
 	var mu sync.Mutex // guards sum
-	if cfg.Done != nil {
-		sum.Code = cfg.Done.Code
-	}
 	emit := func(r Result) {
 		if err := cfg.Sink.Write(r); err != nil {
 			cancel(err)
@@ -108,11 +117,34 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}()
 	}
 
-	readErr := feed(ctx, cfg, tasks, emit, func(skipped, other int) {
+	readErr := feed(ctx, cfg, tasks, emit, func(f fed) {
 		mu.Lock()
-		sum.Skipped += skipped
-		sum.Other += other
-		mu.Unlock()
+		defer mu.Unlock()
+		switch f.verdict {
+		case Skip, SkipFailed:
+			sum.Skipped++
+			sum.Code = max(sum.Code, f.code)
+			if f.verdict == SkipFailed {
+				sum.SkippedFailed++
+			}
+			if f.refused && f.code != 0 {
+				sum.SkippedRefused++
+			}
+			if cfg.OnSkip != nil {
+				cfg.OnSkip(f.code != 0 || f.verdict == SkipFailed)
+			}
+		case Retry, Refix:
+			sum.Again++
+		}
+		if f.other {
+			sum.Other++
+		}
+		if f.fixedLine > 0 {
+			if sum.FixedLines == nil {
+				sum.FixedLines = map[int]bool{}
+			}
+			sum.FixedLines[f.fixedLine] = true
+		}
 	})
 	close(tasks)
 	wg.Wait()
@@ -125,9 +157,21 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	return sum, context.Cause(ctx)
 }
 
+// fed is what feed did with a line, for the summary.
+type fed struct {
+	verdict   Verdict
+	code      int  // the exit code of the result skipped
+	other     bool // the line is another shard's
+	refused   bool // the line is refused, and was before
+	fixedLine int  // a line reported without an id before that runs now
+}
+
+// byteOrderMark is what some editors put before a UTF-8 file's first line.
+var byteOrderMark = []byte("\xef\xbb\xbf")
+
 // feed reads the task lines and hands each task of the shard not done to
 // the workers; a bad line's result goes out at once.
-func feed(ctx context.Context, cfg Config, tasks chan<- Task, emit func(Result), count func(skipped, other int)) error {
+func feed(ctx context.Context, cfg Config, tasks chan<- Task, emit func(Result), count func(fed)) error {
 	br := bufio.NewReaderSize(cfg.Input, 64<<10)
 	seen := map[string]int{} // id → its line, for ids given twice
 	for n := 1; ; n++ {
@@ -140,6 +184,9 @@ func feed(ctx context.Context, cfg Config, tasks chan<- Task, emit func(Result),
 		}
 		if ctx.Err() != nil {
 			return nil
+		}
+		if n == 1 {
+			line = bytes.TrimPrefix(line, byteOrderMark)
 		}
 		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -163,12 +210,11 @@ func feed(ctx context.Context, cfg Config, tasks chan<- Task, emit func(Result),
 			if _, dup := seen[id]; dup {
 				id = "" // the id names another line's task
 			}
-			switch {
-			case !cfg.Shard.Takes(shardKey(id, n)):
-				count(0, 1)
-			case id != "" && cfg.Done.HasID(id), id == "" && cfg.Done.HasLine(n):
-				count(1, 0)
-			default:
+			if !cfg.Shard.Takes(shardKey(id, n)) {
+				count(fed{other: true})
+			} else if had, code := cfg.Done.Refused(id, n); had {
+				count(fed{verdict: Skip, code: code, refused: true})
+			} else {
 				r := Result{ID: id, Status: StatusInvalid, ExitCode: 2, Error: perr.Error()}
 				if id == "" {
 					r.Line = n
@@ -181,17 +227,30 @@ func feed(ctx context.Context, cfg Config, tasks chan<- Task, emit func(Result),
 			continue
 		}
 		seen[t.ID] = n
-		switch {
-		case !cfg.Shard.Takes(t.ID):
-			count(0, 1)
-		case cfg.Done.HasID(t.ID):
-			count(1, 0)
-		default:
-			select {
-			case tasks <- t:
-			case <-ctx.Done():
-				return nil
+		if !cfg.Shard.Takes(t.ID) {
+			count(fed{other: true})
+			continue
+		}
+		v, code := cfg.Done.Task(t.ID)
+		f := fed{verdict: v, code: code}
+		if v == Fresh {
+			if had, _ := cfg.Done.Refused("", n); had {
+				f.verdict, f.fixedLine = Refix, n // reported by its number, it has an id now
 			}
+		}
+		count(f)
+		switch f.verdict {
+		case Skip, SkipFailed:
+			continue
+		case Retry, Refix:
+			if cfg.OnAgain != nil {
+				cfg.OnAgain(t, f.verdict)
+			}
+		}
+		select {
+		case tasks <- t:
+		case <-ctx.Done():
+			return nil
 		}
 		if err == io.EOF {
 			return nil

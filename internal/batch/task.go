@@ -138,8 +138,8 @@ func ParseTask(data []byte, line int) (Task, error) {
 			if err != nil {
 				return fail("%s: %v", key, err)
 			}
-			if msg := row.Check(v); msg != "" {
-				return fail("%s: %s", key, msg)
+			if v, err = row.Parse(v); err != nil {
+				return fail("%s: %v", key, err)
 			}
 			if err := t.Settings.Set(row.Name, v, fmt.Sprintf("task line %d", line)); err != nil {
 				return fail("%s: %v", key, err)
@@ -300,9 +300,7 @@ func DecodeSettings(raw json.RawMessage, source string) (settings.Values, error)
 		}
 		x, err := decodeKind(val, row.Kind)
 		if err == nil {
-			if msg := row.Check(x); msg != "" {
-				err = errors.New(msg)
-			}
+			x, err = row.Parse(x)
 		}
 		if err == nil {
 			err = v.Set(row.Name, x, source)

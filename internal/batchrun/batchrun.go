@@ -47,6 +47,11 @@ type Config struct {
 	J     int
 	JSet  bool
 	Shard string
+	// TasksName names the task file for the result file's pin ("-" for
+	// stdin); RetryFailed is --retry-failed, Rate --rate ("" for none).
+	TasksName   string
+	RetryFailed bool
+	Rate        string
 	// Output is --output, "" for Out.
 	Output string
 	Out    io.Writer
@@ -74,6 +79,7 @@ type runner struct {
 	j         int
 	shardText string
 	output    string
+	rate      time.Duration // --rate's gap between requests
 	env       run.Env
 	store     *history.Store
 	tr        *trace.Batch
@@ -104,17 +110,24 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sink := batch.NewSink(b.cfg.Out, nil)
+	in := b.cfg.Input
+	pin, total, err := b.pin(shard)
+	if err != nil {
+		return sum, err
+	}
+	var out *batch.Output
 	var done *batch.Done
+	var sink *batch.Sink
 	if b.output != "" {
-		out, err := batch.OpenOutput(b.output)
-		if err != nil {
+		if out, err = batch.OpenOutput(b.output, batch.OutputOptions{Pin: pin, RetryFailed: b.cfg.RetryFailed}); err != nil {
+			if _, ok := fault.KindOf(err); ok {
+				return sum, err
+			}
 			return sum, fault.Usagef("%v", err)
 		}
-		defer out.Close()
+		defer func() { out.Close() }()
 		sink, done = out.Sink(), out.Done
 	}
-	in := b.cfg.Input
 	if b.resumed != nil {
 		// The batch's replies first: not ended, the state stays for later.
 		replies, ended, err := b.rounds.Collect(ctx, b.resumed.BatchID, !b.cfg.NoWait)
@@ -122,7 +135,7 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 			return sum, fmt.Errorf("--resume: %w", err)
 		}
 		if !ended {
-			b.note(fmt.Sprintf("ask batch: batch %s of %s is still in progress; run ask batch --resume %s again later", b.resumed.BatchID, b.resumed.Provider, b.resumed.id))
+			b.note(fmt.Sprintf("ask batch: batch %s of %s is still in progress; run ask batch --resume %s again later", termtext.Safe(b.resumed.BatchID), termtext.Safe(b.resumed.Provider), b.resumed.id))
 			return sum, nil
 		}
 		b.replies = replies
@@ -140,6 +153,7 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 	}
 
 	lim := batch.NewLimiter(b.j)
+	lim.SetRate(b.rate)
 	b.env = b.cfg.Env
 	b.env.Notes, b.env.MCPStarting, b.env.Limiter = nil, nil, lim
 	if b.env.Verbose && b.cfg.Err != nil {
@@ -150,13 +164,19 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 	ctx, tr := trace.StartBatch(ctx, trace.Options{Getenv: b.cfg.Getenv, Version: b.cfg.Version})
 	defer tr.End()
 	b.tr = tr
-	b.prog = NewProgress(b.cfg.Err, done, b.cfg.Progress && !b.cfg.Quiet)
+	b.prog = NewProgress(b.cfg.Err, b.cfg.Progress && !b.cfg.Quiet)
+	b.prog.SetTotal(total)
 	defer b.prog.Stop()
+	if sink == nil {
+		// Result lines on stdout: on a terminal shared with the progress
+		// line, each is written above it, never glued to it.
+		sink = batch.NewSink(b.prog.Above(b.cfg.Out), nil)
+	}
 	if b.rounds != nil {
 		b.env.HTTP = &http.Client{Transport: b.rounds.Transport()}
 		b.env.PriceRate, b.env.Billing = b.rounds.PriceRate(), "batch"
 		b.rounds.OnRound = func(id string, n int) {
-			b.note(fmt.Sprintf("ask batch: round %s: %d requests", id, n))
+			b.note(fmt.Sprintf("ask batch: round %s: %d requests", termtext.Safe(id), n))
 		}
 		rctx, stop := context.WithCancel(ctx)
 		defer stop()
@@ -164,13 +184,67 @@ func (b *runner) run(ctx context.Context) (batch.Summary, error) {
 	}
 	sum, err = batch.Run(ctx, batch.Config{
 		Input: in, J: b.j, Shard: shard, Done: done, Limiter: lim, Exec: b.exec, Sink: sink,
-		OnStart: b.prog.Started, OnResult: b.prog.Ended, OnUnstarted: b.unstartedTask,
+		OnStart: b.prog.Started, OnResult: b.prog.Ended, OnUnstarted: b.unstartedTask, OnAgain: b.again, OnSkip: b.prog.Skipped,
 	})
 	b.prog.Stop()
+	if out != nil && err == nil && (sum.Again > 0 || len(sum.FixedLines) > 0) {
+		err = out.Compact(sum.FixedLines)
+	}
+	b.sayKept(sum)
 	if ctx.Err() != nil || err != nil {
 		return sum, err
 	}
 	return sum, b.finish()
+}
+
+// pin is what the result file is made for, and how many tasks the shard
+// has (0 when unknown): a task file that can be read twice is read for
+// its ids first; stdin and a resumed batch pin the shard alone.
+func (b *runner) pin(shard batch.Shard) (batch.Pin, int, error) {
+	p := batch.Pin{Tasks: b.cfg.TasksName, Shard: shard.String()}
+	f, ok := b.cfg.Input.(*os.File)
+	if b.resumed != nil || !ok {
+		return p, 0, nil
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return p, 0, nil
+	}
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return p, 0, nil
+	}
+	hash, count, inShard, err := batch.TaskIDs(f, shard)
+	if err != nil {
+		return p, 0, err
+	}
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return p, 0, fmt.Errorf("read the tasks again: %w", err)
+	}
+	p.IDs, p.Count = hash, count
+	return p, inShard, nil
+}
+
+// again says that a task the result file held runs again.
+func (b *runner) again(t batch.Task, v batch.Verdict) {
+	if v == batch.Refix {
+		b.note(fmt.Sprintf("ask batch: task %s (line %d) was refused before; its line reads now, and it runs", termtext.Safe(t.ID), t.Line))
+	}
+}
+
+// sayKept says what a rerun kept as it was: nothing is skipped unsaid.
+func (b *runner) sayKept(sum batch.Summary) {
+	if sum.Again > 0 && b.cfg.RetryFailed {
+		b.note(fmt.Sprintf("ask batch: %s again; %s keeps one line a task", termtext.Plural(sum.Again, "task ran", "tasks ran"), b.output))
+	}
+	if sum.SkippedFailed > 0 {
+		b.note(fmt.Sprintf("ask batch: %s that failed before kept %s result; --retry-failed runs them again",
+			termtext.Plural(sum.SkippedFailed, "task", "tasks"), termtext.Agree(sum.SkippedFailed, "its", "their")))
+	}
+	if sum.SkippedRefused > 0 {
+		b.note(fmt.Sprintf("ask batch: %s refused before %s still refused: mend %s as %s result line's error says, and rerun",
+			termtext.Plural(sum.SkippedRefused, "task line", "task lines"), termtext.Agree(sum.SkippedRefused, "is", "are"),
+			termtext.Agree(sum.SkippedRefused, "it", "them"), termtext.Agree(sum.SkippedRefused, "its", "each")))
+	}
 }
 
 // prepare reads the pending batch --resume names, checks the batch's
@@ -187,7 +261,14 @@ func (b *runner) prepare() (batch.Shard, error) {
 	}
 	if b.shardText != "" {
 		var err error
-		if shard, err = batch.ParseShard(b.shardText); err != nil {
+		if shard, err = batch.ParseShard(b.shardText, b.cfg.Getenv); err != nil {
+			return shard, fault.Usagef("%v", err)
+		}
+		b.shardText = shard.String() // kept resolved: auto is this machine's
+	}
+	if b.cfg.Rate != "" {
+		var err error
+		if b.rate, err = batch.ParseRate(b.cfg.Rate); err != nil {
 			return shard, fault.Usagef("%v", err)
 		}
 	}
@@ -355,6 +436,11 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		return batch.Result{ID: t.ID, Status: batch.StatusError, ExitCode: run.ExitCode(err), Error: oneLine(err.Error()),
 			DurationMS: time.Since(start).Milliseconds()}
 	}
+	// A task line is a lower layer: it may narrow the command line's
+	// settings, never widen them (an error for this task alone).
+	if _, err := settings.NarrowValues(b.settings.Values, t.Settings); err != nil {
+		return fail(fault.New(fault.Usage, err))
+	}
 	layer := b.flags
 	layer.Values = settings.Over(t.Settings, b.flags.Values)
 	s, err := b.cfg.Resolve(layer)
@@ -402,7 +488,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		res = r.Execute(ctx, t.Prompt, o)
 	}
 	out = batch.Result{ID: t.ID, RunID: res.ID, Status: res.Status, ExitCode: res.ExitCode, Answer: res.Answer,
-		Usage: &res.Usage, Cost: res.Usage.Cost, DurationMS: res.Duration.Milliseconds()}
+		Usage: &res.Usage, Cost: res.Usage.Cost, DurationMS: res.Duration.Milliseconds(), Worktree: res.Worktree}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		out.Value = json.RawMessage(res.Answer)
 	}
@@ -418,7 +504,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 // carryOn continues a held task's run with its reply: one the batch did
 // not answer goes again in the next round, once, then is the task's error.
 func (b *runner) carryOn(ctx context.Context, r *run.Run, h HeldTask, tag *batch.RunTag, o run.Output) *run.Result {
-	transcript, err := os.ReadFile(filepath.Join(b.resumedDir, "runs", filepath.Base(h.Transcript)))
+	transcript, err := readNoFollow(filepath.Join(b.resumedDir, "runs", filepath.Base(h.Transcript)))
 	if err == nil {
 		_, err = run.ReadPending(transcript)
 	}
@@ -475,7 +561,7 @@ func (b *runner) finish() error {
 	b.saved = true
 	b.removeResumed()
 	b.note(fmt.Sprintf("ask batch: batch %s of %s is pending with %s; continue with: ask batch --resume %s",
-		p.BatchID, st.Provider, termtext.Plural(len(st.Held), "request", "requests"), b.stateID))
+		termtext.Safe(p.BatchID), st.Provider, termtext.Plural(len(st.Held), "request", "requests"), b.stateID))
 	return nil
 }
 

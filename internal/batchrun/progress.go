@@ -26,15 +26,42 @@ type Progress struct {
 	tick                   *time.Ticker
 	quit                   chan struct{}
 	stopOnce               sync.Once
-	skipped, skippedFailed int
+	skipped, skippedFailed atomic.Int64 // tasks a rerun found done
+	total                  int          // tasks of the shard, 0 when unknown
+	drawn                  bool         // a progress line is on the screen
 }
 
-// NewProgress draws on w when on, counting the results done holds as done.
-func NewProgress(w io.Writer, done *batch.Done, on bool) *Progress {
-	p := &Progress{w: w, on: on, start: time.Now(), quit: make(chan struct{})}
-	if done != nil {
-		p.skipped, p.skippedFailed = done.Count, done.Failed
+// SetTotal gives the number of tasks the batch has (0: unknown).
+func (p *Progress) SetTotal(n int) { p.total = n }
+
+// Above is w with each write put above the progress line, which is drawn
+// again after it: result lines on a terminal that shows the progress line
+// too never glue onto it.
+func (p *Progress) Above(w io.Writer) io.Writer {
+	if !p.on {
+		return w
 	}
+	return aboveWriter{p: p, w: w}
+}
+
+type aboveWriter struct {
+	p *Progress
+	w io.Writer
+}
+
+func (a aboveWriter) Write(b []byte) (int, error) {
+	a.p.wmu.Lock()
+	defer a.p.wmu.Unlock()
+	if a.p.drawn {
+		fmt.Fprint(a.p.w, "\r\x1b[K")
+		a.p.drawn = false
+	}
+	return a.w.Write(b)
+}
+
+// NewProgress draws on w when on.
+func NewProgress(w io.Writer, on bool) *Progress {
+	p := &Progress{w: w, on: on, start: time.Now(), quit: make(chan struct{})}
 	if on {
 		p.tick = time.NewTicker(250 * time.Millisecond)
 		go func() {
@@ -56,6 +83,14 @@ func (p *Progress) Started(batch.Task) { p.running.Add(1) }
 
 // Unstarted takes back a task counted as running that did not start.
 func (p *Progress) Unstarted(batch.Task) { p.running.Add(-1) }
+
+// Skipped counts a task a rerun found done.
+func (p *Progress) Skipped(failed bool) {
+	p.skipped.Add(1)
+	if failed {
+		p.skippedFailed.Add(1)
+	}
+}
 
 // Ended counts a task's result.
 func (p *Progress) Ended(r batch.Result) {
@@ -81,8 +116,8 @@ func (p *Progress) Ended(r batch.Result) {
 func (p *Progress) Line() string {
 	done := p.done.Load()
 	parts := []string{
-		fmt.Sprintf("%d done", done+int64(p.skipped)),
-		fmt.Sprintf("%d failed", p.failed.Load()+int64(p.skippedFailed)),
+		p.doneText(done + p.skipped.Load()),
+		fmt.Sprintf("%d failed", p.failed.Load()+p.skippedFailed.Load()),
 		fmt.Sprintf("%d running", p.running.Load()),
 		fmt.Sprintf("%d tokens", p.tokens.Load()),
 	}
@@ -97,12 +132,20 @@ func (p *Progress) Line() string {
 	return "ask batch: " + strings.Join(parts, " · ")
 }
 
+func (p *Progress) doneText(done int64) string {
+	if p.total > 0 {
+		return fmt.Sprintf("%d/%d done", done, p.total)
+	}
+	return fmt.Sprintf("%d done", done)
+}
+
 // Note writes a line above the progress line.
 func (p *Progress) Note(line string) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	if p.on {
 		fmt.Fprintf(p.w, "\r\x1b[K%s\n", line)
+		p.drawn = false
 		return
 	}
 	fmt.Fprintln(p.w, line)
@@ -113,6 +156,7 @@ func (p *Progress) draw() {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	p.drawn = true
 }
 
 // Stop ends the line with its last state.

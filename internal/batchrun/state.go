@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // A batch left pending (--no-wait) is kept under the state directory
@@ -82,17 +85,95 @@ func batchesDir(getenv func(string) string) string {
 	return ""
 }
 
-// newStateDir makes the directory of a batch that may be left pending.
+// newStateDir makes the directory of a batch that may be left pending:
+// a new one, never one that was there (a link planted under a shared
+// state directory would send the batch's transcripts elsewhere).
 func newStateDir(root string) (id, dir string, err error) {
 	if root == "" {
 		return "", "", fault.Usagef("--no-wait: no state directory to keep the pending batch in: set XDG_STATE_HOME or HOME")
 	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", "", fmt.Errorf("--no-wait: the state directory: %w", err)
+	}
+	if err := ownDir(root); err != nil {
+		return "", "", fault.Usagef("--no-wait: %v", err)
+	}
 	id = history.NewID(time.Now())
 	dir = filepath.Join(root, id)
-	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("--no-wait: the state directory: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "runs"), 0o700); err != nil {
 		return "", "", fmt.Errorf("--no-wait: the state directory: %w", err)
 	}
 	return id, dir, nil
+}
+
+// maxState bounds what is read of a state.json: its held and unstarted
+// task lines are bounded one by one, not together, and a file planted
+// huge must not take the memory of the machine.
+const maxState = 256 << 20
+
+// ownDir checks that path is a folder of this user's that no one else
+// may write: a pending batch's state says where results go and with
+// which settings its runs go on, so one that someone else could have
+// written is not carried on.
+func ownDir(path string) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if info.Mode()&os.ModeSymlink != 0 || !info.IsDir() {
+		return fmt.Errorf("%s is not a folder (a symbolic link?): a batch's state is kept in a folder of its own", path)
+	}
+	return ownedHere(path, info)
+}
+
+// ownedHere refuses a file or folder of another user, or one that
+// others may write.
+func ownedHere(path string, info os.FileInfo) error {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s belongs to user %d, not to you (%d): a batch left by someone else is not carried on", path, st.Uid, os.Geteuid())
+	}
+	if info.Mode().Perm()&0o022 != 0 && info.Mode()&os.ModeSticky == 0 {
+		return fmt.Errorf("%s may be written by others (mode %04o): chmod go-w it if it is yours", path, info.Mode().Perm())
+	}
+	return nil
+}
+
+// readState reads dir/state.json: never through a link, from this user,
+// and bounded.
+func readState(dir string) ([]byte, error) {
+	if err := ownDir(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "state.json")
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: a batch's state is never read through one", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if err := ownedHere(path, info); err != nil {
+		return nil, err
+	}
+	if info.Size() > maxState {
+		return nil, fmt.Errorf("%s is %d MiB, more than a batch's state may be (%d MiB)", path, info.Size()>>20, maxState>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxState+1))
+	if err == nil && len(data) > maxState {
+		err = fmt.Errorf("%s is more than a batch's state may be (%d MiB)", path, maxState>>20)
+	}
+	return data, err
 }
 
 // save writes the state to dir/state.json, whole or not at all.
@@ -121,6 +202,10 @@ func (s *State) save(dir string) error {
 // first use, not at every start of ask.
 var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
+// batchIDPattern is what a provider's batch id looks like (Gemini's are
+// "batches/…"): it goes into the URLs the state's batch is read from.
+var batchIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
+
 // loadState reads the pending batch ref names: its name (or the start of
 // it) or the provider's batch id; "" for the newest.
 func loadState(root, ref string) (*State, string, error) {
@@ -147,13 +232,19 @@ func loadState(root, ref string) (*State, string, error) {
 	slices.Sort(names)
 	for _, name := range slices.Backward(names) {
 		dir := filepath.Join(root, name)
-		data, err := os.ReadFile(filepath.Join(dir, "state.json"))
-		if err != nil {
+		data, err := readState(dir)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // a batch being written, or left with nothing pending
+		}
+		if err != nil {
+			return nil, "", fault.Usagef("--resume: %v", err)
 		}
 		var s State
 		if err := json.Unmarshal(data, &s); err != nil {
-			return nil, "", fmt.Errorf("--resume: %s: %w", filepath.Join(dir, "state.json"), err)
+			return nil, "", fault.Usagef("--resume: %s is not a batch's state: %v; remove its folder", filepath.Join(dir, "state.json"), err)
+		}
+		if !batchIDPattern().MatchString(s.BatchID) || strings.Contains(s.BatchID, "..") {
+			return nil, "", fault.Usagef("--resume: %s names the batch \"%s\", which is not a batch id; remove its folder", filepath.Join(dir, "state.json"), termtext.Safe(termtext.Shorten(s.BatchID, 80)))
 		}
 		if ref != "" && !strings.HasPrefix(name, ref) && s.BatchID != ref {
 			continue
@@ -168,4 +259,18 @@ func loadState(root, ref string) (*State, string, error) {
 		return nil, "", fault.Usagef("--resume %s: no pending batch by that id in %s", ref, root)
 	}
 	return nil, "", none
+}
+
+// readNoFollow reads a file the state keeps (a held run's transcript),
+// never through a link.
+func readNoFollow(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: a batch's state is never read through one", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxState))
 }

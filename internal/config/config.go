@@ -117,6 +117,10 @@ type MCPServer struct {
 	Type     string            `json:"type"`
 	Disabled bool              `json:"disabled"`
 	Sandbox  bool              `json:"sandbox"`
+	// OAuth says how ask signs in to a remote server (ask mcp login):
+	// a client registered beforehand, or client credentials for a
+	// machine with no person to sign in.
+	OAuth *MCPOAuth `json:"oauth"`
 
 	// Keys other clients write, accepted so that their blocks paste as
 	// they are. ServerURL, Cwd and DisabledTools mean what they mean there
@@ -333,6 +337,34 @@ func (f *File) checkLayer(prefix string, l Layer, providers []string) error {
 // MCPServerNames lists the servers of mcpServers, sorted.
 func (f *File) MCPServerNames() []string { return sortedKeys(f.MCPServers) }
 
+// MCPOAuth is an mcpServers entry's oauth object.
+type MCPOAuth struct {
+	ClientID          string   `json:"client_id"`
+	ClientSecret      string   `json:"client_secret"`
+	Scopes            []string `json:"scopes"`
+	ClientMetadataURL string   `json:"client_metadata_url"`
+	GrantType         string   `json:"grant_type"`
+}
+
+// MCPGrantTypes are the OAuth grants an mcpServers entry may name.
+var MCPGrantTypes = []string{"authorization_code", "client_credentials"}
+
+// check says what is wrong with o, with the key it is about ("" for the
+// object itself); "" when nothing is.
+func (o *MCPOAuth) check() (key, why string) {
+	switch {
+	case o.GrantType != "" && !contains(MCPGrantTypes, o.GrantType):
+		return "grant_type", fmt.Sprintf("%q: choose %s", o.GrantType, orList(MCPGrantTypes))
+	case o.GrantType == "client_credentials" && (o.ClientID == "" || o.ClientSecret == ""):
+		return "", "client_credentials needs client_id and client_secret"
+	case o.ClientSecret != "" && o.ClientID == "":
+		return "client_secret", "needs client_id beside it"
+	case o.ClientMetadataURL != "" && !strings.HasPrefix(o.ClientMetadataURL, "https://"):
+		return "client_metadata_url", "must be an https:// URL"
+	}
+	return "", ""
+}
+
 // checkMCPServers checks each server of mcpServers: a command or a URL,
 // never both, and only the keys that go with it.
 func (f *File) checkMCPServers() error {
@@ -375,6 +407,18 @@ func (f *File) checkMCPServers() error {
 			}
 		}
 		f.MCPServers[name] = s
+		if s.OAuth != nil {
+			if local {
+				return f.errorAt(key+".oauth", "belongs to a server reached at a url; a command's server takes its credentials in env")
+			}
+			if k, why := s.OAuth.check(); why != "" {
+				at := key + ".oauth"
+				if k != "" {
+					at += "." + k
+				}
+				return f.errorAt(at, why)
+			}
+		}
 		if remote && f.has(key+".cwd") {
 			return f.errorAt(key+".cwd", "belongs to a server started with command; a url server is reached over HTTP")
 		}

@@ -90,6 +90,8 @@ func shapeOf(t reflect.Type) *shape {
 		return &shape{kind: shapeInt}
 	case reflect.Float64:
 		return &shape{kind: shapeFloat}
+	case reflect.Pointer:
+		return shapeOf(t.Elem())
 	case reflect.Slice:
 		return &shape{kind: shapeList, elem: shapeOf(t.Elem())}
 	case reflect.Map:

@@ -303,6 +303,13 @@ func (c *Caller) send(ctx context.Context, method, url string, body []byte, h Ho
 			if ctxErr := context.Cause(ctx); ctxErr != nil {
 				return nil, ctxErr
 			}
+			// A transport that answers for the provider (ask batch
+			// --batch-api) fails with the error of its own request.
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				apiErr.Provider = c.Provider
+				return nil, apiErr
+			}
 			failure = c.hideKeyInError(fmt.Errorf("%s: %w", c.Provider, scrubURLError(err)))
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			if c.Limiter != nil {

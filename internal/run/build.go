@@ -19,7 +19,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -37,6 +36,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
+	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/suggest"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
@@ -83,6 +83,10 @@ type Env struct {
 	// Confirm puts a yes-or-no question to the person at the terminal;
 	// nil when there is nobody to ask, which is a no.
 	Confirm func(ctx context.Context, question string) bool
+	// Ask puts a free-text question to the person at the terminal (an
+	// MCP server's request for input); nil when there is nobody to ask,
+	// and such requests are declined.
+	Ask func(ctx context.Context, question string) (string, error)
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
@@ -94,6 +98,10 @@ type Env struct {
 	// Limiter paces the requests of every run of the process (ask batch);
 	// nil paces none.
 	Limiter providers.Limiter
+	// Decisions, for ask resume, are the reviewer's answers about the
+	// calls the deferred run waits on; the conversation must be that run
+	// (Inputs.Paused).
+	Decisions *Decisions
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -128,7 +136,8 @@ type Run struct {
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
 	attachments []providers.Attachment
-	root        *tools.Root // where the file tools work; it reports their changes
+	root        *tools.Root  // where the file tools work; it reports their changes
+	worktree    *runWorktree // --worktree's, nil without
 	env         Env
 	closers     []func()
 	// network hears of the --allow-host proxy's connections.
@@ -170,6 +179,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		}
 		s.carryOn(ctx, env)
 	}
+	if err := checkDecisions(s, env); err != nil {
+		return nil, err
+	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
 		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value && s.Tier.Value != providers.TierBackground, env: env}
 	defer func() {
@@ -203,7 +215,11 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
-	root, err := tools.NewRoot(AbsPath(env.Wd, s.Workdir.Value))
+	workdir, err := r.useWorktree(ctx, AbsPath(env.Wd, s.Workdir.Value))
+	if err != nil {
+		return nil, err
+	}
+	root, err := tools.NewRoot(workdir)
 	if err != nil {
 		return nil, fault.Usagef("--workdir: %v", err)
 	}
@@ -298,71 +314,30 @@ func (r *Run) projectFile() *prompts.Project {
 	return p
 }
 
-// check validates the settings that a flag may give out of range; a
-// config file's values were checked when it was read.
+// check runs every setting through its row's Parse (the layers did as
+// they read them; this catches settings a caller built by hand), and the
+// base URL, which a provider's own variable or the config file may give.
 func (s Settings) check() error {
-	switch {
-	case !policy.ValidMode(s.Mode.Value):
-		return fault.Usagef("--mode %q: choose ask, plan or agent", s.Mode.Value)
-	case s.MaxSteps.Value < 1:
-		return fault.Usagef("--max-steps must be at least 1")
-	case s.Timeout.Value < 0:
-		return fault.Usagef("--timeout must be a duration such as 30s or 5m, or 0 for none")
-	case s.Retries.Value < 0:
-		return fault.Usagef("--retries must be 0 or more, got %d", s.Retries.Value)
-	case s.MaxTokens.Value < 0:
-		return fault.Usagef("--max-tokens must be a positive number of tokens (or 0 for the provider's default)")
-	case s.MaxRounds.IsGiven() && s.MaxRounds.Value < 1:
-		return fault.Usagef("--max-rounds must be at least 1")
-	case s.MaxBudgetTokens.IsGiven() && s.MaxBudgetTokens.Value < 1:
-		return fault.Usagef("--max-budget-tokens must be at least 1 (leave it out for no budget)")
-	case s.MaxBudgetUSD.IsGiven() && s.MaxBudgetUSD.Value <= 0:
-		return fault.Usagef("--max-budget-usd must be an amount above 0 (leave it out for no budget)")
+	if err := s.Values.Check(); err != nil {
+		return fault.Usagef("%v", err)
 	}
-	switch s.ToolProtocol.Value {
-	case "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON, ToolProtocolMarkdown:
-	default:
-		return fault.Usagef("--tool-protocol %q: choose auto, native, json or markdown", s.ToolProtocol.Value)
-	}
-	if err := checkBaseURL(s.BaseURL); err != nil {
-		return err
-	}
-	if _, err := policy.ParsePatterns(s.Allow.Value); err != nil {
-		return fault.Usagef("--allow-tool: %v", err)
-	}
-	if _, err := policy.ParsePatterns(s.Deny.Value); err != nil {
-		return fault.Usagef("--deny-tool: %v", err)
-	}
-	if _, err := sandbox.ParseLevel(s.Sandbox.Value); s.Sandbox.IsGiven() && err != nil {
-		return fault.Usagef("--sandbox %v", err)
+	return checkBaseURL(s.BaseURL)
+}
+
+// checkBaseURL refuses a base URL that no request could be sent to, before
+// one is tried, through the row's check. The URL itself is left out of
+// the message: it may hold a password.
+func checkBaseURL(base Setting[string]) error {
+	if msg := baseURLRow().Check(base.Value); msg != "" {
+		return fault.Usagef("%s %s", base.Source, msg)
 	}
 	return nil
 }
 
-// checkBaseURL refuses a base URL that no request could be sent to, before
-// one is tried. The URL itself is left out of the message: it may hold a
-// password.
-func checkBaseURL(base Setting[string]) error {
-	if base.Value == "" {
-		return nil // a local program has none
-	}
-	u, err := url.Parse(base.Value)
-	why := ""
-	switch {
-	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // without the URL
-		}
-		why = err.Error()
-	case u.Scheme != "http" && u.Scheme != "https":
-		why = fmt.Sprintf("the scheme is %q, not http or https", u.Scheme)
-	case u.Host == "":
-		why = "it names no host"
-	default:
-		return nil
-	}
-	return fault.Usagef("the base URL (%s) is not usable: %s; give one such as https://api.example.com/v1", base.Source, why)
+// baseURLRow is --base-url's row.
+func baseURLRow() settings.Row {
+	r, _ := settings.Lookup("base-url")
+	return r
 }
 
 // key is the provider's key, or an error naming the variable to set. A
@@ -414,9 +389,15 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	pol.AcceptEdits = s.AcceptEdits.Value
-	r.warnUnmatchedRules(pol, allow, deny)
+	pol.Defer, _ = policy.ParsePatterns(s.DeferTools.Value)
+	pol.DeferUndecided = s.OnApproval.Value == "defer"
+	r.warnUnmatchedRules(pol, allow, deny, pol.Defer)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
+	var gate loop.Gate = pol
+	if d := r.env.Decisions; d != nil {
+		gate = d.resolving(pol)
+	}
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
@@ -427,7 +408,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	if err != nil {
 		return err
 	}
-	r.useTools(registry, pol)
+	r.useTools(registry, gate)
 	return nil
 }
 
@@ -436,7 +417,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 // would deny, or allow, nothing. Rules from the config file are not
 // checked: they may name the tools of MCP servers that only some
 // directories' runs start.
-func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Pattern) {
+func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny, deferred []policy.Pattern) {
 	s := r.Settings
 	if s.NoTools.Value {
 		return
@@ -444,7 +425,8 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 	for _, rules := range []struct {
 		flag, verb, source string
 		patterns           []policy.Pattern
-	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny}} {
+	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny},
+		{"--defer-tool", "defers", s.DeferTools.Source, deferred}} {
 		if !strings.HasPrefix(rules.source, "flag ") {
 			continue
 		}

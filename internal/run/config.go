@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/config"
-	"github.com/ask-cli/ask/internal/policy"
+	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/settings"
 	"github.com/ask-cli/ask/internal/tools/mcp"
@@ -69,17 +69,10 @@ func (c *Config) Shown() string {
 func (c *Config) source(key string) string { return "config " + c.Resolved.Source(key) }
 
 // layers is what the file says about the settings that are not bound to
-// one provider: its profile's layer over its top level's. Patterns are
-// checked here, so that a bad one is reported where it was written.
+// one provider: its profile's layer over its top level's. The file's
+// reader checked each value against its row, where it was written.
 func (c *Config) layers() (Settings, error) {
 	r := c.Resolved
-	for _, key := range []string{"tools.allow", "tools.deny"} {
-		if v, ok := r.Value(key); ok {
-			if _, err := policy.ParsePatterns(v.([]string)); err != nil {
-				return Settings{}, asKind(Usage, r.Errorf(key, "%v", err))
-			}
-		}
-	}
 	var s Settings
 	for _, l := range r.Layers() {
 		var layer Settings
@@ -91,7 +84,7 @@ func (c *Config) layers() (Settings, error) {
 			if row.Name == "tools-file" {
 				v = r.Path(v.(string), c.home)
 			}
-			if err := layer.Values.Set(row.Name, v, "config "+l.Source); err != nil {
+			if err := layer.Values.Give(row.Name, v, "config "+l.Source); err != nil {
 				return Settings{}, asKind(Usage, err)
 			}
 		}
@@ -170,6 +163,15 @@ func (c *Config) apiKey(provider string) (config.Secret, string) {
 // mcpServers are the file's mcpServers that are not disabled, in name
 // order. They are optional: one that cannot start is left out with a
 // warning, as other MCP clients do, since this run did not name it.
+// oauthClient is the sign-in client of a config's oauth object.
+func oauthClient(o *config.MCPOAuth) *mcpauth.Client {
+	if o == nil {
+		return nil
+	}
+	return &mcpauth.Client{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes,
+		MetadataURL: o.ClientMetadataURL, GrantType: o.GrantType}
+}
+
 func (c *Config) mcpServers() []mcp.Server {
 	f := c.File
 	var out []mcp.Server
@@ -192,7 +194,7 @@ func (c *Config) mcpServers() []mcp.Server {
 		out = append(out, mcp.Server{
 			Name: name, Argv: argv, Env: s.Env, URL: s.URL, Headers: s.Headers, Transport: transport,
 			Sandbox: s.Sandbox, Optional: true, Origin: "MCP server " + name + " (config mcpServers)",
-			Dir: s.Cwd, DisabledTools: s.DisabledTools, Notes: s.Ignored,
+			Dir: s.Cwd, DisabledTools: s.DisabledTools, Notes: s.Ignored, OAuth: oauthClient(s.OAuth),
 		})
 	}
 	return out

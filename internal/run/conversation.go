@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/worktree"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -44,6 +45,10 @@ type Conversation struct {
 	KeepTools bool
 	start     records.Event
 	held      Held // see Held
+	// paused is the deferred run ask resume carries on (Inputs.Paused).
+	paused *pendingRun
+	// workdir is the git worktree the deferred run worked in, "" for none.
+	workdir string
 }
 
 // readConversation reads the transcript named by --continue or --resume,
@@ -63,7 +68,12 @@ func readConversation(in Inputs) (*Conversation, error) {
 	if err != nil {
 		return nil, fault.Usagef("%s: %v", flag, err)
 	}
-	conv, err := ParseConversation(data)
+	var conv *Conversation
+	if in.Paused {
+		conv, err = deferredConversation(data)
+	} else {
+		conv, err = ParseConversation(data)
+	}
 	if err != nil {
 		return nil, fault.Usagef("%s: %v", flag, err)
 	}
@@ -75,6 +85,9 @@ func readConversation(in Inputs) (*Conversation, error) {
 		}
 	}
 	f := in.Flags
+	if conv.paused != nil && !f.Workdir.IsGiven() {
+		conv.worktreeWorkdir(in.Wd)
+	}
 	// Each of these flags chooses tools; without them the run offers the
 	// earlier run's.
 	conv.KeepTools = !f.Mode.IsGiven() && !f.Safe.IsGiven() && !f.NoTools.IsGiven() && !f.ToolsFile.IsGiven() && !f.MCP.IsGiven() && !f.NoMCP.IsGiven()
@@ -92,6 +105,9 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 	store.Migrate(in.Getenv)
 	if in.Resume != "" {
 		flag = "--resume " + in.Resume
+		if in.Paused {
+			flag = "ask resume " + in.Resume
+		}
 		path = AbsPath(in.Wd, in.Resume)
 		// A file by that name wins; a word that could not be an id
 		// (a path, a .jsonl name) is a file that is missing.
@@ -168,6 +184,9 @@ func ParseConversation(data []byte) (*Conversation, error) {
 	if finished.Status == loop.StatusPending {
 		return nil, errors.New("the run is pending in a provider's batch: ask batch --resume carries it on")
 	}
+	if finished.Status == loop.StatusDeferred {
+		return nil, fmt.Errorf("run %s waits on deferred calls: ask resume %s decides them", start.ID, start.ID)
+	}
 	if len(finished.History) == 0 {
 		return nil, errors.New("the transcript holds no conversation history (it was written by an older ask)")
 	}
@@ -178,32 +197,64 @@ func ParseConversation(data []byte) (*Conversation, error) {
 	return c, nil
 }
 
+// worktreeWorkdir carries a deferred run on in the git worktree it
+// worked in (--worktree), so that its calls never reach the main
+// checkout. Only a worktree ask made in the repository of wd is taken
+// from the transcript, which anyone may have edited: no other directory.
+func (c *Conversation) worktreeWorkdir(wd string) {
+	set := c.start.Settings
+	if set == nil || set.Workdir == "" || !worktree.Holds(context.Background(), wd, set.Workdir) {
+		return
+	}
+	c.workdir = set.Workdir
+}
+
+// deferredConversation reads the transcript of a deferred run for ask
+// resume: its conversation, as ParseConversation's, and the run itself.
+func deferredConversation(data []byte) (*Conversation, error) {
+	p, err := readDeferred(data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conversation{start: p.start, Provider: p.start.Provider, History: p.end.History, paused: p}
+	if p.start.Settings != nil {
+		c.Tools = p.start.Settings.Tools
+	}
+	return c, nil
+}
+
 // layer is what the earlier run says: its provider, mode and tools, so
 // that the conversation goes on as it was held. The user's flags still
 // win, each over its own setting. A carried setting also beats the
 // environment and the config file: a changed ASK_BASE_URL or config must
 // not send the conversation elsewhere half-way.
-func (c *Conversation) layer(flags Settings) Settings {
+func (c *Conversation) layer(flags Settings) (Settings, error) {
 	src := "conversation " + c.Source
 	set := records.Settings{}
 	if c.start.Settings != nil {
 		set = *c.start.Settings
 	}
 	s := Settings{Conversation: c}
-	str := func(v string, to *Setting[string]) {
-		if v != "" {
-			*to = Given(v, src)
+	// A transcript's values go through their rows' Parse, as every
+	// layer's do: it is a file anyone may have edited.
+	var bad error
+	str := func(name, v string) {
+		if v == "" || bad != nil {
+			return
+		}
+		if err := s.Values.Give(name, v, src); err != nil {
+			bad = fault.Usagef("%s: %v", src, err)
 		}
 	}
-	str(c.start.Provider, &s.Provider)
-	str(c.start.Mode, &s.Mode)
+	str("provider", c.start.Provider)
+	str("mode", c.start.Mode)
 	// A model name, a base URL and a tool protocol chosen for them belong
 	// to their provider (another may lack native tools); a local program
 	// is named by its --command, which the transcript does not hold.
 	if !flags.Provider.IsGiven() || flags.Provider.Value == c.start.Provider {
-		str(set.ToolProtocol, &s.ToolProtocol)
+		str("tool-protocol", set.ToolProtocol)
 		if row, err := catalog.Lookup(c.start.Provider); err == nil && !row.LocalProgram {
-			str(c.start.Model, &s.Model)
+			str("model", c.start.Model)
 			if !flags.BaseURL.IsGiven() {
 				c.held.BaseURL = set.BaseURL
 			}
@@ -211,6 +262,9 @@ func (c *Conversation) layer(flags Settings) Settings {
 	}
 	if set.Safe {
 		s.Safe = Given(true, src)
+	}
+	if c.workdir != "" {
+		s.Workdir = Given(c.workdir, src)
 	}
 	if c.KeepTools && len(c.Tools) == 0 {
 		s.NoTools = Given(true, src)
@@ -226,7 +280,7 @@ func (c *Conversation) layer(flags Settings) Settings {
 			c.held.MCP = set.MCP
 		}
 	}
-	return s
+	return s, bad
 }
 
 // Held is what an earlier run was given that reaches beyond ask: the

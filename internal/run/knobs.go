@@ -2,8 +2,6 @@ package run
 
 import (
 	"errors"
-	"slices"
-	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
 
@@ -27,13 +25,9 @@ func (s Settings) checkKnobs(row catalog.Provider, proto providers.Protocol, mod
 			return fault.Usagef("--temperature %g (%s): %s takes 0 to %g", t.Value, t.Source, row.Name, row.MaxTemperature)
 		}
 	}
-	if level != "" {
-		switch {
-		case !slices.Contains(providers.ReasoningLevels, level):
-			return fault.Usagef("--reasoning %q (%s): choose %s", level, s.Reasoning.Source, strings.Join(providers.ReasoningLevels, ", "))
-		case row.Reasoning == "":
-			return fault.Usagef("--reasoning: %s has no reasoning setting; choose a reasoning model by name instead, or leave it out", row.Name)
-		}
+	// The level itself is the row's to check (package settings).
+	if level != "" && row.Reasoning == "" {
+		return fault.Usagef("--reasoning: %s has no reasoning setting; choose a reasoning model by name instead, or leave it out", row.Name)
 	}
 	if err := s.checkTier(row); err != nil {
 		return err

@@ -147,11 +147,11 @@ func TestKnobErrors(t *testing.T) {
 		flags   []any
 		wantErr string
 	}{
-		{"temperature above the range", []any{"provider", "openai", "temperature", 2.5}, "--temperature 2.5 (flag --temperature): openai takes 0 to 2"},
-		{"negative temperature", []any{"provider", "openai", "temperature", -0.1}, "openai takes 0 to 2"},
+		{"temperature above the range", []any{"provider", "openai", "temperature", 2.5}, "--temperature 2.5: give a number from 0 to 2 (flag --temperature)"},
+		{"negative temperature", []any{"provider", "openai", "temperature", -0.1}, "--temperature -0.1: give a number from 0 to 2"},
 		{"anthropic's range", []any{"provider", "anthropic", "temperature", 1.5}, "anthropic takes 0 to 1"},
 		{"moonshot's range", []any{"provider", "moonshot", "temperature", 1.2}, "moonshot takes 0 to 1"},
-		{"unknown level", []any{"provider", "openai", "reasoning", "extreme"}, `--reasoning "extreme" (flag --reasoning): choose low, medium, high`},
+		{"unknown level", []any{"provider", "openai", "reasoning", "extreme"}, `--reasoning "extreme": choose low, medium or high (flag --reasoning)`},
 		{"no reasoning setting", []any{"provider", "moonshot", "reasoning", "low"}, "--reasoning: moonshot has no reasoning setting"},
 		{"a local program takes neither", []any{"provider", "command", "command", "cat", "temperature", 0.5}, "--temperature: command takes no temperature"},
 		{"a local program has no reasoning", []any{"provider", "command", "command", "cat", "reasoning", "high"}, "--reasoning: command has no reasoning setting"},

@@ -89,8 +89,10 @@ func ListMCP(ctx context.Context, s Settings, cfg *Config, env Env, withTools bo
 		}
 	}
 	names := mcp.Names(specs, builtinNames()...)
+	store := signInStore(env)
 	for i := range entries {
 		entries[i].Name = names[i]
+		entries[i].SignIn = signInState(store, specs[i])
 	}
 	if withTools && len(specs) > 0 {
 		if err := listTools(ctx, s, env, specs, entries); err != nil {
@@ -143,7 +145,7 @@ func listTools(ctx context.Context, s Settings, env Env, specs []mcp.Server, ent
 	servers, err := mcp.Start(ctx, started, mcp.Options{
 		Dir: wd, Env: child.ChildEnv(), Reserved: builtinNames(), Version: env.Version,
 		Getenv: env.Getenv, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value && len(s.AllowHosts.Value) == 0, Sandbox: sb,
-		Starting: env.MCPStarting,
+		Starting: env.MCPStarting, Auth: signInStore(env),
 	})
 	if err != nil {
 		return err // only an interruption: every server is optional
@@ -154,6 +156,9 @@ func listTools(ctx context.Context, s Settings, env Env, specs []mcp.Server, ent
 		if l.Err != nil {
 			var auth *mcp.AuthError
 			entries[i].Error, entries[i].AuthFailed = l.Err.Error(), errors.As(l.Err, &auth)
+			if entries[i].AuthFailed && auth.Login != nil {
+				entries[i].SignIn = "login needed"
+			}
 			continue
 		}
 		entries[i].Tools = []MCPTool{}

@@ -93,7 +93,9 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.ToolProtocol = Given(cmp.Or(set.ToolProtocol, ToolProtocolAuto), src)
 	s.NoStream = Given(!set.Stream, src)
 	s.NoCache = Given(set.NoCache, src)
-	s.MaxTokens = Given(set.MaxTokens, src)
+	if set.MaxTokens > 0 {
+		s.MaxTokens = Given(set.MaxTokens, src)
+	}
 	if set.Temperature != nil {
 		s.Temperature = Given(*set.Temperature, src)
 	}
@@ -205,7 +207,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
 	pol.AcceptEdits = s.AcceptEdits.Value
-	r.warnUnmatchedRules(pol, allow, deny)
+	r.warnUnmatchedRules(pol, allow, deny, nil)
 	r.useHooks(pol, root) // the replaying invocation's hooks, never the file's
 	r.useTools(registry, pol)
 	r.Declared = declared

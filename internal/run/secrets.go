@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -61,6 +63,11 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		urls = append(urls, sp.URL)
 		for _, v := range sp.Headers {
 			named = append(named, v)
+		}
+		if sp.OAuth != nil {
+			// A client secret, as written or from the variable it names.
+			values = append(values, sp.OAuth.ClientSecret)
+			named = append(named, sp.OAuth.ClientSecret)
 		}
 	}
 	for _, v := range named {
@@ -114,9 +121,23 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		}
 	}
 	values = append(values, gitAuthorizations(r.workdir, r.home())...)
+	values = append(values, mcpSignIns(getenv)...)
+
 	slices.Sort(vars)
 	slices.Sort(values)
 	return slices.Compact(vars), slices.DeleteFunc(slices.Compact(values), func(v string) bool { return strings.TrimSpace(v) == "" })
+}
+
+// mcpSignIns are the tokens and client secrets `ask mcp login` kept: a
+// tool that reads them (the state directory is hidden only in the
+// sandbox) must not hand them to the model.
+func mcpSignIns(getenv func(string) string) []string {
+	grants, _ := mcpauth.OpenStore(history.StateDir(getenv)).List()
+	var out []string
+	for _, g := range grants {
+		out = append(out, g.Secrets()...)
+	}
+	return out
 }
 
 func urlPassword(raw string) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/config"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/hooks"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
@@ -103,9 +104,11 @@ type Inputs struct {
 	// Continue and Resume name the conversation to carry on.
 	Continue bool
 	Resume   string
-	Getenv   func(string) string
-	Config   *Config
-	Wd       string
+	// Paused: Resume names a deferred run for ask resume to carry on.
+	Paused bool
+	Getenv func(string) string
+	Config *Config
+	Wd     string
 }
 
 // Defaults are the settings that apply to a flag not typed, for --help
@@ -142,9 +145,15 @@ func Resolve(in Inputs) (Settings, error) {
 		return Settings{}, err
 	}
 	if conv != nil {
-		carried = conv.layer(in.Flags)
+		if carried, err = conv.layer(in.Flags); err != nil {
+			return Settings{}, err
+		}
 	}
-	s := over(in.Flags, over(carried, over(envLayer(in.Getenv), over(fromFile, defaults()))))
+	fromEnv, err := envLayer(in.Getenv)
+	if err != nil {
+		return Settings{}, err
+	}
+	s := over(in.Flags, over(carried, over(fromEnv, over(fromFile, defaults()))))
 	if s.MaxSteps.Source == "default" {
 		s.MaxSteps = Given(policy.DefaultMaxSteps(s.Mode.Value), "default (mode "+s.Mode.Value+")")
 	}
@@ -204,18 +213,25 @@ func Resolve(in Inputs) (Settings, error) {
 	return s, nil
 }
 
-// envLayer is what the environment says: each row's variable.
-func envLayer(getenv func(string) string) Settings {
+// envLayer is what the environment says: each row's variable, through
+// the row's Parse.
+func envLayer(getenv func(string) string) (Settings, error) {
 	var s Settings
 	for _, r := range settings.Rows() {
 		if r.Env == "" || !r.IsSetting() {
 			continue
 		}
-		if value := strings.TrimSpace(getenv(r.Env)); value != "" {
-			s.Values.Set(r.Name, value, "env "+r.Env)
+		value := strings.TrimSpace(getenv(r.Env))
+		if value == "" {
+			continue
 		}
+		v, err := r.Parse(value)
+		if err != nil {
+			return s, fault.Usagef("%s %v", r.Env, err)
+		}
+		s.Values.Set(r.Name, v, "env "+r.Env)
 	}
-	return s
+	return s, nil
 }
 
 // chooseProvider checks a provider named by a layer, or picks the first

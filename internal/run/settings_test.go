@@ -95,9 +95,10 @@ func TestResolvePrecedence(t *testing.T) {
 // A bad pattern in the file is reported where it was written.
 func TestResolveBadPatternInConfig(t *testing.T) {
 	t.Parallel()
-	cfg := configFrom(t, "/c.json", `{"tools": {"deny": [":x"]}}`, "")
-	_, err := Resolve(Inputs{Getenv: env(nil), Config: cfg})
-	if kind, _ := fault.KindOf(err); err == nil || kind != Usage || !strings.Contains(err.Error(), "/c.json:1:") {
+	f, err := config.Parse("/c.json", []byte(`{"tools": {"deny": [":x"]}}`), nil)
+	cfg := &Config{Path: "/c.json", File: f, Err: err}
+	_, err = Resolve(Inputs{Getenv: env(nil), Config: cfg})
+	if kind, _ := fault.KindOf(err); err == nil || kind != Usage || !strings.Contains(err.Error(), "/c.json:1:") || !strings.Contains(err.Error(), "has no tool name") {
 		t.Errorf("err %v (kind %v), want a usage error at the file's line", err, kind)
 	}
 }

@@ -7,19 +7,17 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/fault"
-	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/catalog"
 )
 
 // checkTier refuses a --tier the provider does not offer, naming those
-// that do: a cheaper tier silently dropped would bill the full price.
+// that do: a cheaper tier silently dropped would bill the full price. The
+// tier itself is the row's to check (package settings).
 func (s Settings) checkTier(row catalog.Provider) error {
 	tier := s.Tier.Value
 	switch {
 	case tier == "":
 		return nil
-	case !slices.Contains(providers.Tiers, tier):
-		return fault.Usagef("--tier %q (%s): choose %s", tier, s.Tier.Source, strings.Join(providers.Tiers, " or "))
 	case !slices.Contains(row.Tiers, tier):
 		return fault.Usagef("--tier %s (%s): %s has no %s tier; the providers that do: %s", tier, s.Tier.Source, row.Name, tier,
 			strings.Join(catalog.WithTier(tier), ", "))

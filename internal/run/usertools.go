@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/mcpauth"
 
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/sandbox"
@@ -65,7 +67,8 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	}
 	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
 		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value && len(s.AllowHosts.Value) == 0, Sandbox: root.Sandbox,
-		CacheDir: MCPCacheDir(r.env.Getenv), Starting: r.env.MCPStarting}
+		CacheDir: MCPCacheDir(r.env.Getenv), Starting: r.env.MCPStarting,
+		Auth: mcpauth.OpenStore(history.StateDir(r.env.Getenv)), Ask: r.env.Ask}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}

@@ -426,7 +426,7 @@ func TestMCPServerFailsToStart(t *testing.T) {
 		{"exits at once", `sh -c 'echo "fatal: no config" >&2; exit 3'`, fault.ExitFailure,
 			[]string{"the MCP handshake failed: it exited (exit status 3) before answering (stderr: fatal: no config)"}},
 		{"unbalanced quote", "server 'oops", fault.ExitUsage, []string{`ask: --mcp "server 'oops": unterminated ' quote`}},
-		{"empty", " ", fault.ExitUsage, []string{`ask: --mcp "`, `": empty command`}},
+		{"empty", " ", fault.ExitUsage, []string{`ask: --mcp server 1 is empty: give the command that starts it`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

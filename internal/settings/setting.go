@@ -3,6 +3,21 @@
 // variable, kind, default and help, with the field of Values it fills. The
 // flags, the layering with sources, `ask config`, the config file's strict
 // reader and the man page's test all read the same rows (Rows).
+//
+// A row owns its value. Row.Parse is its one check and parse: the flag,
+// the variable, the config file and its profiles, a batch task line and a
+// transcript all give their values through it (Values.Give), so a value
+// is never taken by one layer and refused by another.
+//
+// A row also carries a widening mark (Row.Widening, Row.WidensOver): what
+// a value would let a model do beyond the command line's. A layer below
+// the command line (a batch task line, an editor session, a skill, an
+// agent definition, an MCP client's arguments) is laid over the command
+// line's settings by Narrow, and only by Narrow: it refuses, naming the
+// key and the layer, any value that would widen them. Deny rules add up,
+// an allow list may only shrink, a mode or a sandbox only get stricter, a
+// limit only goes down. The argv pass reads the same mark for a flag
+// typed after the prompt's first word (Row.Widens).
 package settings
 
 import (
@@ -82,7 +97,10 @@ type Values struct {
 	SandboxScratchSize  Setting[string]
 	Allow               Setting[[]string]
 	Deny                Setting[[]string]
-	Yes                 Setting[bool]
+	// DeferTools are --defer-tool's rules; OnApproval is deny or defer.
+	DeferTools Setting[[]string]
+	OnApproval Setting[string]
+	Yes        Setting[bool]
 	// AcceptEdits lets the file tools change files inside the working
 	// directory without asking.
 	AcceptEdits Setting[bool]
@@ -96,8 +114,12 @@ type Values struct {
 	// MCPHeaders are sent to every --mcp URL; a value may name variables
 	// as ${NAME}. They are never recorded: a continued run or a replay is
 	// given them again.
-	MCPHeaders   Setting[[]string]
-	Workdir      Setting[string]
+	MCPHeaders Setting[[]string]
+	Workdir    Setting[string]
+	// Worktree names the git worktree the run works in ("auto" for a
+	// fresh name, "" for none), made from WorktreeBase ("" for HEAD).
+	Worktree     Setting[string]
+	WorktreeBase Setting[string]
 	NoStream     Setting[bool]
 	NoCache      Setting[bool]
 	ToolProtocol Setting[string]

@@ -10,7 +10,8 @@ func TestNear(t *testing.T) {
 	}{
 		{"timout", "timeout"},   // one edit
 		{"tiemuot", "timeout"},  // two swaps: two edits, under half of seven
-		{"modle", "mode"},       // a swap from model, a swap and more from mode: the first of the nearest
+		{"modle", "model"},      // one edit from both: the swap, model's own letters, wins (issue 38, P3)
+		{"mdoe", "mode"},        // a swap from mode, more from model
 		{"jsno", "json"},        // a swap is one edit, under half of four
 		{"jn", ""},              // two edits from json: half of it
 		{"x", ""},               // one letter names are never suggested

@@ -32,14 +32,16 @@ func Distance(a, b string) int {
 
 // Near is the name in names nearest to word when it is near enough to be
 // what was meant: at most two edits, and fewer than half the name. Names
-// of one letter are never suggested.
+// of one letter are never suggested. Of names equally near, one with the
+// same letters as word wins ("modle" is "model" with two letters swapped,
+// not "mode" with one added), then the first.
 func Near(word string, names []string) string {
 	best, dist := "", 3
 	for _, n := range names {
 		if len(n) < 2 {
 			continue
 		}
-		if d := Distance(word, n); d < dist && 2*d < len(n) {
+		if d := Distance(word, n); 2*d < len(n) && nearer(word, d, n, dist, best) {
 			best, dist = n, d
 		}
 	}
@@ -47,13 +49,41 @@ func Near(word string, names []string) string {
 }
 
 // Nearest is the name in names nearest to word, at most maxEdits away,
-// or "" when none is; of names equally near, the first.
+// or "" when none is; of names equally near, one with word's letters,
+// then the first.
 func Nearest(word string, names []string, maxEdits int) string {
 	best, bestDist := "", maxEdits+1
 	for _, n := range names {
-		if d := Distance(word, n); d < bestDist {
+		if d := Distance(word, n); nearer(word, d, n, bestDist, best) {
 			best, bestDist = n, d
 		}
 	}
 	return best
+}
+
+// nearer reports whether name, d edits from word, beats best, bestD
+// edits away: fewer edits, or as many and name is word's letters swapped
+// (the commonest slip of typing) where best is not.
+func nearer(word string, d int, name string, bestD int, best string) bool {
+	if d != bestD {
+		return d < bestD
+	}
+	return best != "" && sameLetters(word, name) && !sameLetters(word, best)
+}
+
+// sameLetters reports whether a and b hold the same letters, each as often.
+func sameLetters(a, b string) bool {
+	count := map[rune]int{}
+	for _, r := range a {
+		count[r]++
+	}
+	for _, r := range b {
+		count[r]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -42,9 +42,10 @@ func TestNearest(t *testing.T) {
 		{"max_tokesn", 1, "max_tokens"}, // a swap is one edit
 		{"mdoe", 1, "mode"},             // the nearer of two within reach
 		{"max_token", 2, "max_tokens"},
-		{"timeout", 2, ""},   // nothing near
-		{"mod", 0, ""},       // not within 0
-		{"modes", 1, "mode"}, // tie with model at 1: the first
+		{"timeout", 2, ""},    // nothing near
+		{"mod", 0, ""},        // not within 0
+		{"modes", 1, "mode"},  // tie with model at 1, neither a swap: the first
+		{"modle", 1, "model"}, // tie with mode at 1: the swap of model's letters
 	} {
 		if got := Nearest(tc.word, names, tc.maxEdits); got != tc.want {
 			t.Errorf("Nearest(%q, %d) = %q, want %q", tc.word, tc.maxEdits, got, tc.want)

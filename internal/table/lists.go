@@ -146,6 +146,15 @@ func MCP(w io.Writer, entries []mcp.Listing) error {
 		if len(e.Headers) > 0 {
 			notes = append(notes, "headers "+strings.Join(e.Headers, ","))
 		}
+		if e.SignIn == "login needed" {
+			target := e.Name
+			if !strings.HasPrefix(e.Source, "config") {
+				target = e.URL
+			}
+			notes = append(notes, "login needed: ask mcp login "+target)
+		} else if e.SignIn != "" {
+			notes = append(notes, e.SignIn)
+		}
 		notes = append(notes, e.Source)
 		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, termtext.Shorten(what, 80), strings.Join(notes, "; "))
 		for _, t := range e.Tools {

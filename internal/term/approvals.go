@@ -21,3 +21,24 @@ func Approvals(path string, status *StatusLine, paint Palette) (prompter policy.
 		return yes
 	}, closeIt
 }
+
+// Input is the free-text questions of the terminal behind an approvals
+// prompter, with the status line held off while one is open; nil when the
+// prompter has no terminal.
+func Input(p policy.Prompter) func(ctx context.Context, question string) (string, error) {
+	var line *StatusLine
+	if h, ok := p.(statusHoldingPrompter); ok {
+		p, line = h.Prompter, h.line
+	}
+	t, ok := p.(*Prompter)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, question string) (string, error) {
+		if line != nil {
+			line.hold()
+			defer line.release()
+		}
+		return t.Line(ctx, question)
+	}
+}

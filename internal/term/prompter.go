@@ -284,3 +284,28 @@ func arg(c policy.Pending, name string) (string, bool) {
 func describe(c policy.Pending) string {
 	return fmt.Sprintf("%s (%s) %s", termtext.Safe(c.Name), c.Risk, termtext.Safe(c.Summary))
 }
+
+// Line puts a free-text question (an MCP server's request for input) and
+// returns the line typed, without its end; it gives up when ctx ends.
+func (t *Prompter) Line(ctx context.Context, question string) (string, error) {
+	if err := context.Cause(ctx); err != nil {
+		return "", err
+	}
+	t.init()
+	t.reading.Do(func() { go t.read() })
+	t.startLine()
+	defer t.line.answered()
+	fmt.Fprint(t.Out, question)
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(t.Out)
+		return "", fmt.Errorf("no answer on the terminal: %w", context.Cause(ctx))
+	case <-t.done:
+		return "", fmt.Errorf("no answer on the terminal: %w", errTerminalClosed)
+	case s, ok := <-t.lines:
+		if !ok {
+			return "", fmt.Errorf("no answer on the terminal: %w", t.readErr)
+		}
+		return strings.TrimRight(s, "\r\n"), nil
+	}
+}

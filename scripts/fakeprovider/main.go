@@ -5,6 +5,7 @@
 //
 //	fakeprovider -calls 5 -tool shell -args '{"command":"echo step %d"}'
 //	fakeprovider -script replies.json -log requests.jsonl
+//	fakeprovider -latency 100ms -log requests.jsonl   # a slow model; the log names each prompt
 //
 // A request's step is one more than the assistant messages it carries, so
 // one server serves any number of runs, one after another or at once,
@@ -49,6 +50,7 @@ func run(args []string) error {
 	argsFmt := fs.String("args", `{"command":"echo step %d"}`, "the calls' arguments; %d, if present, is the step, so that no call repeats")
 	answer := fs.String("answer", "Done.", "the final answer")
 	logPath := fs.String("log", "", "append one JSON line a request to `FILE` (default stderr)")
+	latency := fs.Duration("latency", 0, "wait `D` before each reply, as a model takes its time")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,7 +77,9 @@ func run(args []string) error {
 	fmt.Printf("http://%s/v1\n", ln.Addr())
 	os.Stdout.Sync()
 
-	srv := &http.Server{Handler: newServer(replies, logOut)}
+	handler := newServer(replies, logOut)
+	handler.latency = *latency
+	srv := &http.Server{Handler: handler}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	go func() { <-stop; srv.Close() }()
@@ -139,6 +143,7 @@ type server struct {
 	mu      sync.Mutex // guards log and seq
 	log     io.Writer
 	seq     int
+	latency time.Duration
 }
 
 func newServer(replies []fakeprovider.Reply, log io.Writer) *server {
@@ -158,6 +163,9 @@ type logLine struct {
 	Arrived int64 `json:"arrived_ns"` // the request's headers were read
 	Replied int64 `json:"replied_ns"` // the reply was ready; its bytes follow at once
 	Status  int   `json:"status"`
+	// Prompt is the request's first user message, so that a test can
+	// count the requests each task made.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -177,9 +185,17 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		reply = s.replies[step-1].plain
 	}
+	if s.latency > 0 {
+		select {
+		case <-time.After(s.latency):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	// The line is logged before the reply is sent, so that it is in the
 	// log by the time the client has the reply and can exit.
-	s.logRequest(logLine{Step: step, Bytes: len(body), Arrived: arrived.UnixNano(), Replied: time.Now().UnixNano(), Status: status})
+	s.logRequest(logLine{Step: step, Bytes: len(body), Arrived: arrived.UnixNano(), Replied: time.Now().UnixNano(), Status: status,
+		Prompt: fakeprovider.FirstUserText(body)})
 	w.Header().Set("Content-Type", contentType)
 	// With its length known, a flushed reply is complete: no closing chunk
 	// is still to come.

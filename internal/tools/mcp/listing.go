@@ -14,6 +14,9 @@ type Listing struct {
 	Disabled  bool         `json:"disabled"`
 	Tools     []ListedTool `json:"tools,omitempty"`
 	Error     string       `json:"error,omitempty"`
+	// SignIn is a remote server's OAuth sign-in: "signed in", "login
+	// needed" (ask mcp login NAME), "client credentials"; "" for none.
+	SignIn string `json:"sign_in,omitempty"`
 	// AuthFailed is set when the server refused its credentials.
 	AuthFailed bool `json:"-"`
 }

@@ -36,6 +36,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/tools"
 )
@@ -85,6 +86,13 @@ type Options struct {
 	// Starting, when set, is told the names of the servers Start is
 	// waiting for, each time that changes, and nil when it waits no more.
 	Starting func(names []string)
+	// Auth holds the sign-ins of `ask mcp login`, for remote servers that
+	// want one; a zero Store has none.
+	Auth mcpauth.Store
+	// Ask puts a question to the person at the terminal, for a server's
+	// request for input (elicitation); nil (no terminal) declines every
+	// such request.
+	Ask func(ctx context.Context, question string) (string, error)
 }
 
 func (o Options) getenv() func(string) string {
@@ -168,6 +176,10 @@ type Server struct {
 	URL       string
 	Headers   map[string]string
 	Transport string
+	// OAuth is the config file's oauth object for a remote server: how
+	// ask signs in to it (ask mcp login); nil uses a kept sign-in if
+	// there is one.
+	OAuth *mcpauth.Client
 	// Sandbox starts the command inside Options.Sandbox.
 	Sandbox bool
 	// Optional servers that fail to start are left out, with a warning to
@@ -527,7 +539,7 @@ func startServer(ctx context.Context, origin, name string, env, argv []string, o
 	stopKill := context.AfterFunc(startCtx, srv.killGroup)
 	defer stopKill()
 	client := sdk.NewClient(&sdk.Implementation{Name: "ask", Version: opts.Version},
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+		clientOptions(name, opts))
 	transport := &groupTransport{CommandTransport: sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, srv: srv}
 	session, err := client.Connect(startCtx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +14,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ask-cli/ask/internal/mcpauth"
 )
 
 // Remote servers. ask is their client, as it is the model provider's: the
@@ -42,6 +46,8 @@ type AuthError struct {
 	Origin string
 	Status int
 	Hint   string // which header or variable to look at
+	// Login is set when the server wants a sign-in (ask mcp login).
+	Login *mcpauth.LoginNeeded
 }
 
 func (e *AuthError) Error() string {
@@ -213,18 +219,24 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 	// No overall timeout: a session holds a stream open for its lifetime.
 	ht := &headerTransport{base: base, origin: endpoint, headers: headers}
 	client := &http.Client{Transport: ht}
+	// The sign-in's own requests (metadata, token refresh) go to other
+	// origins, without the server's headers.
+	signIn, err := oauthHandler(spec, opts, &http.Client{Transport: base, Timeout: 30 * time.Second})
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
 
 	startCtx, cancel := context.WithTimeoutCause(ctx, opts.StartTimeout,
 		fmt.Errorf("no answer within %s", opts.StartTimeout))
 	defer cancel()
 	sdkClient := sdk.NewClient(&sdk.Implementation{Name: "ask", Version: opts.Version},
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+		clientOptions(name, opts))
 	// The SSE transport keeps the context it connects with for its event
 	// stream, so the session gets one that lasts as long as the run, ended
 	// early only if the start times out.
 	sessionCtx, endSession := context.WithCancel(ctx)
 	connect := func(sse bool) (*sdk.ClientSession, error) {
-		var t sdk.Transport = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: client, MaxRetries: 2}
+		var t sdk.Transport = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: client, MaxRetries: 2, OAuthHandler: signIn}
 		if sse {
 			t = &sdk.SSEClientTransport{Endpoint: spec.URL, HTTPClient: client}
 		}
@@ -239,7 +251,8 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 	}()
 	authHint := func() string {
 		if len(spec.Headers) == 0 {
-			return ": the server wants credentials; send them in a header whose value names an environment variable (Authorization: Bearer ${TOKEN})"
+			return ": the server wants credentials; sign in with ask mcp login " + cmp.Or(spec.Name, spec.URL) +
+				" if it takes OAuth, or send a token in a header whose value names an environment variable (Authorization: Bearer ${TOKEN})"
 		}
 		return ": check the credentials its headers name (" + strings.Join(sortedKeys(spec.Headers), ", ") + ")"
 	}
@@ -252,7 +265,10 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 			break
 		}
 		status := ht.lastStatus()
+		var login *mcpauth.LoginNeeded
 		switch {
+		case errors.As(err, &login):
+			return nil, nil, &AuthError{Origin: origin, Status: cmp.Or(status, http.StatusUnauthorized), Hint: ": " + login.Error(), Login: login}
 		case ctx.Err() != nil:
 			return nil, nil, fmt.Errorf("%s: %w", origin, context.Cause(ctx))
 		case startCtx.Err() != nil:
@@ -295,6 +311,30 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 	}
 	ok = true
 	return srv, listed, nil
+}
+
+// oauthHandler is how a remote server is signed in to: not at all when
+// its headers carry an Authorization (a token from a variable, as CI
+// gives it); else with the config's oauth client, or a sign-in that
+// `ask mcp login` kept; nil when the server wants none of that.
+func oauthHandler(spec Server, opts Options, httpc *http.Client) (auth.OAuthHandler, error) {
+	for k := range spec.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil, nil
+		}
+	}
+	server, err := mcpauth.Canonical(spec.URL)
+	if err != nil {
+		return nil, err
+	}
+	var client mcpauth.Client
+	if spec.OAuth != nil {
+		client = *spec.OAuth
+		if client.ClientSecret, err = expand(client.ClientSecret, opts.getenv()); err != nil {
+			return nil, fmt.Errorf("oauth client_secret: %v", err)
+		}
+	}
+	return mcpauth.ForRun(opts.Auth, server, cmp.Or(spec.Name, spec.URL), client, httpc)
 }
 
 func transportName(sse bool) string {

@@ -1,0 +1,291 @@
+package mcpauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/ask-cli/ask/internal/termtext"
+)
+
+// Client is how ask presents itself to a server's authorization server,
+// from the `oauth` object of an mcpServers entry; the zero Client
+// registers itself (dynamic client registration).
+type Client struct {
+	ClientID     string   `json:"client_id,omitempty"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// MetadataURL is a client ID metadata document's https URL, used as
+	// the client id where the authorization server takes one.
+	MetadataURL string `json:"client_metadata_url,omitempty"`
+	// GrantType is "authorization_code" (the default: a person signs in)
+	// or "client_credentials" (a machine, with ClientID and ClientSecret:
+	// no sign-in, each run gets its own token).
+	GrantType string `json:"grant_type,omitempty"`
+}
+
+// Grant types a Client may name.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+// Check says what is wrong with c, "" when nothing is.
+func (c Client) Check() string {
+	switch c.GrantType {
+	case "", GrantAuthorizationCode:
+	case GrantClientCredentials:
+		if c.ClientID == "" || c.ClientSecret == "" {
+			return `grant_type "client_credentials" needs client_id and client_secret`
+		}
+	default:
+		return fmt.Sprintf("grant_type %q: choose authorization_code or client_credentials", c.GrantType)
+	}
+	if c.ClientSecret != "" && c.ClientID == "" {
+		return "client_secret without client_id"
+	}
+	if c.MetadataURL != "" && !strings.HasPrefix(c.MetadataURL, "https://") {
+		return "client_metadata_url must be an https:// URL"
+	}
+	return ""
+}
+
+// Machine reports whether c signs in with no person (client credentials).
+func (c Client) Machine() bool { return c.GrantType == GrantClientCredentials }
+
+// Login is one `ask mcp login`.
+type Login struct {
+	Server string // the server's canonical URL
+	Name   string // its mcpServers name, "" for a URL given as is
+	Client Client
+	// HTTP makes every request of the flow; nil is http.DefaultClient.
+	HTTP *http.Client
+	// Open shows the authorization URL to the person: in a browser. Its
+	// failure is told, not fatal: the URL is always printed too.
+	Open func(url string) error
+	// Notes receives the URL and what happens.
+	Notes   io.Writer
+	Version string
+	// Wait bounds the wait for the browser's redirect; 0 is 5 minutes.
+	Wait time.Duration
+}
+
+// Run signs in: it connects to the server, and when the server asks for
+// authorization, runs the authorization code flow with a redirect to a
+// loopback port on 127.0.0.1, then keeps the grant in store. It proves
+// the token by listing the server's tools.
+func (l Login) Run(ctx context.Context, store Store) (*Grant, error) {
+	if why := l.Client.Check(); why != "" {
+		return nil, fmt.Errorf("oauth: %s", why)
+	}
+	if l.Client.Machine() {
+		return nil, fmt.Errorf("%s signs in with client credentials: each run gets its own token, so there is nothing to log in to", l.label())
+	}
+	httpc := l.HTTP
+	if httpc == nil {
+		httpc = http.DefaultClient
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening for the browser's redirect on 127.0.0.1: %w", err)
+	}
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	cb := newCallback(l.label())
+	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	var grant *Grant
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL: redirect,
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs:            []string{redirect},
+			ClientName:              "ask",
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			return l.fetchCode(ctx, args.URL, cb)
+		},
+		RequestRefreshToken: true,
+		Client:              httpc,
+		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			grant = &Grant{Server: l.Server, Name: l.Name, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+				AuthStyle: int(c.Endpoint.AuthStyle), AuthURL: c.Endpoint.AuthURL, TokenURL: c.Endpoint.TokenURL,
+				Scopes: c.Scopes, SignedIn: time.Now().UTC()}
+			grant.setToken(t)
+			return c.TokenSource(ctx, t), nil
+		},
+	}
+	if c := l.Client; c.ClientID != "" {
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: c.ClientID}
+		if c.ClientSecret != "" {
+			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: c.ClientSecret}
+		}
+	}
+	if l.Client.MetadataURL != "" {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: l.Client.MetadataURL}
+	}
+	if len(l.Client.Scopes) > 0 {
+		scopes := l.Client.Scopes
+		cfg.ScopeFilter = func([]string) []string { return scopes }
+	}
+	handler, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "ask", Version: l.Version}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: l.Server, HTTPClient: httpc, OAuthHandler: handler, MaxRetries: 1}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("signing in to %s: %w", l.label(), err)
+	}
+	defer session.Close()
+	if _, err := session.ListTools(ctx, nil); err != nil {
+		return nil, fmt.Errorf("signed in to %s, but listing its tools failed: %w", l.label(), err)
+	}
+	if grant == nil {
+		return nil, fmt.Errorf("%s did not ask ask to sign in: it takes requests without a login", l.label())
+	}
+	if err := store.Save(grant); err != nil {
+		return nil, err
+	}
+	return grant, nil
+}
+
+func (l Login) label() string {
+	if l.Name != "" {
+		return l.Name
+	}
+	return l.Server
+}
+
+// fetchCode shows the authorization URL, opens it, and waits for the
+// browser to come back to the loopback redirect.
+func (l Login) fetchCode(ctx context.Context, authURL string, cb *callback) (*auth.AuthorizationResult, error) {
+	if l.Notes != nil {
+		fmt.Fprintf(l.Notes, "Sign in to %s in your browser; if it does not open, open this URL:\n%s\n",
+			termtext.Safe(l.label()), termtext.Safe(authURL))
+	}
+	if l.Open != nil {
+		if err := l.Open(authURL); err != nil && l.Notes != nil {
+			fmt.Fprintf(l.Notes, "could not open a browser: %v\n", err)
+		}
+	}
+	wait := l.Wait
+	if wait == 0 {
+		wait = 5 * time.Minute
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case r := <-cb.results:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return &r.AuthorizationResult, nil
+	case <-timer.C:
+		return nil, fmt.Errorf("no answer from the browser within %s", wait)
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+type callbackResult struct {
+	auth.AuthorizationResult
+	err error
+}
+
+// callback is the loopback redirect's handler: it takes the first answer
+// that comes back to /callback.
+type callback struct {
+	label   string
+	results chan callbackResult
+}
+
+func newCallback(label string) *callback {
+	return &callback{label: label, results: make(chan callbackResult, 1)}
+}
+
+func (c *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/callback" {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	res := callbackResult{AuthorizationResult: auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
+	page := "Signed in to " + c.label + ". You can close this page and go back to the terminal."
+	switch {
+	case q.Get("error") != "":
+		why := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			why += ": " + d
+		}
+		res.err = fmt.Errorf("the authorization server refused: %s", termtext.Safe(why))
+		page = "Not signed in: " + why
+	case res.Code == "":
+		res.err = errors.New("the browser came back without an authorization code")
+		page = "Not signed in: no authorization code."
+	}
+	select {
+	case c.results <- res:
+	default:
+		page = "This sign-in is already done."
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<!doctype html><title>ask</title><p>%s</p>\n", html.EscapeString(page))
+}
+
+// OpenBrowser opens url with $BROWSER (a command, or several separated by
+// ':' as the convention has it, each tried in turn; "%s" in one stands
+// for the URL), else the system's opener. It does not wait for the
+// browser to exit.
+func OpenBrowser(getenv func(string) string, url string) error {
+	var cmds [][]string
+	if b := getenv("BROWSER"); b != "" {
+		for _, c := range strings.Split(b, ":") {
+			words := strings.Fields(c)
+			if len(words) == 0 {
+				continue
+			}
+			replaced := false
+			for i, w := range words {
+				if strings.Contains(w, "%s") {
+					words[i], replaced = strings.ReplaceAll(w, "%s", url), true
+				}
+			}
+			if !replaced {
+				words = append(words, url)
+			}
+			cmds = append(cmds, words)
+		}
+	} else if runtime.GOOS == "darwin" {
+		cmds = [][]string{{"open", url}}
+	} else {
+		cmds = [][]string{{"xdg-open", url}}
+	}
+	var errs []error
+	for _, argv := range cmds {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		if err := cmd.Start(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		go cmd.Wait()
+		return nil
+	}
+	return errors.Join(errs...)
+}

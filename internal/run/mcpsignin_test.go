@@ -1,0 +1,103 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-cli/ask/internal/fakeprovider"
+	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/mcpauth"
+	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/runtest"
+)
+
+// signedIn signs w in to srv, as ask mcp login does, with a browser that
+// follows the redirect at once.
+func signedIn(t *testing.T, w *world, srv *runtest.OAuthMCP, name string) *mcpauth.Grant {
+	t.Helper()
+	server, _ := mcpauth.Canonical(srv.URL)
+	l := mcpauth.Login{Server: server, Name: name, Open: runtest.FollowRedirects, Wait: 10 * time.Second}
+	g, err := l.Run(context.Background(), mcpauth.OpenStore(history.StateDir(func(k string) string { return w.vars[k] })))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A kept sign-in lets a run use the server's tools, and its tokens reach
+// nothing but that server: not the transcript, not a command's
+// environment, not a tool's output that reads the kept file, not a
+// request to the model.
+func TestMCPSignInTokensStayWithTheServer(t *testing.T) {
+	t.Parallel()
+	srv := runtest.StartOAuthMCP(t)
+	w := newWorld(t, nil)
+	w.environ = []string{"PATH=" + os.Getenv("PATH")}
+	config := `{"mcpServers": {"work": {"url": "` + srv.URL + `"}}}`
+	w.with("ASK_CONFIG", runtest.WriteConfig(t, t.TempDir(), config))
+	g := signedIn(t, w, srv, "work")
+	grantFiles := filepath.Join(history.StateDir(func(k string) string { return w.vars[k] }), "mcp-auth", "*.json")
+	model := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("who", "work__whoami", `{}`),
+			fakeprovider.Call("env", "shell", `{"command":"env; cat `+grantFiles+`"}`),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	defer model.Close()
+	w.with("ASK_PROVIDER", "openai", "ASK_BASE_URL", model.URL, "OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
+	r := w.ask("who am I?", "yes", true)
+	if r.code != fault.ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	calls := callsByID(r.summary().ToolCalls)
+	if c := calls["who"]; c.IsError || !strings.Contains(c.Content, "signed in as the test user") {
+		t.Fatalf("whoami: %+v", c)
+	}
+	if c := calls["env"]; !strings.Contains(c.Content, `"server"`) {
+		t.Fatalf("the shell call did not read the kept file: %+v", c)
+	}
+	secrets := append(g.Secrets(), srv.Access())
+	for _, secret := range secrets {
+		for what, text := range map[string]string{"the transcript": string(r.transcript), "stderr": r.stderr} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s holds a token", what)
+			}
+		}
+		for i, req := range model.Requests() {
+			if strings.Contains(string(req), secret) {
+				t.Errorf("request %d to the model holds a token", i+1)
+			}
+		}
+	}
+}
+
+// A run never signs in: a config file's server with nothing kept is left
+// out with a line naming the command to run, and the run goes on; a
+// server --mcp named is an authentication failure, exit 4.
+func TestMCPSignInMissing(t *testing.T) {
+	t.Parallel()
+	srv := runtest.StartOAuthMCP(t)
+	model := fakeprovider.Start(fakeprovider.Reply{Text: "answered without it"}, fakeprovider.Reply{Text: "x"})
+	defer model.Close()
+	w := newWorld(t, model)
+	w.with("ASK_CONFIG", runtest.WriteConfig(t, t.TempDir(), `{"mcpServers": {"work": {"url": "`+srv.URL+`"}}}`))
+	r := w.ask("hi")
+	if r.code != fault.ExitOK || !strings.Contains(r.stderr, "needs a sign-in") || !strings.Contains(r.stderr, "run ask mcp login work") {
+		t.Errorf("config server: exit %d, stderr %s", r.code, r.stderr)
+	}
+	w2 := newWorld(t, model)
+	r = w2.ask("hi", "mcp", srv.URL)
+	if r.code != fault.ExitAuth || !strings.Contains(r.stderr, "ask mcp login "+srv.URL) {
+		t.Errorf("--mcp server: exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, req := range srv.Requests {
+		if strings.Contains(req, "/authorize") || strings.Contains(req, "/register") || strings.Contains(req, "/token") {
+			t.Errorf("a run started a sign-in: %s", req)
+		}
+	}
+}
