@@ -22,6 +22,10 @@ var gitWrites = []string{
 	"CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "COMMIT_EDITMSG", "SQUASH_MSG",
 	"packed-refs", "objects", "refs", "logs", "rr-cache",
 	"rebase-merge", "rebase-apply", "sequencer", "gc.pid", "gc.log",
+	// The linked worktrees' git directories, which `git worktree add` (or
+	// another ask's --worktree) may make while a command runs: a new one is
+	// used only by a worktree whose .git file names it.
+	"worktrees",
 }
 
 // gitWritePrefixes begin the names of git's temporary index files: a
@@ -45,8 +49,8 @@ func gitMayWrite(name string) bool {
 }
 
 // gitDir is a git directory in the working directory, or a directory
-// holding them (.git/modules, .git/worktrees), as the sandbox found it
-// before the command ran: the names at its top level.
+// holding submodules' (.git/modules), as the sandbox found it before the
+// command ran: the names at its top level.
 type gitDir struct {
 	Path  string   `json:"path"`
 	Names []string `json:"names"`
@@ -69,7 +73,6 @@ func gitDirs(workdir string) []gitDir {
 	repo = func(dir string) {
 		out = append(out, gitDir{Path: dir, Names: names(dir), Git: true})
 		if d := filepath.Join(dir, "worktrees"); isDir(d) {
-			out = append(out, gitDir{Path: d, Names: names(d)})
 			for _, w := range subdirs(d) {
 				repo(filepath.Join(d, w))
 			}

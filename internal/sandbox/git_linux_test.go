@@ -84,6 +84,29 @@ func TestGitPlantedCommondir(t *testing.T) {
 		}
 	}
 
+	// A worktree another process adds while a command runs stays.
+	cmd0 := exec.Command("/bin/sh", "-c", "echo started; read x")
+	cmd0.Dir = w.workdir
+	in, _ := cmd0.StdinPipe()
+	out0, _ := cmd0.StdoutPipe()
+	job0, err := sb.Confine(cmd0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd0.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job0.Started()
+	buf0 := make([]byte, 8)
+	out0.Read(buf0)
+	sh(t, w.workdir, "git worktree add -q "+filepath.Join(w.outside, "wt")+" -b wt")
+	in.Close()
+	cmd0.Wait()
+	job0.Err()
+	if got := sh(t, w.workdir, "git worktree list --porcelain | grep -c ^worktree"); strings.TrimSpace(got) != "2" {
+		t.Errorf("a worktree added while a command ran was removed: %q", got)
+	}
+
 	// A command killed before its end (a timeout kills the init too)
 	// leaves nothing either.
 	cmd := exec.Command("/bin/sh", "-c", plantScript(pwned, "commondir")+" && echo planted && sleep 60")
