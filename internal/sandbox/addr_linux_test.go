@@ -35,6 +35,8 @@ func TestCheckAddr(t *testing.T) {
 		// NAT64 (well-known and local prefixes) and IPv4-compatible forms of
 		// loopback, the metadata service and a private address.
 		{"64:ff9b::7f00:1", false}, {"64:ff9b::a9fe:a9fe", false}, {"64:ff9b:1::a00:1", false}, {"::7f00:1", false},
+		{"2002:7f00:1::1", false}, {"2002:a9fe:a9fe::1", false}, {"2001:0:4136:e378:8000:63bf:3fff:fdd2", false},
+		{"2002:808:808::1", true},
 		{"8.8.8.8", true}, {"203.0.113.7", true}, {"2606:4700:4700::1111", true}, {"64:ff9b::808:808", true}, {"::ffff:8.8.8.8", true},
 	} {
 		why := checkAddr(netip.MustParseAddr(tt.addr))

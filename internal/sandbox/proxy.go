@@ -144,38 +144,46 @@ func (p *Proxy) dial(ctx context.Context, addrs []netip.Addr, port int) (net.Con
 	return nil, first
 }
 
-// notPublic are the IPv4 ranges beyond net/netip's own tests that reach no
+// notPublic are the ranges beyond net/netip's own tests that reach no
 // public host: this network, shared address space (carrier-grade NAT),
-// IETF protocol assignments, benchmarking, and the reserved 240/4.
+// IETF protocol assignments, benchmarking, the reserved 240/4; IPv6's
+// deprecated site-local addresses, NAT64's local-use prefix and Teredo,
+// whose IPv4 address is hidden.
 var notPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
+	netip.MustParsePrefix("fec0::/10"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("2001::/32"),
 }
 
-// embedsIPv4 are IPv6 ranges whose last 32 bits are an IPv4 address a
-// translator or tunnel reaches: NAT64's well-known prefix and the local
-// one, and the deprecated IPv4-compatible form.
-var embedsIPv4 = []netip.Prefix{
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("::/96"),
+// embedsIPv4 are IPv6 ranges holding an IPv4 address that a translator or
+// tunnel reaches, at byte at: NAT64's well-known prefix and the deprecated
+// IPv4-compatible form (the last 32 bits), and 6to4 (after 2002:).
+var embedsIPv4 = []struct {
+	prefix netip.Prefix
+	at     int
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
 }
 
 // checkAddr is why the proxy does not dial a, "" when it may: only public
 // unicast addresses, never loopback, link-local (the cloud metadata
 // service, 169.254.169.254), private, unspecified, multicast or reserved
-// ones, whether written as IPv4, IPv4-mapped IPv6, or embedded in NAT64.
+// ones, whether written as IPv4, IPv4-mapped IPv6, or embedded in NAT64 or
+// 6to4.
 func checkAddr(a netip.Addr) string {
 	a = a.Unmap()
 	if a.Is6() {
-		for _, p := range embedsIPv4 {
-			if p.Contains(a) && !a.IsUnspecified() {
+		for _, e := range embedsIPv4 {
+			if e.prefix.Contains(a) && !a.IsUnspecified() {
 				b := a.As16()
-				if why := checkAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); why != "" {
+				if why := checkAddr(netip.AddrFrom4([4]byte(b[e.at : e.at+4]))); why != "" {
 					return why + ", embedded in IPv6"
 				}
 			}
