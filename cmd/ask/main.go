@@ -276,8 +276,8 @@ func init() {
 	commands = []command{
 		{"replay", replayCommand}, {"log", logCommand}, {"undo", undoCommand}, {"config", configCommand},
 		{"models", modelsCommand}, {"completion", completionCommand}, {"provider", providerCommand},
-		{"tools", toolsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
-		{"resume", resumeCommand}, {"worktree", worktreeCommand},
+		{"tools", toolsCommand}, {"skills", skillsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
+		{"resume", resumeCommand}, {"worktree", worktreeCommand}, {"acp", acpCommand},
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/settings"
+	"github.com/ask-cli/ask/internal/skills"
 	"github.com/ask-cli/ask/internal/suggest"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
@@ -102,6 +103,9 @@ type Env struct {
 	// calls the deferred run waits on; the conversation must be that run
 	// (Inputs.Paused).
 	Decisions *Decisions
+	// Editor is the editor that reads and writes the file tools' text
+	// (ask acp), inside the working directory as ever; unset, the disk.
+	Editor tools.EditorFiles
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -142,6 +146,11 @@ type Run struct {
 	closers     []func()
 	// network hears of the --allow-host proxy's connections.
 	network networkHook
+	// skills are those found, nil under --no-skills.
+	skills *skillSet
+	// family is the run's subagents: the agent tool's children, or, for a
+	// child, its parent.
+	family *family
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -237,6 +246,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		root.Hide(AbsPath(env.Wd, p))
 	}
 	r.workdir, r.root = root.Dir(), root
+	root.Editor = env.Editor
 	// Every credential the run can know of stays with ask: out of the
 	// tools' environment, and scrubbed from what they return.
 	secretVars, secrets := r.credentials(key)
@@ -249,6 +259,10 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
+	if err := r.findSkills(); err != nil {
+		return nil, err
+	}
+	r.findAgents()
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
@@ -259,6 +273,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 		Project: r.projectFile(),
 	}, s.System.Value)
+	_, offered := r.tools[skills.ToolName]
+	r.System += r.skillPrompt(offered)
 	if err := r.useSchema(); err != nil {
 		return nil, err
 	}
@@ -384,6 +400,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 			return err
 		}
 		all = append(all, extra...)
+		all = r.addOwnTools(all, append(r.skillTool(), r.agentTool()...))
 	}
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
@@ -404,11 +421,16 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 		// answered as a call to an unknown tool.
 		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !slices.Contains(c.Tools, t.Info().Name) })
 	}
+	if c := s.child; c != nil && c.within != nil {
+		// A subagent is offered only its definition's tools.
+		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !c.within.names(t.Info().Name) })
+	}
 	registry, err := tools.NewRegistry(offered...)
 	if err != nil {
 		return err
 	}
 	r.useTools(registry, gate)
+	r.gate = narrowGate{inner: r.gate, lists: r.narrowings}
 	return nil
 }
 
