@@ -23,7 +23,7 @@ func sandboxCommand(stdio *IO) *cli.Command {
 			Usage: "say whether each layer of the sandbox works here, how, and why not; exit 1 if a command could not be confined",
 			Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"}},
 			Action: func(c *cli.Context) error {
-				check := sandbox.Check
+				check := sandbox.CheckCommands
 				if stdio.sandboxCheck != nil {
 					check = stdio.sandboxCheck
 				}

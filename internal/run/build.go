@@ -18,6 +18,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime"
 	"slices"
@@ -90,9 +91,11 @@ type Env struct {
 	// SandboxCheck says what the kernel can confine; nil asks the kernel
 	// (sandbox.Check).
 	SandboxCheck func() sandbox.Support
-	// ProxyDial connects the --allow-host proxy to an allowed host; nil
-	// resolves and dials as the system does. Tests map names here.
-	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// ProxyResolve and ProxyDial resolve an allowed name and connect to
+	// an address the --allow-host proxy checked; nil does as the system
+	// does. Tests map names and addresses here.
+	ProxyResolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	ProxyDial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Limiter paces the requests of every run of the process (ask batch);
 	// nil paces none.
 	Limiter providers.Limiter

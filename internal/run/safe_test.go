@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,6 +198,9 @@ func TestAllowHostNetworkEvents(t *testing.T) {
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	e.ProxyResolve = func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("203.0.113.7")}, nil // public; ProxyDial maps it here
+	}
 	e.ProxyDial = func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, network, tlsSrv.Listener.Addr().String())
 	}
@@ -278,6 +282,55 @@ func TestSafeCommandsGetAnAllowListedEnvironment(t *testing.T) {
 	for _, want := range []string{"PATH=", "GOFLAGS=-mod=mod", "LC_ALL=C"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("%s did not reach the command:\n%s", want, out)
+		}
+	}
+}
+
+// Issue 37, item 5: under --safe a password in a list (GOPROXY) or in a
+// value without a scheme (HTTPS_PROXY) reached the model through env. The
+// variables are dropped, and a tool result that shows the password anyway
+// (a file holding it) is scrubbed of it.
+func TestSafeDropsPasswordsInAnyForm(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t)
+	const listPW, barePW = "goproxy-list-pass1", "bare-proxy-pass2"
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+		"GOPROXY=https://proxy.golang.org,https://ci:" + listPW + "@corp.example",
+		"HTTPS_PROXY=ci:" + barePW + "@proxy:3128", "GOFLAGS=-mod=mod"}
+	srv := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("env", "shell", `{"command":"env"}`),
+			fakeprovider.Call("read", "read_file", `{"path":"proxy.txt"}`),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	defer srv.Close()
+	e := testEnv(t, map[string]string{"OPENAI_API_KEY": "fake-test-key-0000"})
+	e.Environ = func() []string { return environ }
+	if err := os.WriteFile(filepath.Join(e.Wd, "proxy.txt"), []byte("proxy "+listPW+" and "+barePW+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := safeSettings(t, e, srv, settings.Values{Safe: Given(true, "flag --safe")})
+	r, err := New(context.Background(), s, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.root.Environ = e.Environ
+	res := r.Execute(context.Background(), "env", Output{})
+	if len(res.Calls) != 2 {
+		t.Fatalf("calls %+v", res.Calls)
+	}
+	if env := res.Calls[0].Content; !strings.Contains(env, "GOFLAGS=-mod=mod") || strings.Contains(env, "GOPROXY=") {
+		t.Errorf("env under --safe:\n%s", env)
+	}
+	if !strings.Contains(res.Calls[1].Content, "proxy ") {
+		t.Fatalf("read_file did not read: %s", res.Calls[1].Content)
+	}
+	for _, c := range res.Calls {
+		for _, pw := range []string{listPW, barePW} {
+			if strings.Contains(c.Content, pw) {
+				t.Errorf("a password reached the model through %s:\n%s", c.Name, c.Content)
+			}
 		}
 	}
 }

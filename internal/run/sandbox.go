@@ -72,7 +72,8 @@ func (r *Run) sandbox() (*sandbox.Sandbox, error) {
 		Support: check(),
 	}
 	if hosts := s.AllowHosts.Value; len(hosts) > 0 && !s.AllowNetwork.Value {
-		sb.Proxy = &sandbox.Proxy{Hosts: hosts, OnConnect: r.network.tell, Dial: r.env.ProxyDial}
+		sb.Proxy = &sandbox.Proxy{Hosts: hosts, OnConnect: r.network.tell,
+			Resolve: r.env.ProxyResolve, Dial: r.env.ProxyDial}
 		r.closers = append(r.closers, sb.Proxy.Close)
 	}
 	r.closers = append(r.closers, sb.Close) // the scratch file system

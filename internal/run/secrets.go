@@ -37,7 +37,7 @@ var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", 
 // tools return. They are every provider's key variables (not only the
 // running one's), the variables a header names, and by value the key, those variables' values, header values as
 // sent (a server may echo its token), URL passwords (the base URL's, the
-// MCP servers', a proxy's) and the authorizations git's
+// MCP servers', a proxy's, any variable's) and the authorizations git's
 // http.*.extraheader holds (actions/checkout leaves its token there).
 func (r *Run) credentials(key string) (vars, values []string) {
 	s := r.Settings
@@ -105,6 +105,18 @@ func (r *Run) credentials(key string) (vars, values []string) {
 	}
 	for _, u := range urls {
 		if p := urlPassword(u); p != "" {
+			values = append(values, p, url.QueryEscape(p), url.PathEscape(p))
+		}
+	}
+	// A password in any variable's value, in any form (a list, a URL
+	// without a scheme), which --safe keeps from the tools (tools.Passwords).
+	environ := os.Environ
+	if r.env.Environ != nil {
+		environ = r.env.Environ
+	}
+	for _, kv := range environ() {
+		_, v, _ := strings.Cut(kv, "=")
+		for _, p := range tools.Passwords(v) {
 			values = append(values, p, url.QueryEscape(p), url.PathEscape(p))
 		}
 	}

@@ -97,6 +97,37 @@ var attacks = map[string]func(arg string) error{
 		}
 		return errors.Join(append(errs, err)...)
 	},
+	// Send a datagram to a host's datagram socket by its path (syslog's,
+	// journald's, $NOTIFY_SOCKET), from every kind of UNIX socket: a raw
+	// pair (which the kernel makes a datagram pair), a datagram pair, a
+	// datagram socket, and the stream and seqpacket pairs the filter allows.
+	"dgram": func(arg string) error {
+		var errs []error
+		to := &unix.SockaddrUnix{Name: arg}
+		for _, typ := range []int{unix.SOCK_RAW, unix.SOCK_DGRAM, unix.SOCK_STREAM, unix.SOCK_SEQPACKET} {
+			pair, err := unix.Socketpair(unix.AF_UNIX, typ, 0)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("socketpair type %d: %w", typ, err))
+				continue
+			}
+			err = unix.Sendto(pair[0], []byte("PAIR"), 0, to)
+			unix.Close(pair[0])
+			unix.Close(pair[1])
+			if err == nil && (typ == unix.SOCK_RAW || typ == unix.SOCK_DGRAM) {
+				return nil
+			}
+			errs = append(errs, fmt.Errorf("sendto from a pair of type %d: %v", typ, err))
+		}
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err == nil {
+			err = unix.Sendto(fd, []byte("SOCKET"), 0, to)
+			unix.Close(fd)
+			if err == nil {
+				return nil
+			}
+		}
+		return errors.Join(append(errs, err)...)
+	},
 	// Rewrite a System V shared memory segment by its key.
 	"shm": func(arg string) error {
 		key, _ := strconv.Atoi(arg)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +56,9 @@ func newEgressWorld(t *testing.T, hosts ...string) *egressWorld {
 			defer w.mu.Unlock()
 			w.events = append(w.events, connectEvent{host, port, allowed})
 		},
-		// The test's resolver: every name is the local TLS server.
+		// The test's resolver and dialer: every name is a public address,
+		// which is the local TLS server.
+		Resolve: publicResolver,
 		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, addr)
 		},
@@ -64,6 +67,12 @@ func newEgressWorld(t *testing.T, hosts ...string) *egressWorld {
 	p := w.policy(ReadOnly, false)
 	w.sb = &Sandbox{Policy: p, Support: requireSupport(t, p), Proxy: proxy}
 	return w
+}
+
+// publicResolver resolves every name to a public address (one of the
+// documentation's), which the tests' Dial maps to their own servers.
+func publicResolver(context.Context, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("203.0.113.7")}, nil
 }
 
 func (w *egressWorld) seen() []connectEvent {
@@ -260,7 +269,7 @@ func TestProxyServeConn(t *testing.T) {
 		fmt.Fprintf(w, "ORIGIN %s %s proxy-auth=%q", r.Host, r.URL.Path, r.Header.Get("Proxy-Authorization"))
 	}))
 	defer origin.Close()
-	p := &Proxy{Hosts: []string{"registry.example"}, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+	p := &Proxy{Hosts: []string{"registry.example"}, Resolve: publicResolver, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, network, origin.Listener.Addr().String())
 	}}
 	defer p.Close()

@@ -121,6 +121,11 @@ func reaperMain(args []string) int {
 	ctl, _ := strconv.Atoi(args[2])
 	syscall.CloseOnExec(reportFD)
 	report := os.NewFile(uintptr(reportFD), "sandbox report")
+	var cs childSpec
+	if err := json.Unmarshal([]byte(args[3]), &cs); err != nil {
+		fmt.Fprintf(report, "the policy given to the sandbox's init is not valid: %v", err)
+		return childFailed
+	}
 	// The command may not look into this process, whatever the seccomp
 	// layer says of ptrace.
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -163,13 +168,39 @@ func reaperMain(args []string) int {
 		if got != pid {
 			continue // an orphan, reaped
 		}
+		code := -1
 		switch {
 		case ws.Exited():
-			return ws.ExitStatus()
+			code = ws.ExitStatus()
 		case ws.Signaled():
 			// PID 1 cannot die of a signal it sends itself: say it as a
 			// shell does.
-			return 128 + int(ws.Signal())
+			code = 128 + int(ws.Signal())
+		}
+		if code < 0 {
+			continue
+		}
+		if len(cs.GitDirs) > 0 {
+			// What the command left running ends first: nothing may plant
+			// a name after the sweep.
+			endAll()
+			sweepGitDirs(cs.GitDirs, func(msg string) { fmt.Fprintln(os.Stderr, msg) })
+		}
+		return code
+	}
+}
+
+// endAll kills every other process of the PID namespace, whose init this
+// is, and reaps them.
+func endAll() {
+	syscall.Kill(-1, syscall.SIGKILL)
+	for {
+		_, err := syscall.Wait4(-1, nil, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return // ECHILD: none left
 		}
 	}
 }

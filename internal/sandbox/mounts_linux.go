@@ -17,7 +17,7 @@ import (
 // there, the credential stores replaced by empty unreadable ones, the
 // run's bounded scratch file system on the scratch directory, and /proc,
 // /dev/pts and /dev/shm of the sandbox's own.
-func isolate(p Policy, scratchFD int) error {
+func isolate(p Policy, scratchFD int) (git []gitDir, err error) {
 	if !p.AllowNetwork {
 		// In a network namespace of its own, loopback is down: bring it up
 		// so that tests can listen on 127.0.0.1. Nothing outside is reachable
@@ -26,12 +26,12 @@ func isolate(p Policy, scratchFD int) error {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return fmt.Errorf("cannot find the working directory: %w", err)
+		return nil, fmt.Errorf("cannot find the working directory: %w", err)
 	}
 	// Nothing mounted here reaches the host, and nothing mounted there
 	// appears here.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("cannot make the mount tree private: %w", err)
+		return nil, fmt.Errorf("cannot make the mount tree private: %w", err)
 	}
 	writable := []string{p.Scratch}
 	if p.Level == Workdir {
@@ -39,39 +39,39 @@ func isolate(p Policy, scratchFD int) error {
 	}
 	for _, w := range writable {
 		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("cannot bind %s: %w", w, err)
+			return nil, fmt.Errorf("cannot bind %s: %w", w, err)
 		}
 	}
 	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro); err != nil {
-		return fmt.Errorf("cannot make the system read-only: %w", err)
+		return nil, fmt.Errorf("cannot make the system read-only: %w", err)
 	}
 	// Only the top is made writable: a mount beneath that was read-only on
 	// the host must stay so, and one that was not is not worth the doubt.
 	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
 	for _, w := range writable {
 		if err := unix.MountSetattr(unix.AT_FDCWD, w, 0, rw); err != nil {
-			return fmt.Errorf("cannot make %s writable: %w", w, err)
+			return nil, fmt.Errorf("cannot make %s writable: %w", w, err)
 		}
 	}
 	if p.Level == Workdir {
-		if err := protectGit(p.Workdir); err != nil {
-			return err
+		if git, err = protectGit(p.Workdir); err != nil {
+			return nil, err
 		}
 	}
 	if err := hide(p); err != nil {
-		return err
+		return nil, err
 	}
 	if scratchFD > 0 {
 		if err := mountScratch(scratchFD, p.Scratch); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := ownDevices(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("cannot mount /proc for the new PID namespace: %w", err)
+		return nil, fmt.Errorf("cannot mount /proc for the new PID namespace: %w", err)
 	}
 	if kernelAtLeast(6, 14) {
 		// pid_max belongs to the PID namespace from Linux 6.14 (before, it
@@ -89,15 +89,15 @@ func isolate(p Policy, scratchFD int) error {
 			continue
 		}
 		if err := readOnly(path); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// The working directory was entered before the mounts: enter it again
 	// to see them.
 	if err := os.Chdir(cwd); err != nil {
-		return fmt.Errorf("cannot enter the working directory again: %w", err)
+		return nil, fmt.Errorf("cannot enter the working directory again: %w", err)
 	}
-	return nil
+	return git, nil
 }
 
 // readOnly binds path onto itself, read-only: it can be neither written
@@ -111,58 +111,6 @@ func readOnly(path string) error {
 		return fmt.Errorf("cannot make %s read-only: %w", path, err)
 	}
 	return nil
-}
-
-// gitExecuted are what git executes or obeys, in the working directory's
-// repository: its configuration and hooks, the same for every submodule
-// (under .git/modules), other worktrees' config.worktree, and a hooks
-// directory core.hooksPath names inside the working directory. The .git directory itself is listed first: bound
-// onto itself it cannot be renamed away and rebuilt.
-func gitExecuted(workdir string) []string {
-	dotgit := filepath.Join(workdir, ".git")
-	info, err := os.Lstat(dotgit)
-	switch {
-	case err != nil:
-		return nil
-	case !info.IsDir():
-		return []string{dotgit} // a worktree's or submodule's pointer to its git directory
-	}
-	out := []string{dotgit}
-	var walk func(gitdir string)
-	walk = func(gitdir string) {
-		// A missing hooks directory would be made by the command.
-		os.Mkdir(filepath.Join(gitdir, "hooks"), 0o755)
-		for _, name := range []string{"config", "config.worktree", "hooks"} {
-			if _, err := os.Lstat(filepath.Join(gitdir, name)); err == nil {
-				out = append(out, filepath.Join(gitdir, name))
-			}
-		}
-		for _, h := range hooksPaths(filepath.Join(gitdir, "config")) {
-			if !filepath.IsAbs(h) {
-				h = filepath.Join(workdir, h)
-			}
-			if real, err := filepath.EvalSymlinks(h); err == nil && within(real, workdir) {
-				out = append(out, real)
-			}
-		}
-		// Other worktrees' own settings, when worktreeConfig is on.
-		worktrees, _ := os.ReadDir(filepath.Join(gitdir, "worktrees"))
-		for _, w := range worktrees {
-			if c := filepath.Join(gitdir, "worktrees", w.Name(), "config.worktree"); w.IsDir() {
-				if _, err := os.Lstat(c); err == nil {
-					out = append(out, c)
-				}
-			}
-		}
-		modules, _ := os.ReadDir(filepath.Join(gitdir, "modules"))
-		for _, m := range modules {
-			if m.IsDir() {
-				walk(filepath.Join(gitdir, "modules", m.Name()))
-			}
-		}
-	}
-	walk(dotgit)
-	return out
 }
 
 // hooksPaths are the values of core.hooksPath in a git config file, read
@@ -185,26 +133,42 @@ func hooksPaths(config string) []string {
 	return out
 }
 
-// protectGit makes what git executes read-only in the writable working
-// directory; the rest of .git (index, objects, refs) stays writable.
-func protectGit(workdir string) error {
-	paths := gitExecuted(workdir)
-	for i, path := range paths {
-		if i == 0 && filepath.Base(path) == ".git" {
-			info, err := os.Lstat(path)
-			if err == nil && info.IsDir() {
-				// Pinned, still writable.
-				if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-					return fmt.Errorf("cannot bind %s: %w", path, err)
+// protectGit leaves the working directory's git directories writable only
+// where git writes in ordinary work (protectGitDirs), and makes read-only
+// the pointer file of a worktree or submodule and a hooks directory that
+// core.hooksPath names inside the working directory. It returns the git
+// directories as they were, for sweepGitDirs.
+func protectGit(workdir string) ([]gitDir, error) {
+	dotgit := filepath.Join(workdir, ".git")
+	info, err := os.Lstat(dotgit)
+	switch {
+	case err != nil:
+		return nil, nil
+	case !info.IsDir():
+		// A worktree's or submodule's pointer to its git directory.
+		return nil, readOnly(dotgit)
+	}
+	prepareGit(workdir)
+	dirs := gitDirs(workdir)
+	if err := protectGitDirs(dirs); err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		if !d.Git {
+			continue
+		}
+		for _, h := range hooksPaths(filepath.Join(d.Path, "config")) {
+			if !filepath.IsAbs(h) {
+				h = filepath.Join(workdir, h)
+			}
+			if real, err := filepath.EvalSymlinks(h); err == nil && within(real, workdir) {
+				if err := readOnly(real); err != nil {
+					return nil, err
 				}
-				continue
 			}
 		}
-		if err := readOnly(path); err != nil {
-			return err
-		}
 	}
-	return nil
+	return dirs, nil
 }
 
 // hide replaces each credential store with an empty, read-only one that

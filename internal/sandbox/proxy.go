@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,8 +28,11 @@ type Proxy struct {
 	Hosts []string
 	// OnConnect hears of every connection a command asked for.
 	OnConnect func(host string, port int, allowed bool)
-	// Dial connects to an allowed host:port; nil resolves and dials as
-	// the system does. Tests map names to their own servers here.
+	// Resolve finds a name's addresses; nil asks the system's resolver.
+	// The proxy dials only the addresses it got and checked (checkAddr).
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Dial connects to a checked address (ip:port); nil dials as the
+	// system does. Tests map addresses to their own servers here.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu    sync.Mutex
@@ -71,6 +75,142 @@ func (p *Proxy) Allowed(host string, port int) bool {
 		}
 	}
 	return false
+}
+
+// addresses are the addresses the proxy may dial for an allowed host: the
+// literal itself, as listed; or what the name resolves to, each address
+// checked (checkAddr), the refused left out. It is an error when none is
+// left.
+func (p *Proxy) addresses(ctx context.Context, host string) ([]netip.Addr, error) {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{a}, nil // Allowed let it through only as listed
+	}
+	resolve := p.Resolve
+	if resolve == nil {
+		resolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	found, err := resolve(ctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve %s: %v", host, err)
+	}
+	var ok []netip.Addr
+	var refused []string
+	for _, a := range found {
+		if why := checkAddr(a); why != "" && !p.listed(a) {
+			refused = append(refused, a.String()+" ("+why+")")
+			continue
+		}
+		ok = append(ok, a)
+	}
+	if len(ok) == 0 {
+		if len(refused) == 0 {
+			return nil, fmt.Errorf("%s has no address", host)
+		}
+		return nil, fmt.Errorf("%s resolves only to addresses the proxy does not dial: %s; list an address with --allow-host to allow it", host, strings.Join(refused, ", "))
+	}
+	return ok, nil
+}
+
+// listed reports whether address a is listed in Hosts as a literal.
+func (p *Proxy) listed(a netip.Addr) bool {
+	for _, h := range p.Hosts {
+		h = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(h), "["), "]")
+		if l, err := netip.ParseAddr(h); err == nil && l.Unmap() == a.Unmap() {
+			return true
+		}
+	}
+	return false
+}
+
+// dial connects to the first of addrs that answers, on port.
+func (p *Proxy) dial(ctx context.Context, addrs []netip.Addr, port int) (net.Conn, error) {
+	dial := p.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	var first error
+	for _, a := range addrs {
+		conn, err := dial(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// notPublic are the ranges beyond net/netip's own tests that reach no
+// public host: this network, shared address space (carrier-grade NAT),
+// IETF protocol assignments, benchmarking, the reserved 240/4; IPv6's
+// deprecated site-local addresses, NAT64's local-use prefix and Teredo,
+// whose IPv4 address is hidden.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("fec0::/10"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("2001::/32"),
+}
+
+// embedsIPv4 are IPv6 ranges holding an IPv4 address that a translator or
+// tunnel reaches, at byte at: NAT64's well-known prefix and the deprecated
+// IPv4-compatible form (the last 32 bits), and 6to4 (after 2002:).
+var embedsIPv4 = []struct {
+	prefix netip.Prefix
+	at     int
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+}
+
+// checkAddr is why the proxy does not dial a, "" when it may: only public
+// unicast addresses, never loopback, link-local (the cloud metadata
+// service, 169.254.169.254), private, unspecified, multicast or reserved
+// ones, whether written as IPv4, IPv4-mapped IPv6, or embedded in NAT64 or
+// 6to4.
+func checkAddr(a netip.Addr) string {
+	a = a.Unmap()
+	if a.Is6() {
+		for _, e := range embedsIPv4 {
+			if e.prefix.Contains(a) && !a.IsUnspecified() {
+				b := a.As16()
+				if why := checkAddr(netip.AddrFrom4([4]byte(b[e.at : e.at+4]))); why != "" {
+					return why + ", embedded in IPv6"
+				}
+			}
+		}
+	}
+	switch {
+	case !a.IsValid():
+		return "not an address"
+	case a.IsUnspecified():
+		return "unspecified"
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
+		return "link-local"
+	case a.IsPrivate():
+		return "private"
+	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
+		return "multicast"
+	case !a.IsGlobalUnicast():
+		return "not unicast"
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
+			return "reserved"
+		}
+	}
+	return ""
 }
 
 // track keeps conn to be closed by Close; false once the proxy is closed.
@@ -150,20 +290,25 @@ func (p *Proxy) serveRequest(conn net.Conn, br *bufio.Reader, req *http.Request)
 		}
 		host, port = splitHostPort(req.URL.Host, 80)
 	}
+	ctx, cancel := context.WithTimeout(req.Context(), 30*time.Second)
+	defer cancel()
 	allowed := p.Allowed(host, port)
+	why := fmt.Sprintf("ask: %s is not allowed: only the hosts --allow-host names, on ports 80 and 443", net.JoinHostPort(host, strconv.Itoa(port)))
+	var addrs []netip.Addr
+	if allowed {
+		var err error
+		if addrs, err = p.addresses(ctx, host); err != nil {
+			allowed, why = false, "ask: "+err.Error()
+		}
+	}
 	if p.OnConnect != nil {
 		p.OnConnect(host, port, allowed)
 	}
 	if !allowed {
-		refuse(conn, http.StatusForbidden, fmt.Sprintf("ask: %s is not allowed: only the hosts --allow-host names, on ports 80 and 443", net.JoinHostPort(host, strconv.Itoa(port))))
+		refuse(conn, http.StatusForbidden, why)
 		return false
 	}
-	dial := p.Dial
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: 30 * time.Second}).DialContext
-	}
-	ctx, cancel := context.WithTimeout(req.Context(), 30*time.Second)
-	up, err := dial(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	up, err := p.dial(ctx, addrs, port)
 	cancel()
 	if err != nil {
 		refuse(conn, http.StatusBadGateway, fmt.Sprintf("ask: cannot connect to %s: %v", host, err))

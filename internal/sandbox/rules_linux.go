@@ -42,7 +42,7 @@ var configs = []landlock.Config{
 func restrict(p Policy) error {
 	abi, problem := landlockABI()
 	if problem != "" {
-		return errors.New("cannot confine the file system here: " + problem)
+		return errors.New(problem)
 	}
 	cfg := configs[min(abi, MinLandlockABI+len(configs)-1)-MinLandlockABI]
 	// The network is cut off by the namespace, where loopback is the

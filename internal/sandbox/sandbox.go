@@ -8,9 +8,10 @@
 //     writable, what git executes read-only even there, the credential
 //     stores replaced by empty ones; capabilities dropped;
 //   - Landlock, a second wall for the file system with the same grants;
-//   - a seccomp filter for what neither governs on every kernel: owners,
-//     world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace
-//     attaching, keyrings, mounts, new namespaces, io_uring.
+//   - a seccomp filter that allows only the system calls, socket families
+//     and socket types a build needs (no UNIX socket but a stream or
+//     seqpacket pair), and narrows some of those: owners, world-writable
+//     and set-id modes, TIOCSTI, ptrace attaching, new namespaces.
 //
 // ask itself is never confined. Confine rewrites a command, before it
 // starts, to start ask's own binary with a hidden entry point (Main) in the
@@ -79,7 +80,13 @@ type Policy struct {
 	// Without leaves layers out, so that a test can show the others hold
 	// alone. Only a test binary's child obeys it; ask's refuses.
 	Without []Layer `json:"without,omitempty"`
+	// Break makes layers fail to load, as a kernel that refuses them
+	// would, so that a test can check what `ask sandbox check` says then.
+	// Only a test binary's child obeys it; ask's refuses.
+	Break []Layer `json:"break,omitempty"`
 }
+
+func (p Policy) broken(l Layer) bool { return slices.Contains(p.Break, l) }
 
 // Layer is one of the sandbox's independent walls.
 type Layer string
@@ -306,6 +313,12 @@ type Job struct {
 	r, w *os.File
 	// bridge is the child's end of the proxy's bridge, released with w.
 	bridge *os.File
+	// cmd is the command, and git its working directory's git directories
+	// as they were before it started: once it has ended, however, what it
+	// planted in them is removed (swept closes then).
+	cmd   *exec.Cmd
+	git   []gitDir
+	swept chan struct{}
 }
 
 // Started releases the parent's end of the report pipe. Call it once the
@@ -322,6 +335,16 @@ func (j *Job) Started() {
 		j.bridge.Close()
 		j.bridge = nil
 	}
+	if j.git != nil && j.swept == nil && j.cmd.Process != nil {
+		j.swept = make(chan struct{})
+		go func() {
+			defer close(j.swept)
+			// The init sweeps when the command ends as it should; this is
+			// for an init killed first (a timeout kills the whole group).
+			awaitExit(j.cmd.Process.Pid)
+			sweepGitDirs(j.git, func(string) {})
+		}()
+	}
 }
 
 // Err reports, once the command has ended (or has been started and its
@@ -337,6 +360,9 @@ func (j *Job) Err() error {
 	msg, _ := io.ReadAll(io.LimitReader(j.r, 4<<10))
 	j.r.Close()
 	j.r = nil
+	if j.swept != nil && j.cmd.ProcessState != nil {
+		<-j.swept // the command has ended: what it planted is gone first
+	}
 	if len(msg) == 0 {
 		return nil
 	}

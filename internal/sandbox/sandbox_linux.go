@@ -19,6 +19,7 @@ import (
 const (
 	childArg = "__ask_sandbox_child" // POLICY-JSON REPORT-FD PATH ARGV...
 	probeArg = "__ask_sandbox_probe" // exits 0: the namespaces could be made and used
+	trialArg = "__ask_sandbox_trial" // exits 0: the command a trial run confines
 )
 
 // childFailed is the exit code of a child that could not confine itself;
@@ -40,6 +41,8 @@ func Main() {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case trialArg:
+		os.Exit(0) // confined, and so a command can be
 	case probeArg:
 		if err := probeInside(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -140,7 +143,29 @@ func start(cmd *exec.Cmd, self string, p Policy, s Support, env []string, scratc
 		nsAttr(attr, s.Namespaces, p.AllowNetwork)
 	}
 	cmd.SysProcAttr = attr
-	return &Job{r: r, w: w, bridge: bridge}, nil
+	job := &Job{r: r, w: w, bridge: bridge, cmd: cmd}
+	if p.Level == Workdir && !p.without(LayerNamespaces) {
+		prepareGit(p.Workdir)
+		job.git = gitDirs(p.Workdir)
+	}
+	return job, nil
+}
+
+// awaitExit waits until process pid has exited, without reaping it: the
+// sandbox's init, whose exit the kernel completes only once every process
+// of its PID namespace has gone.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return // gone and reaped already
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
 }
 
 // childSpec is what the child is told: the policy, and the descriptors of
@@ -149,6 +174,9 @@ type childSpec struct {
 	Policy
 	ScratchFD int `json:"scratch_fd,omitempty"`
 	ProxyFD   int `json:"proxy_fd,omitempty"`
+	// GitDirs are the working directory's git directories as isolate
+	// found them, which the init sweeps once the command has ended.
+	GitDirs []gitDir `json:"git_dirs,omitempty"`
 }
 
 func check() Support {
@@ -288,26 +316,39 @@ func child(args []string, second bool) int {
 		return fail(fmt.Errorf("the policy given to the sandbox's child is not valid: %v", err))
 	}
 	p := cs.Policy
-	if len(p.Without) > 0 && !layersMayBeLeftOut {
+	if (len(p.Without) > 0 || len(p.Break) > 0) && !layersMayBeLeftOut {
 		return fail(errors.New("a layer of the sandbox can be left out only in ask's own tests"))
 	}
 	if !p.without(LayerNamespaces) && !second {
-		if err := isolate(p, cs.ScratchFD); err != nil {
+		git, err := isolate(p, cs.ScratchFD)
+		if err == nil && p.broken(LayerNamespaces) {
+			err = fmt.Errorf("cannot mount /proc for the new PID namespace: %w (broken by a test)", unix.EPERM)
+		}
+		if err != nil {
 			return fail(fmt.Errorf("the namespaces layer failed: %w", err))
 		}
+		cs.GitDirs = git
 		return initMain(cs, report, args[2], args[3:])
 	}
 	if err := limit(p); err != nil {
 		return fail(err)
 	}
 	if !p.without(LayerLandlock) {
-		if err := restrict(p); err != nil {
-			return fail(err)
+		err := restrict(p)
+		if p.broken(LayerLandlock) {
+			err = fmt.Errorf("landlock_restrict_self: %w (broken by a test)", unix.EPERM)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("cannot confine the file system (the landlock layer): %w", err))
 		}
 	}
 	if !p.without(LayerSeccomp) {
-		if err := loadSeccomp(); err != nil {
-			return fail(fmt.Errorf("cannot load the seccomp filter: %w", err))
+		err := loadSeccomp()
+		if p.broken(LayerSeccomp) {
+			err = fmt.Errorf("installing the seccomp filter: %w (broken by a test)", unix.EINVAL)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("cannot filter system calls (the seccomp layer): %w", err))
 		}
 	}
 	if err := dropCapabilities(); err != nil {

@@ -23,3 +23,9 @@ func start(*exec.Cmd, string, Policy, Support, []string, *os.File, *Proxy) (*Job
 }
 
 func isProxyVar(string) bool { return false }
+
+type gitDir struct{}
+
+func sweepGitDirs([]gitDir, func(string)) {}
+
+func awaitExit(int) {}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -58,13 +59,14 @@ var (
 	pretend = bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO}
 )
 
-// filter is what the seccomp layer refuses, whatever the file or process:
-// the refused calls; modes that open a file up; ptrace attaching to a
-// process; namespaces made; typing into a terminal (TIOCSTI, TIOCLINUX);
-// UNIX sockets (a host daemon's socket by its path; socketpair's stream
-// pairs still work). Owners never change, but chown pretends to succeed.
-// A call of another architecture's ABI, which none of this names, kills
-// the process.
+// filter is the seccomp layer: it allows only the calls listed in allowed
+// and archAllowed (ENOSYS for any other), and of those refuses, whatever
+// the file or process: the refused calls; modes that open a file up;
+// ptrace attaching to a process; namespaces made; typing into a terminal
+// (TIOCSTI, TIOCLINUX); sockets but those socketBody and socketpairBody
+// let through. Owners never change, but chown pretends to succeed. A call
+// of another architecture's ABI, which none of this names, kills the
+// process.
 func filter() []bpf.Instruction {
 	prog := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: dataArch, Size: 4},
@@ -105,14 +107,8 @@ func filter() []bpf.Instruction {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 1},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipFalse: 1},
 		eperm)
-	block(unix.SYS_SOCKET, argLow(0),
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
-		eacces)
-	// A datagram pair may still send to a socket by its path.
-	block(unix.SYS_SOCKETPAIR, argLow(1),
-		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipFalse: 1},
-		eacces)
+	block(unix.SYS_SOCKET, socketBody()...)
+	block(unix.SYS_SOCKETPAIR, socketpairBody()...)
 	for _, nr := range []uint32{unix.SYS_FCHOWN, unix.SYS_FCHOWNAT} {
 		block(nr, pretend)
 	}
@@ -123,7 +119,72 @@ func filter() []bpf.Instruction {
 			block(c.nr, pretend)
 		}
 	}
-	return append(prog, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
+	// What is left is allowed only when listed.
+	prog = append(prog, bpf.LoadAbsolute{Off: dataNr, Size: 4})
+	for _, nr := range slices.Concat(allowed, archAllowed) {
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
+			bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
+	}
+	return append(prog, enosys)
+}
+
+// The socket families and types a command may make: TCP, UDP and ping
+// over IPv4 and IPv6, and routing netlink (getaddrinfo asks it which
+// addresses the machine has; in the sandbox's network namespace it sees
+// only loopback, and changes nothing without capabilities). A UNIX socket
+// only as a stream or seqpacket pair (socketpair), between the command's
+// own processes: none by a path, no datagram pair that could send to one.
+var (
+	inetTypes  = []uint32{unix.SOCK_STREAM, unix.SOCK_DGRAM}
+	inetProtos = []uint32{0, unix.IPPROTO_TCP, unix.IPPROTO_UDP, unix.IPPROTO_ICMP, unix.IPPROTO_ICMPV6}
+	pairTypes  = []uint32{unix.SOCK_STREAM, unix.SOCK_SEQPACKET}
+)
+
+// sockTypeMask keeps a socket type's own bits, without SOCK_NONBLOCK and
+// SOCK_CLOEXEC.
+const sockTypeMask = 0xf
+
+// oneOf jumps past the following return when A is one of vals: the body of
+// a check that refuses unless A is one of them.
+func oneOf(vals []uint32, refuse bpf.Instruction) []bpf.Instruction {
+	var out []bpf.Instruction
+	for i, v := range vals {
+		// Past the remaining comparisons and the refusal.
+		out = append(out, bpf.JumpIf{Cond: bpf.JumpEqual, Val: v, SkipTrue: uint8(len(vals) - i)})
+	}
+	return append(out, refuse)
+}
+
+// socketBody lets socket(2) through (to the allow-list) for the families,
+// types and protocols above; anything else fails with EACCES.
+func socketBody() []bpf.Instruction {
+	inet := slices.Concat(
+		[]bpf.Instruction{argLow(1), bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMask}},
+		oneOf(inetTypes, eacces),
+		[]bpf.Instruction{argLow(2)},
+		oneOf(inetProtos, eacces))
+	netlink := slices.Concat([]bpf.Instruction{argLow(2)}, oneOf([]uint32{unix.NETLINK_ROUTE}, eacces))
+	// family: AF_INET or AF_INET6 go to inet, AF_NETLINK to netlink.
+	head := []bpf.Instruction{
+		argLow(0),
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 3},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_NETLINK, SkipTrue: uint8(1 + len(inet) + 1)},
+		eacces,
+	}
+	// After inet's checks pass, jump over netlink's.
+	inet = append(inet, bpf.Jump{Skip: uint32(len(netlink))})
+	return slices.Concat(head, inet, netlink)
+}
+
+// socketpairBody lets socketpair(2) through only for a UNIX stream or
+// seqpacket pair.
+func socketpairBody() []bpf.Instruction {
+	return slices.Concat(
+		[]bpf.Instruction{argLow(0)},
+		oneOf([]uint32{unix.AF_UNIX}, eacces),
+		[]bpf.Instruction{argLow(1), bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMask}},
+		oneOf(pairTypes, eacces))
 }
 
 // legacyCall is a call older architectures keep beside its *at form.

@@ -10,3 +10,6 @@ const (
 
 // legacyCalls: arm64 has only the *at forms.
 var legacyCalls []legacyCall
+
+// archAllowed: arm64 has only the newer forms.
+var archAllowed []uint32

@@ -10,3 +10,5 @@ const (
 )
 
 var legacyCalls []legacyCall
+
+var allowed, archAllowed []uint32

@@ -1,7 +1,13 @@
 package sandbox
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -31,6 +37,13 @@ type Support struct {
 	// Scratch is why the scratch directory cannot be a file system of a
 	// bounded size, "" when it can. Commands still run without the bound.
 	Scratch string
+	// Tried says a command was run confined (CheckCommands): Trial is why
+	// it could not run with the network kept (--allow-network), and
+	// TrialCutOff why not with the network cut off, "" when it ran. A layer
+	// the probes found can still fail to load (landlock_restrict_self
+	// refused), and only running a command shows it.
+	Tried              bool
+	Trial, TrialCutOff string
 }
 
 // problem is why p cannot be enforced with s, "" when it can: one line
@@ -68,6 +81,63 @@ var checked = sync.OnceValue(check)
 // for the life of the process.
 func Check() Support { return checked() }
 
+// CheckCommands is Check, and then the proof: a command run confined as
+// --sandbox read-only would, once with the network cut off and once with
+// --allow-network. `ask sandbox check` says what this finds.
+func CheckCommands() Support { return withTrials(Check(), nil) }
+
+// withTrials runs the trials on s; broken makes those layers fail to load
+// (in this package's tests alone).
+func withTrials(s Support, broken []Layer) Support {
+	s.Tried = true
+	s.Trial = trial(s, true, broken)
+	s.TrialCutOff = trial(s, false, broken)
+	return s
+}
+
+// trial runs ask's own binary, which exits at once, confined as s allows
+// with policy read-only, and is why it could not run, "" when it ran.
+func trial(s Support, network bool, broken []Layer) string {
+	dir, err := os.MkdirTemp("", "ask-sandbox-trial-")
+	if err != nil {
+		return fmt.Sprintf("cannot make a directory to try the sandbox in: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	work, scratch := filepath.Join(dir, "work"), filepath.Join(dir, "scratch")
+	if err := errors.Join(os.Mkdir(work, 0o700), os.Mkdir(scratch, 0o700)); err != nil {
+		return fmt.Sprintf("cannot make a directory to try the sandbox in: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Sprintf("cannot find ask's own program: %v", err)
+	}
+	sb := &Sandbox{Policy: Policy{Level: ReadOnly, Workdir: work, Scratch: scratch, AllowNetwork: network, Break: broken}, Support: s}
+	defer sb.Close()
+	cmd := exec.Command(self, trialArg)
+	cmd.Dir = work
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	job, err := sb.Confine(cmd)
+	if err == nil {
+		err = cmd.Run()
+		job.Started()
+		if jerr := job.Err(); jerr != nil {
+			err = jerr
+		}
+	}
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return refused.Reason
+	case err != nil:
+		return fmt.Sprintf("a confined command failed: %v %s", err, strings.TrimSpace(out.String()))
+	}
+	return ""
+}
+
 // LayerReport is one layer's line in `ask sandbox check`.
 type LayerReport struct {
 	Layer   string `json:"layer"`
@@ -103,7 +173,7 @@ func (r Report) Shortfall() string {
 func Describe(s Support) Report {
 	withNet := &Sandbox{Policy: Policy{Level: ReadOnly, AllowNetwork: true}, Support: s}
 	full := &Sandbox{Policy: Policy{Level: ReadOnly}, Support: s}
-	r := Report{Confines: withNet.Problem() == "", Network: full.Problem() == ""}
+	r := Report{Confines: withNet.Problem() == "" && s.Trial == "", Network: full.Problem() == "" && s.TrialCutOff == ""}
 	ns := LayerReport{Layer: "namespaces", OK: s.Namespaces != "" && s.NamespacesProblem == "", Problem: s.NamespacesProblem}
 	switch {
 	case s.Namespaces == "user":
@@ -127,7 +197,7 @@ func Describe(s Support) Report {
 	}
 	sc := LayerReport{Layer: "seccomp", OK: s.Seccomp == "", Problem: s.Seccomp}
 	if sc.OK {
-		sc.How = "owners, world-writable and set-id modes, UNIX sockets, TIOCSTI, ptrace attach, keyrings, mounts, namespaces, io_uring"
+		sc.How = "an allow-list of system calls and of socket families and types (UNIX sockets only as stream or seqpacket pairs); owners, world-writable and set-id modes, TIOCSTI, ptrace attach, namespaces refused"
 	}
 	limits := LayerReport{Layer: "limits", OK: ns.OK && s.Scratch == "",
 		How: fmt.Sprintf("%d processes and threads per command, %d MiB of scratch space per run", DefaultMaxProcesses, DefaultScratchSize>>20)}
@@ -137,6 +207,29 @@ func Describe(s Support) Report {
 	case s.Scratch != "":
 		limits.How, limits.Problem = "", fmt.Sprintf("%d processes and threads per command, but the scratch space is not bounded: %s", DefaultMaxProcesses, s.Scratch)
 	}
+	if s.Tried {
+		// A layer that failed to load when a command ran is not working,
+		// whatever the probes found.
+		for _, why := range []string{s.Trial, s.TrialCutOff} {
+			for _, l := range []*LayerReport{&ns, &ll, &sc} {
+				if why != "" && l.OK && strings.Contains(why, "the "+l.Layer+" layer") {
+					l.OK, l.How, l.Problem = false, "", why
+				}
+			}
+		}
+	}
 	r.Layers = []LayerReport{ns, network, ll, sc, limits}
+	if s.Tried {
+		tr := LayerReport{Layer: "trial", OK: s.Trial == "" && s.TrialCutOff == ""}
+		switch {
+		case tr.OK:
+			tr.How = "a command ran confined, with the network cut off and with --allow-network"
+		case s.Trial != "":
+			tr.Problem = "a confined command could not run: " + s.Trial
+		default:
+			tr.Problem = "a confined command could not run with the network cut off: " + s.TrialCutOff
+		}
+		r.Layers = append(r.Layers, tr)
+	}
 	return r
 }

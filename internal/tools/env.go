@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // providerKeys are the credentials ask itself reads (DESIGN.md §3). They are
@@ -67,7 +68,7 @@ func (r *Root) ChildEnv() []string {
 	env := slices.DeleteFunc(ChildEnv(environ()), func(kv string) bool {
 		name, value, _ := strings.Cut(kv, "=")
 		_, overridden := noTerminal[name]
-		if r.keepOnly && !slices.Contains(r.keep, name) && !BuildVar(name, value) {
+		if r.keepOnly && (!slices.Contains(r.keep, name) && !BuildVar(name, value) || len(Passwords(value)) > 0) {
 			return true
 		}
 		return overridden || slices.Contains(r.scrub, name)
@@ -105,20 +106,49 @@ var (
 	buildPrefixes = []string{"LC_"}
 )
 
-// BuildVar says whether a variable is one a build needs. A proxy variable
-// whose URL carries a password is not.
+// BuildVar says whether a variable is one a build needs. One whose value
+// carries a password (Passwords) is not.
 func BuildVar(name, value string) bool {
 	if !slices.Contains(buildVars, name) && !slices.ContainsFunc(buildPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
 		return false
 	}
-	if strings.Contains(value, "@") && strings.Contains(value, "://") {
-		if u, err := url.Parse(value); err == nil && u.User != nil {
-			if _, has := u.User.Password(); has {
-				return false
-			}
+	return len(Passwords(value)) == 0
+}
+
+// Passwords are the passwords a variable's value carries in a URL's user
+// information, in any form: the value is read as a list split on ",", "|"
+// and white space (GOPROXY=https://proxy.golang.org,https://ci:PW@corp),
+// and an item without a scheme as a URL all the same
+// (HTTPS_PROXY=ci:PW@proxy:3128).
+func Passwords(value string) []string {
+	if !strings.Contains(value, "@") {
+		return nil
+	}
+	var out []string
+	items := strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == '|' || unicode.IsSpace(r) })
+	for _, item := range items {
+		at := strings.LastIndex(item, "@")
+		if at < 0 {
+			continue
+		}
+		// The user information runs from the scheme's "//" (or the
+		// item's start) to the last "@" before the host.
+		info := item[:at]
+		if i := strings.Index(info, "://"); i >= 0 {
+			info = info[i+3:]
+		} else if i := strings.Index(info, "//"); i >= 0 {
+			info = info[i+2:]
+		}
+		_, pw, ok := strings.Cut(info, ":")
+		if !ok || pw == "" {
+			continue
+		}
+		out = append(out, pw)
+		if un, err := url.PathUnescape(pw); err == nil && un != pw {
+			out = append(out, un)
 		}
 	}
-	return true
+	return out
 }
 
 // noTerminal keeps a model's commands from waiting on a terminal nobody

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -77,4 +78,75 @@ func TestChildrenNeverWaitOnATerminal(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// Issue 37, item 5: a password in a variable's value is found in any
+// form: a list split on "," and "|", a URL without a scheme.
+func TestPasswords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		value string
+		want  []string
+	}{
+		{"https://proxy.golang.org,https://ci:PW1secret@corp.example", []string{"PW1secret"}},
+		{"https://proxy.golang.org|https://ci:PW2secret@corp.example|direct", []string{"PW2secret"}},
+		{"ci:PW3secret@proxy:3128", []string{"PW3secret"}},
+		{"//ci:PW4secret@proxy:3128", []string{"PW4secret"}},
+		{"http://u:p%40ss-word@proxy", []string{"p%40ss-word", "p@ss-word"}},
+		{"http://u:p@ss@proxy", []string{"p@ss"}},
+		{"https://a:one1@x, https://b:two2@y", []string{"one1", "two2"}},
+		{"socks5://user:pw5@[::1]:1080", []string{"pw5"}},
+		// No password: a user alone, an e-mail address, a module version.
+		{"https://proxy.golang.org,direct", nil},
+		{"http://user@proxy:3128", nil},
+		{"git@github.com:o/r.git", nil},
+		{"someone@example.com", nil},
+		{"example.com/mod@v1.2.3", nil},
+		{"", nil},
+	} {
+		if got := Passwords(tt.value); !slices.Equal(got, tt.want) {
+			t.Errorf("Passwords(%q) = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+	if BuildVar("GOPROXY", "https://proxy.golang.org,https://ci:PW1secret@corp") || BuildVar("HTTPS_PROXY", "ci:PW@proxy:3128") {
+		t.Error("a build variable carrying a password is kept")
+	}
+	if !BuildVar("GOPROXY", "https://proxy.golang.org,direct") {
+		t.Error("GOPROXY without a password is dropped")
+	}
+}
+
+// Under --safe (KeepOnly), a variable carrying a password is dropped even
+// when the config names it to keep.
+func TestKeepOnlyDropsPasswords(t *testing.T) {
+	t.Parallel()
+	r := &Root{Environ: func() []string {
+		return []string{"GOPROXY=https://proxy.golang.org,https://ci:PW@corp", "HTTPS_PROXY=ci:PW@proxy:3128",
+			"CORP_URL=corp:PW@host", "GOFLAGS=-mod=mod", "CORP_NAME=x"}
+	}}
+	r.KeepOnly("CORP_URL", "CORP_NAME")
+	env := strings.Join(r.ChildEnv(), "\n")
+	if strings.Contains(env, "PW") || !strings.Contains(env, "GOFLAGS=-mod=mod") || !strings.Contains(env, "CORP_NAME=x") {
+		t.Errorf("the environment under KeepOnly:\n%s", env)
+	}
+}
+
+// Passwords never panics, and every password it finds is in the value
+// (as it is, or unescaped once).
+func FuzzPasswords(f *testing.F) {
+	for _, s := range []string{"https://a:b@c,d|e", "ci:PW@proxy:3128", "u:p%41@h", "@", ":@", "a:@b", "x://y:z@"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		for _, pw := range Passwords(value) {
+			if pw == "" {
+				t.Fatalf("an empty password in %q", value)
+			}
+			if !strings.Contains(value, pw) {
+				if _, err := url.PathUnescape(pw); err != nil {
+					t.Fatalf("%q is not in %q", pw, value)
+				}
+			}
+		}
+	})
 }

