@@ -25,10 +25,9 @@ type Windowed struct {
 	Window   int
 	Answer   func(body []byte) Reply
 
-	mu       sync.Mutex
-	seen     [][]byte
-	billed   Bill
-	overflow int
+	mu     sync.Mutex
+	seen   [][]byte
+	billed Bill
 }
 
 // TokenBytes is the bytes a Windowed model counts as one token.
