@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ask-cli/ask/internal/termtext"
 )
@@ -236,16 +237,26 @@ func takeLock(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	host, _ := os.Hostname()
+	self := "pid " + strconv.Itoa(os.Getpid()) + " on " + host
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	// A lock this process held a moment ago can outlive its Close in a
+	// child forked meanwhile that has not executed its program yet (the
+	// descriptor closes on exec): it is waited for, briefly. Another
+	// process's lock is refused at once.
+	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && holder(f) == self && wait < 40; wait++ {
+		time.Sleep(50 * time.Millisecond)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
 		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("another ask batch (%s) is writing it: wait for it to end, or stop it", holder(f))
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	host, _ := os.Hostname()
 	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+" on "+host+"\n"), 0)
+		f.WriteAt([]byte(self+"\n"), 0)
 	}
 	return f, nil
 }

@@ -341,11 +341,11 @@ func (b *contentBudget) of(c tools.Change) *records.Contents {
 	return out
 }
 
-// gitState is the repository as the run's first command found it, for
-// `ask undo` to know which files a command changes it may restore from
-// git. It is read while the first request is out (start), off the first
-// command's path, and recorded only once a command has run (take): a run
-// whose model calls no command records none. Under --safe commands change
+// gitState is the repository as the run found it, for `ask undo` to know
+// which files a command changes it may restore from git. It is read while
+// the first request is out (start), off the first command's path, always
+// before a tool of the run changes a file, and recorded only once a
+// command has run (take): a run whose model calls no command records none. Under --safe commands change
 // nothing, and it is not read.
 type gitState struct {
 	once  sync.Once
@@ -401,7 +401,13 @@ type watchedTools struct {
 
 func (w watchedTools) Call(ctx context.Context, name, arguments string) (string, bool) {
 	ctx = w.trace.CallContext(ctx, loop.CallID(ctx))
-	if w.root == nil || tools.ReportsOwnChanges(name) {
+	if w.root == nil {
+		return w.Toolbox.Call(ctx, name, arguments)
+	}
+	if tools.ReportsOwnChanges(name) {
+		// The state is the repository's before anything of the run's
+		// changed it: a file tool waits for the read under way.
+		w.git.read(ctx, w.run)
 		return w.Toolbox.Call(ctx, name, arguments)
 	}
 	w.git.take(ctx, w.run)
