@@ -437,12 +437,14 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 			DurationMS: time.Since(start).Milliseconds()}
 	}
 	// A task line is a lower layer: it may narrow the command line's
-	// settings, never widen them (an error for this task alone).
-	if _, err := settings.NarrowValues(b.settings.Values, t.Settings); err != nil {
+	// settings, never widen them (an error for this task alone). Its
+	// paths are checked, and used, where their links lead.
+	lower := settings.RealPaths(t.Settings, b.env.Wd)
+	if _, err := settings.NarrowValues(b.settings.Values, lower); err != nil {
 		return fail(fault.New(fault.Usage, err))
 	}
 	layer := b.flags
-	layer.Values = settings.Over(t.Settings, b.flags.Values)
+	layer.Values = settings.Over(lower, b.flags.Values)
 	s, err := b.cfg.Resolve(layer)
 	if err != nil {
 		return fail(err)

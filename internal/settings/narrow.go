@@ -64,6 +64,71 @@ func Narrow(upper Values, lower Layer, source string) (Values, error) {
 	return NarrowValues(upper, v)
 }
 
+// RealPaths resolves the links in the relative paths lower, a lower
+// layer's settings, gives for the rows whose paths must lie inside the
+// working directory (workdir, attach, a schema file), from wd, the
+// directory they are relative to. The rows' marks read a path as written;
+// through a link (`escape -> /home/me`) "escape/photo.pdf" is written
+// inside yet leads out. A path that leads out becomes its real, absolute
+// path, which the mark then refuses; one that stays inside becomes its
+// path from wd's real path, so that the run uses what was checked. A
+// path not there yet is resolved as far as it exists.
+func RealPaths(lower Values, wd string) Values {
+	realWd, err := filepath.EvalSymlinks(wd)
+	if err != nil {
+		return lower
+	}
+	for _, r := range Rows() {
+		if !r.paths {
+			continue
+		}
+		l := r.slot(&lower)
+		if !l.given() {
+			continue
+		}
+		switch v := l.value().(type) {
+		case string:
+			l.set(realPath(realWd, v), l.source())
+		case []string:
+			out := make([]string, len(v))
+			for i, p := range v {
+				out[i] = realPath(realWd, p)
+			}
+			l.set(out, l.source())
+		}
+	}
+	return lower
+}
+
+// realPath is p, relative to wd (links resolved), resolved as RealPaths
+// says. An absolute path, or a schema given as text, is left as it is.
+func realPath(wd, p string) string {
+	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(strings.TrimSpace(p), "{") {
+		return p
+	}
+	path, rest := filepath.Join(wd, p), ""
+	for {
+		real, err := filepath.EvalSymlinks(path)
+		if err == nil {
+			path = filepath.Join(real, rest)
+			break
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(path), rest)
+		path = parent
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	if path == wd {
+		return "."
+	}
+	return path
+}
+
 // NarrowValues is Narrow for a layer whose values were already parsed
 // (each given setting's Source names its layer).
 func NarrowValues(upper, lower Values) (Values, error) {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ask-cli/ask/internal/batch"
+	"github.com/ask-cli/ask/internal/fakeprovider"
+)
+
+// A task line's paths are checked where they lead, not as written: a
+// checkout's link `escape -> outside` makes "escape/photo.pdf" and
+// "escape" look inside the working directory, yet an attach through it
+// sends a file from outside and a workdir through it runs the model
+// there. Each is refused as a widening key for its task alone.
+func TestBatchTaskPathsThroughALinkAreRefused(t *testing.T) {
+	t.Parallel()
+	wd, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "photo.pdf"), []byte("%PDF-1.4 the outside secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(wd, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(wd, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tasks := filepath.Join(wd, "tasks.jsonl")
+	lines := `{"id":"attach","prompt":"describe it","attach":["escape/photo.pdf"]}
+{"id":"workdir","prompt":"list the files","workdir":"escape"}
+{"id":"inside","prompt":"list the files","workdir":"sub"}
+`
+	if err := os.WriteFile(tasks, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.StartFunc(func([]byte) fakeprovider.Reply { return fakeprovider.Reply{Text: "done"} })
+	defer srv.Close()
+	res := runAsk(t, askEnv{server: srv, wd: wd, env: map[string]string{"XDG_STATE_HOME": t.TempDir(), "HOME": t.TempDir()}},
+		"batch", "-j", "1", tasks)
+	for _, req := range srv.Requests() {
+		if s := string(req); strings.Contains(s, filepath.Base(outside)) || strings.Contains(s, "JVBERi0") { // base64 of %PDF-
+			t.Errorf("a request reached outside the working directory through the link: %.300s", s)
+		}
+	}
+	byID := map[string]batch.Result{}
+	for _, l := range readResults(t, res.stdout) {
+		byID[l.ID] = l
+	}
+	for _, key := range []string{"attach", "workdir"} {
+		got := byID[key]
+		if got.Status != batch.StatusError || got.ExitCode != 2 || !strings.Contains(got.Error, `"`+key+`" would widen`) {
+			t.Errorf("task %s: %+v, want status error, exit 2, naming the key", key, got)
+		}
+	}
+	if got := byID["inside"]; got.Status != "completed" {
+		t.Errorf("task inside: %+v (stderr %s), want it run: a real subdirectory narrows", got, res.stderr)
+	}
+}
