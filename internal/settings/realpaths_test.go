@@ -26,7 +26,7 @@ func TestRealPaths(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		given, want string
-		widens     bool
+		widens      bool
 	}{
 		{"sub", "sub", false},
 		{".", ".", false},
