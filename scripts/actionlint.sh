@@ -23,20 +23,21 @@ cp action.yml "$tmp/action.yml"
 # its inputs as the workflow's.
 go run ./scripts/actionwf action.yml > "$tmp/.github/workflows/action-steps.yml"
 
-# The README's workflow, the one YAML block of "Using ask in CI", with the
+# The README's workflows, each YAML block of "Using ask in CI", with the
 # action taken from here (uses: ./), so that its inputs and outputs are
 # checked against action.yml.
-awk '/^## Using ask in CI$/ {in_section = 1; next}
+awk -v dir="$tmp/.github/workflows" '
+     /^## Using ask in CI$/ {in_section = 1; next}
      /^## / {in_section = 0}
-     in_section && /^```yaml$/ {in_block = 1; next}
-     in_block && /^```$/ {exit}
-     in_block' README.md |
-  sed 's#uses: ask-cli/ask@[^[:space:]]*#uses: ./#' > "$tmp/.github/workflows/readme.yml"
-if ! grep -q 'uses: ./$' "$tmp/.github/workflows/readme.yml"; then
+     in_section && /^```yaml$/ {in_block = 1; n++; next}
+     in_block && /^```$/ {in_block = 0; next}
+     in_block {print > (dir "/readme-" n ".yml")}' README.md
+sed -i 's#uses: ask-cli/ask@[^[:space:]]*#uses: ./#' "$tmp"/.github/workflows/readme-*.yml
+if ! grep -q 'uses: ./$' "$tmp"/.github/workflows/readme-*.yml; then
   echo 'README.md: "Using ask in CI" has no yaml block using ask-cli/ask' >&2
   exit 1
 fi
 
 cd "$tmp"
-"$bin/actionlint" -color=false .github/workflows/action-steps.yml .github/workflows/readme.yml
-echo "actionlint $version: action.yml and the README's workflow are clean"
+"$bin/actionlint" -color=false .github/workflows/action-steps.yml .github/workflows/readme-*.yml
+echo "actionlint $version: action.yml and the README's workflows are clean"

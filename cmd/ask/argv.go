@@ -53,6 +53,9 @@ type flagSpec struct {
 	// inert flags (--help, --version) may follow the prompt too.
 	inert bool
 	hint  string // what a value looks like, for a flag missing one
+	// bare, when set, is the value of the flag typed without "=VALUE":
+	// it never takes the next word (--worktree, --worktree=NAME).
+	bare string
 }
 
 // commandLine is a command line as the argv pass read it.
@@ -115,6 +118,8 @@ func readArgs(main *commandSpec, args []string) (line commandLine, err error) {
 			switch {
 			case hasValue && last:
 				word += "=" + value
+			case f.bare != "" && last:
+				word += "=" + f.bare
 			case f.value && last:
 				if i+1 == len(args) {
 					return line, usageErr("--%s needs a value: %s", f.name, f.hint)

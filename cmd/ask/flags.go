@@ -219,7 +219,7 @@ func mainSpec(stdio *IO) *commandSpec {
 		if r.ConfigOnly {
 			continue
 		}
-		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: &r, hint: valueHint(r.Kind, "see ask --help")}
+		f := flagSpec{name: r.Name, value: r.Kind != settings.Bool, row: &r, hint: valueHint(r.Kind, "see ask --help"), bare: r.Bare}
 		main.flags[r.Name] = f
 		if r.Short != "" {
 			main.flags[r.Short] = f

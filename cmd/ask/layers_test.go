@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -176,6 +177,17 @@ func TestLayersAgree(t *testing.T) {
 func TestWideningRowsRefusedBelowTheCommandLine(t *testing.T) {
 	t.Parallel()
 	wd := t.TempDir()
+	// --worktree's Over sample makes the plain task's run in a worktree of
+	// a repository.
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: --worktree's sample needs a repository")
+	}
+	if out, err := exec.Command("git", "-C", wd, "-c", "user.name=t", "-c", "user.email=t@t", "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", wd, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v: %s", err, out)
+	}
 	args := []string{"batch", "--workdir", wd, "-m", "fake-model"}
 	file := map[string]any{"prices": map[string]any{"fake-model": map[string]any{"input": 1, "output": 1}}}
 	var upper settings.Values

@@ -277,6 +277,7 @@ func init() {
 		{"replay", replayCommand}, {"log", logCommand}, {"undo", undoCommand}, {"config", configCommand},
 		{"models", modelsCommand}, {"completion", completionCommand}, {"provider", providerCommand},
 		{"tools", toolsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
+		{"resume", resumeCommand}, {"worktree", worktreeCommand},
 	}
 }
 

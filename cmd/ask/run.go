@@ -260,6 +260,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	status.Clear()
 
 	code, msg := res.ExitCode, res.Why
+	if res.Status == loop.StatusDeferred {
+		msg += ": " + deferredHint(res.ID)
+	}
 	var writeErr error
 	switch {
 	case p.jsonOut:
@@ -278,6 +281,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 			text = termtext.SafeLines(text)
 		}
 		_, writeErr = io.WriteString(stdio.Out, text)
+	}
+	if w := res.Worktree; w != nil && !p.quiet {
+		fmt.Fprintf(stdio.Err, "ask: kept the worktree %s, branch %s (ask worktree rm removes it)\n", termtext.Safe(w.Path), termtext.Safe(w.Branch))
 	}
 	// A person at the terminal sees what the run took; a script reads it
 	// from --json.

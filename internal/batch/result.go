@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/records"
 )
 
 // Statuses a result line has besides a run's own (completed, max_steps, …).
@@ -41,6 +42,9 @@ type Result struct {
 	Cost       *float64         `json:"cost,omitempty"`
 	DurationMS int64            `json:"duration_ms"`
 	Error      string           `json:"error,omitempty"`
+	// Worktree is the git worktree the task's run changed and kept
+	// (ask batch --worktree): its path, branch and base.
+	Worktree *records.Worktree `json:"worktree,omitempty"`
 }
 
 // Answered reports whether the task's run completed.

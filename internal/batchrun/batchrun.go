@@ -490,7 +490,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 		res = r.Execute(ctx, t.Prompt, o)
 	}
 	out = batch.Result{ID: t.ID, RunID: res.ID, Status: res.Status, ExitCode: res.ExitCode, Answer: res.Answer,
-		Usage: &res.Usage, Cost: res.Usage.Cost, DurationMS: res.Duration.Milliseconds()}
+		Usage: &res.Usage, Cost: res.Usage.Cost, DurationMS: res.Duration.Milliseconds(), Worktree: res.Worktree}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		out.Value = json.RawMessage(res.Answer)
 	}

@@ -35,6 +35,7 @@ const (
 	ExitAuth        = 4
 	ExitLimit       = 5
 	ExitRefused     = 6
+	ExitPaused      = 7 // a call was deferred: ask resume carries the run on
 	ExitTimeout     = 124
 	ExitInterrupted = 130
 	ExitPipe        = 141

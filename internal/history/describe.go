@@ -16,7 +16,11 @@ import (
 func Describe(w io.Writer, e Entry, events []records.Event) {
 	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
 	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
-	fmt.Fprintf(w, "transcript: %s (ask replay it; ask --resume %s to continue)\n\n", e.Path, e.ID)
+	next := "ask --resume " + e.ID + " to continue"
+	if e.Status == records.StatusDeferred {
+		next = "ask resume " + e.ID + " to decide its deferred calls"
+	}
+	fmt.Fprintf(w, "transcript: %s (ask replay it; %s)\n\n", e.Path, next)
 	fmt.Fprintf(w, "prompt:\n%s\n", termtext.SafeLines(strings.TrimRight(e.Prompt, "\n")))
 	failed := map[string]bool{}
 	for _, ev := range events {
@@ -33,6 +37,8 @@ func Describe(w io.Writer, e Entry, events []records.Event) {
 			fmt.Fprintln(w, call)
 		case ev.Type == records.TypeToolDenied:
 			fmt.Fprintf(w, "%s (refused: %s)\n", call, termtext.Safe(ev.Reason))
+		case ev.Type == records.TypeToolDeferred:
+			fmt.Fprintf(w, "%s (deferred, call %s: %s)\n", call, termtext.Safe(ev.ID), termtext.Safe(ev.Reason))
 		}
 	}
 	if e.Answer != "" {

@@ -53,6 +53,8 @@ const (
 	Allow = "allow"
 	Deny  = "deny"
 	Ask   = "ask"
+	// Defer pauses the call for `ask resume`; it is asked again then.
+	Defer = "defer"
 	Block = "block" // PostToolUse, Stop, UserPromptSubmit
 	None  = "none"  // the hook said nothing: the run goes on as it would
 	Error = "error" // a hook of an event that cannot deny failed
@@ -176,8 +178,8 @@ func (r *Runner) Has(event string) bool { return r != nil && len(r.Config[event]
 
 // Verdict is what the hooks of one event decided together.
 type Verdict struct {
-	// Decision is Allow, Deny, Ask, Block or None: a deny (or block) wins
-	// over an ask, an ask over an allow.
+	// Decision is Allow, Deny, Ask, Defer, Block or None: a deny (or
+	// block) wins over a defer, a defer over an ask, an ask over an allow.
 	Decision string
 	// Reason is the deciding hook's, one line, naming it.
 	Reason string
@@ -188,7 +190,7 @@ type Verdict struct {
 
 // rank orders decisions: a deny or block wins; a failure that cannot deny
 // (Error) only beats silence.
-var rank = map[string]int{None: 0, Error: 1, Allow: 2, Ask: 3, Deny: 4, Block: 4}
+var rank = map[string]int{None: 0, Error: 1, Allow: 2, Ask: 3, Defer: 4, Deny: 5, Block: 5}
 
 // Input is the event's own fields of the JSON a hook reads.
 type Input struct {
@@ -394,10 +396,10 @@ func (r *Runner) answer(event, name, stdout string, fail func(string, ...any) Ve
 	switch {
 	case event == PreToolUse && out.Specific != nil && out.Specific.PermissionDecision != "":
 		switch d := out.Specific.PermissionDecision; d {
-		case Allow, Deny, Ask:
+		case Allow, Deny, Ask, Defer:
 			v.Decision, reason = d, oneLine(out.Specific.PermissionDecisionReason, 500)
 		default:
-			return fail("answered permissionDecision %q: want allow, deny or ask", d)
+			return fail("answered permissionDecision %q: want allow, deny, ask or defer", d)
 		}
 	case out.Decision == "":
 	case event == PreToolUse && out.Decision == "approve":

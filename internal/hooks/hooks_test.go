@@ -34,6 +34,7 @@ func TestRun(t *testing.T) {
 		{"exit 2, no stderr", PreToolUse, "exit 2", 0, Deny, "blocked by the PreToolUse hook", ""},
 		{"exit 1 denies", PreToolUse, "echo oops >&2; exit 1", 0, Deny, `PreToolUse hook "echo oops >&2; exit 1" failed (exit 1): oops`, ""},
 		{"nonsense JSON denies", PreToolUse, "echo '{not json'", 0, Deny, "PreToolUse hook", ""},
+		{"permissionDecision defer", PreToolUse, `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer","permissionDecisionReason":"a reviewer decides"}}'`, 0, Defer, "a reviewer decides", ""},
 		{"unknown permissionDecision denies", PreToolUse, `echo '{"hookSpecificOutput":{"permissionDecision":"maybe"}}'`, 0, Deny, "PreToolUse hook", ""},
 		{"another event's answer denies", PreToolUse, `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse"}}'`, 0, Deny, "PreToolUse hook", ""},
 		{"timeout denies", PreToolUse, "sleep 20", 1, Deny, `PreToolUse hook "sleep 20" timed out after 1s`, ""},
@@ -100,6 +101,31 @@ func TestPayloadAndDenyWins(t *testing.T) {
 	}
 	if cmd, _ := in["tool_input"].(map[string]any)["command"].(string); cmd != "ls" {
 		t.Errorf("tool_input = %v, want the call's arguments", in["tool_input"])
+	}
+}
+
+// Of several hooks on one call, a deny wins over a defer and a defer over
+// an allow, whatever their order.
+func TestDeferRanks(t *testing.T) {
+	t.Parallel()
+	answer := func(d string) Command {
+		return Command{Type: "command", Command: `echo '{"hookSpecificOutput":{"permissionDecision":"` + d + `"}}'`}
+	}
+	tests := []struct {
+		hooks []Command
+		want  string
+	}{
+		{[]Command{answer(Allow), answer(Defer)}, Defer},
+		{[]Command{answer(Defer), answer(Allow)}, Defer},
+		{[]Command{answer(Defer), answer(Ask)}, Defer},
+		{[]Command{answer(Defer), answer(Deny)}, Deny},
+		{[]Command{answer(Deny), answer(Defer)}, Deny},
+	}
+	for _, tt := range tests {
+		r := &Runner{Config: Config{PreToolUse: {{Hooks: tt.hooks}}}, Dir: t.TempDir(), Env: []string{"PATH=/usr/bin:/bin"}}
+		if v := r.Run(context.Background(), PreToolUse, Input{ToolName: "shell"}); v.Decision != tt.want {
+			t.Errorf("%v: got %s, want %s", tt.hooks, v.Decision, tt.want)
+		}
 	}
 }
 

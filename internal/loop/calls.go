@@ -17,16 +17,20 @@ type Outcome struct {
 	// Denied: the gate did not allow the call. An unreadable call is never
 	// put to the gate, so it is never denied.
 	Denied bool
+	// Deferred: the gate left the call for `ask resume`; it did not run,
+	// and its Result only holds its place.
+	Deferred bool
 }
 
 // CallHooks let the user of RunCalls watch the calls of one step. Every
-// hook may be nil. OnUnreadable and OnDenied are called in call order, on
+// hook may be nil. OnUnreadable, OnDenied and OnDeferred are called in call order, on
 // the goroutine that called RunCalls; OnStart and OnFinish on the goroutine
 // running the call (or, for a call abandoned after cancellation, on
 // RunCalls' own), one at a time.
 type CallHooks struct {
 	OnUnreadable func(c providers.ToolCall)
 	OnDenied     func(c providers.ToolCall, v policy.Verdict)
+	OnDeferred   func(c providers.ToolCall, v policy.Verdict)
 	OnStart      func(c providers.ToolCall)
 	OnFinish     func(c providers.ToolCall, r providers.ToolResult, took time.Duration)
 }
@@ -73,6 +77,14 @@ func runCalls(ctx context.Context, gate Gate, box Toolbox, calls []providers.Too
 			out[i].Result.Content, out[i].Result.IsError = c.Unreadable, true
 			if h.OnUnreadable != nil {
 				h.OnUnreadable(c)
+			}
+			continue
+		}
+		if v := verdicts[i]; v.Deferred && !v.Allowed {
+			out[i].Result.Content, out[i].Result.IsError = deferredResultText+v.Reason, true
+			out[i].Deferred = true
+			if h.OnDeferred != nil {
+				h.OnDeferred(c, v)
 			}
 			continue
 		}

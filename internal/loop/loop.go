@@ -59,6 +59,9 @@ const (
 	// StatusPending: the run stopped while its request waits in a
 	// provider's batch (ask batch --no-wait); Config.Resume carries it on.
 	StatusPending = "pending"
+	// StatusDeferred: a call was deferred (DESIGN §9, Pauses); the run
+	// waits for `ask resume`, and Config.Resume's Paused carries it on.
+	StatusDeferred = records.StatusDeferred
 )
 
 // Causes the caller attaches to its context so that the loop can tell a
@@ -90,6 +93,9 @@ const (
 	// (WithTimeout).
 	DefaultTimeout   = 30 * time.Minute
 	deniedResultText = "denied: "
+	// deferredResultText begins what holds a deferred call's place; it
+	// is never sent, since no request follows a deferral.
+	deferredResultText = "deferred: "
 )
 
 // WithTimeout bounds ctx by --timeout: when d passes, ctx ends with
@@ -179,7 +185,17 @@ type Resume struct {
 	Step         int
 	Usage        providers.Usage
 	UsagePerStep []records.StepUsage
+	// Paused, when set, is the step of a deferred run: History ends with
+	// the model's calls, and the loop first decides the deferred ones
+	// under its Gate. No request of it is pending.
+	Paused *Paused
 }
+
+// Paused is the step a deferred run stopped at (see records.Paused).
+type Paused = records.Paused
+
+// Deferred is a call that waits for `ask resume`, as --json lists it.
+type Deferred = records.Deferred
 
 // Progress is a moment of the run worth showing on a status line.
 type Progress struct {
@@ -208,6 +224,10 @@ type Result struct {
 	// Err is the fault that ended the run, for statuses error, timeout,
 	// interrupted and schema_failed.
 	Err error
+	// Deferred are the calls a deferred run waits on, and Paused its
+	// step, for Resume.Paused (StatusDeferred).
+	Deferred []Deferred
+	Paused   *Paused
 }
 
 // Call is one tool call and what came of it.
@@ -217,6 +237,8 @@ type Call struct {
 	Content string `json:"content"`
 	IsError bool   `json:"is_error"`
 	Denied  bool   `json:"denied,omitempty"`
+	// Deferred: the call waits for `ask resume`; it did not run.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // Run runs the loop until the model answers, a limit is reached or ctx ends.
@@ -257,8 +279,9 @@ func (r *runner) run(ctx context.Context) {
 	r.history = append(r.history, r.cfg.History...)
 	first := 1
 	if rs := r.cfg.Resume; rs != nil {
-		// The history already ends with what the held request asked.
-		first, r.recorded = max(rs.Step, 1), true
+		// The history already ends with what the held request asked, or,
+		// paused, with the calls of its step.
+		first, r.recorded = max(rs.Step, 1), rs.Paused == nil
 		r.res.Usage, r.res.UsagePerStep = rs.Usage, rs.UsagePerStep
 	} else {
 		user, err := r.protocol().UserMessage(r.cfg.Prompt, r.cfg.Attachments...)
@@ -275,6 +298,14 @@ func (r *runner) run(ctx context.Context) {
 			r.fail(ctx, fmt.Errorf("answer schema: %w", err))
 			return
 		}
+	}
+
+	if rs := r.cfg.Resume; rs != nil && rs.Paused != nil {
+		r.res.Steps = first
+		if r.decidePaused(ctx, first, rs.Paused) {
+			return
+		}
+		first++
 	}
 
 	for step := first; ; step++ {
@@ -352,33 +383,76 @@ func (r *runner) run(ctx context.Context) {
 			r.closeCalls(turn.Calls, "not run: the run stopped at its step limit")
 			return
 		}
-		results := r.runCalls(ctx, step, turn.Calls)
-		if ctx.Err() != nil {
-			if msgs, err := r.protocol().FormatToolResults(results); err == nil {
-				r.history = append(r.history, msgs...) // every call answered, for continuing
-			}
-			r.fail(ctx, context.Cause(ctx))
-			return
-		}
-		msgs, err := r.protocol().FormatToolResults(results)
-		if err != nil {
-			r.fail(ctx, fmt.Errorf("format tool results: %w", err))
-			return
-		}
-		r.history = append(r.history, msgs...)
-		if turn.Terminate {
-			if r.res.Answer == "" && len(results) > 0 {
-				r.res.Answer = results[len(results)-1].Content
-			}
-			if r.answered(ctx) {
-				return
-			}
-		}
-		if r.stuck(turn.Calls, results) {
-			r.finish(StatusRepeatedCall)
+		outcomes := r.runCalls(ctx, step, turn.Calls)
+		if r.answerCalls(ctx, turn.Calls, outcomes, turn.Terminate) {
 			return
 		}
 	}
+}
+
+// answerCalls feeds the results of a step's calls back, or pauses the run
+// when one was deferred: then no request follows, and the history ends
+// with the calls, for Resume.Paused. It reports whether the run ended.
+func (r *runner) answerCalls(ctx context.Context, calls []providers.ToolCall, outcomes []Outcome, terminate bool) bool {
+	results := make([]providers.ToolResult, len(outcomes))
+	var deferred []int
+	for i, o := range outcomes {
+		results[i] = o.Result
+		if o.Deferred {
+			deferred = append(deferred, i)
+		}
+	}
+	if ctx.Err() != nil {
+		if msgs, err := r.protocol().FormatToolResults(results); err == nil {
+			r.history = append(r.history, msgs...) // every call answered, for continuing
+		}
+		r.fail(ctx, context.Cause(ctx))
+		return true
+	}
+	if len(deferred) > 0 {
+		r.res.Status = StatusDeferred
+		r.res.Paused = &Paused{Calls: calls, Results: results, Deferred: deferred}
+		return true
+	}
+	msgs, err := r.protocol().FormatToolResults(results)
+	if err != nil {
+		r.fail(ctx, fmt.Errorf("format tool results: %w", err))
+		return true
+	}
+	r.history = append(r.history, msgs...)
+	if terminate {
+		if r.res.Answer == "" && len(results) > 0 {
+			r.res.Answer = results[len(results)-1].Content
+		}
+		if r.answered(ctx) {
+			return true
+		}
+	}
+	if r.stuck(calls, results) {
+		r.finish(StatusRepeatedCall)
+		return true
+	}
+	return false
+}
+
+// decidePaused carries on a deferred run: the calls that waited are put
+// to the gate again (this run's, whatever the earlier one said) and run or
+// refused; the others keep the results they had. It reports whether the
+// run ended, paused again or otherwise.
+func (r *runner) decidePaused(ctx context.Context, step int, p *Paused) bool {
+	waiting := make([]providers.ToolCall, len(p.Deferred))
+	for k, i := range p.Deferred {
+		waiting[k] = p.Calls[i]
+	}
+	decided := r.runCalls(ctx, step, waiting)
+	outcomes := make([]Outcome, len(p.Calls))
+	for i, res := range p.Results {
+		outcomes[i] = Outcome{Result: res}
+	}
+	for k, i := range p.Deferred {
+		outcomes[i] = decided[k]
+	}
+	return r.answerCalls(ctx, p.Calls, outcomes, false)
 }
 
 // call asks the model for one step. A panic in it (a parser tripped by the
@@ -413,7 +487,7 @@ func (r *runner) stuck(calls []providers.ToolCall, results []providers.ToolResul
 	return r.streak >= repeatLimit
 }
 
-func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []providers.ToolResult {
+func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolCall) []Outcome {
 	grace := r.cfg.ToolGrace
 	if grace <= 0 {
 		grace = DefaultToolGrace
@@ -428,6 +502,10 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 			r.res.Denials = append(r.res.Denials, records.Denial{ID: c.ID, Name: c.Name, Reason: v.Reason})
 			r.emit(records.Event{Type: records.TypeToolDenied, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
 		},
+		OnDeferred: func(c providers.ToolCall, v policy.Verdict) {
+			r.res.Deferred = append(r.res.Deferred, Deferred{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
+			r.emit(records.Event{Type: records.TypeToolDeferred, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments, Reason: v.Reason})
+		},
 		OnStart: func(c providers.ToolCall) {
 			r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps, Tool: c.Name, Arguments: c.Arguments})
 			r.emit(records.Event{Type: records.TypeToolStarted, Step: step, ID: c.ID, Name: c.Name, Arguments: c.Arguments})
@@ -437,13 +515,12 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 				Content: res.Content, IsError: res.IsError, DurationMS: took.Milliseconds()})
 		},
 	}, grace)
-	results := make([]providers.ToolResult, len(calls))
 	for i, c := range calls {
-		results[i] = outcomes[i].Result
-		r.res.Calls = append(r.res.Calls, Call{ToolCall: c, Step: step, Content: results[i].Content,
-			IsError: results[i].IsError, Denied: outcomes[i].Denied})
+		res := outcomes[i].Result
+		r.res.Calls = append(r.res.Calls, Call{ToolCall: c, Step: step, Content: res.Content,
+			IsError: res.IsError, Denied: outcomes[i].Denied, Deferred: outcomes[i].Deferred})
 	}
-	return results
+	return outcomes
 }
 
 func (r *runner) hooks(step int) providers.Hooks {

@@ -30,6 +30,9 @@ const (
 	// AdviseAsk needs a person (or --yes), whatever allow rule or
 	// "always" would allow the call.
 	AdviseAsk = "ask"
+	// AdviseDefer pauses the call for `ask resume`, whatever allows it; a
+	// deny still wins.
+	AdviseDefer = "defer"
 )
 
 // advise asks the policy's Advisor, if any, about the calls.

@@ -6,6 +6,7 @@
 package policy
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,6 +59,8 @@ type Prompter interface {
 
 // Pending is a call waiting for approval, described for a person.
 type Pending struct {
+	// ID is the call's id, which `ask resume --approve` names.
+	ID      string
 	Name    string
 	Summary string // the call's main argument, such as a shell command
 	// Args are the call's other arguments, by name, so that what is
@@ -95,6 +98,9 @@ const (
 	No     Answer = iota
 	Yes           // this call
 	Always        // what Pending.Always says, for the rest of the run
+	// Later leaves the call undecided: it is deferred, and the run pauses
+	// for `ask resume` (DESIGN §9, Pauses).
+	Later
 )
 
 // Verdict is the answer for one call: the policy's, or any gate's.
@@ -104,6 +110,9 @@ type Verdict struct {
 	// Refusal marks a denial by the --safe profile, which makes the run's
 	// status "denied".
 	Refusal bool
+	// Deferred: the call neither runs nor is denied; the run pauses after
+	// the step, and `ask resume` decides it (Reason says why it waits).
+	Deferred bool
 }
 
 // Policy is the decision rules of one run.
@@ -125,6 +134,16 @@ type Policy struct {
 	NoSandbox string
 	// Advisor, when set, is asked about every call before the rules.
 	Advisor Advisor
+	// Defer is --defer-tool: calls matching it wait for `ask resume`
+	// rather than run, whatever allows them (a deny still wins).
+	Defer []Pattern
+	// DeferUndecided is --on-approval defer: a call that needs approval
+	// with no terminal to ask is deferred, not denied.
+	DeferUndecided bool
+	// Resolving: the calls checked are deferred ones being decided (ask
+	// resume), so a defer rule puts them to the Prompter instead of
+	// deferring them again.
+	Resolving bool
 
 	infos  map[string]tools.Info
 	tools  map[string]tools.Tool
@@ -249,6 +268,10 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 	}
 	if p.Prompter == nil {
 		for _, i := range ask {
+			if p.DeferUndecided {
+				verdicts[i] = Verdict{Deferred: true, Reason: calls[i].Name + " needs approval and there is no terminal to ask (--on-approval defer)"}
+				continue
+			}
 			verdicts[i] = Verdict{Reason: fmt.Sprintf("%s needs approval and there is no terminal to ask; rerun with --yes or --allow-tool %s", calls[i].Name, calls[i].Name)}
 			if p.fileTool(calls[i].Name) {
 				verdicts[i].Reason = fmt.Sprintf("%s changes files and needs approval, and there is no terminal to ask; rerun with --accept-edits (edits inside the working directory), --yes or --allow-tool %s", calls[i].Name, calls[i].Name)
@@ -294,6 +317,8 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 			p.mu.Unlock()
 		case answers[k] == No:
 			verdicts[i] = Verdict{Reason: "the user declined this call"}
+		case answers[k] == Later:
+			verdicts[i] = Verdict{Deferred: true, Reason: "left undecided"}
 		default:
 			verdicts[i] = Verdict{Reason: fmt.Sprintf("not approved: unexpected answer %d", answers[k])}
 		}
@@ -303,7 +328,7 @@ func (p *Policy) Check(ctx context.Context, calls []providers.ToolCall) []Verdic
 
 // pending describes a call for the approval question.
 func (p *Policy) pending(c providers.ToolCall) Pending {
-	pd := Pending{Name: c.Name, Summary: Summary(c.Arguments), Args: otherArgs(c.Arguments), Risk: p.infos[c.Name].Risk}
+	pd := Pending{ID: c.ID, Name: c.Name, Summary: Summary(c.Arguments), Args: otherArgs(c.Arguments), Risk: p.infos[c.Name].Risk}
 	switch {
 	case c.Name == ShellTool:
 		var covers []string
@@ -366,6 +391,17 @@ func (p *Policy) decide(c providers.ToolCall, advice Advice) (v Verdict, needsAp
 	}
 	if info.Risk != tools.Read && (p.Mode == ModeAsk || p.Mode == ModePlan) {
 		return Verdict{Reason: fmt.Sprintf("%s %s, which %s mode does not allow", c.Name, verb, p.Mode)}, false
+	}
+	if advice.Decision == AdviseDefer {
+		// The hook asks again on resume: only its own later answer lets
+		// the call go on.
+		return Verdict{Deferred: true, Reason: cmp.Or(advice.Reason, "deferred by a PreToolUse hook")}, false
+	}
+	if d, ok := matching(p.Defer, c.Name, subject, line); ok {
+		if !p.Resolving {
+			return Verdict{Deferred: true, Reason: "--defer-tool " + d.String() + " matches it"}, false
+		}
+		return Verdict{}, true // the decision ask resume was given
 	}
 	if p.writesControl(c) != "" {
 		return Verdict{}, true // before --yes, allow rules and "always"
@@ -659,4 +695,17 @@ func glob(pattern, s string) bool {
 		return false
 	}
 	return true
+}
+
+// matching returns the first defer pattern that matches a call, read as a
+// deny rule is (any command of a shell line); a line that cannot be judged
+// statically matches every pattern that names its tool, since it may run
+// what the pattern names.
+func matching(rules []Pattern, name, subject string, line *shellLine) (Pattern, bool) {
+	for _, d := range rules {
+		if d.denies(name, subject, line) || line != nil && !line.static && glob(d.name, name) {
+			return d, true
+		}
+	}
+	return Pattern{}, false
 }

@@ -27,6 +27,8 @@ const (
 	TypeToolStarted  = "tool.started"
 	TypeToolFinished = "tool.finished"
 	TypeToolDenied   = "tool.denied"
+	// TypeToolDeferred is a call left for `ask resume` (DESIGN §9).
+	TypeToolDeferred = "tool.deferred"
 	TypeFileChanged  = "file.changed"
 	// TypeHook is one hook's decision (DESIGN §5, Hooks).
 	TypeHook = "hook"
@@ -125,6 +127,21 @@ type Event struct {
 	// History is the whole conversation at the end, in the protocol's own
 	// form: what `ask --continue` carries on from.
 	History []json.RawMessage `json:"history,omitempty"`
+	// Deferred are the calls a deferred run waits on, and Paused its
+	// step, which `ask resume` carries on (DESIGN §9, Pauses).
+	Deferred []Deferred `json:"deferred,omitempty"`
+	Paused   *Paused    `json:"paused,omitempty"`
+	// Worktree is the git worktree the run kept (--worktree), nil when it
+	// had none or left it unchanged.
+	Worktree *Worktree `json:"worktree,omitempty"`
+}
+
+// Worktree is a git worktree a run worked in and kept: where it is, its
+// branch, and the commit it was made from.
+type Worktree struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
 }
 
 // MarshalJSON writes the event with the fields its type uses.
@@ -287,6 +304,53 @@ type GitState struct {
 	// Dirty are the tracked files, relative to the working directory,
 	// that differed from Head in the index or the working tree.
 	Dirty []string `json:"dirty"`
+}
+
+// StatusDeferred is the run.finished status of a run that waits on
+// deferred calls (loop.StatusDeferred).
+const StatusDeferred = "deferred"
+
+// Deferred is a call left for `ask resume`.
+type Deferred struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Reason    string `json:"reason"`
+}
+
+// Paused is the step a deferred run stopped at: every call of it, each
+// one's result in call order (a deferred call's only holds its place),
+// and the indexes of the calls that wait. A transcript is a file anyone
+// may edit: nothing here is a grant, and `ask resume` puts every waiting
+// call to its own policy again.
+type Paused struct {
+	Calls    []providers.ToolCall   `json:"calls"`
+	Results  []providers.ToolResult `json:"results"`
+	Deferred []int                  `json:"deferred"`
+}
+
+// Check says what makes p unusable: a result that is not its call's, or
+// a waiting index out of range or given twice.
+func (p *Paused) Check() error {
+	if len(p.Calls) == 0 || len(p.Results) != len(p.Calls) {
+		return fmt.Errorf("its paused step has %d calls and %d results", len(p.Calls), len(p.Results))
+	}
+	for i, c := range p.Calls {
+		if p.Results[i].ID != c.ID {
+			return fmt.Errorf("its paused step's result %d answers %q, not the call %q", i, p.Results[i].ID, c.ID)
+		}
+	}
+	if len(p.Deferred) == 0 {
+		return fmt.Errorf("its paused step has no deferred call")
+	}
+	seen := map[int]bool{}
+	for _, i := range p.Deferred {
+		if i < 0 || i >= len(p.Calls) || seen[i] {
+			return fmt.Errorf("its paused step names the deferred call %d, which is out of range or given twice", i)
+		}
+		seen[i] = true
+	}
+	return nil
 }
 
 // Denial is a call the policy refused.

@@ -95,6 +95,10 @@ type Env struct {
 	// Limiter paces the requests of every run of the process (ask batch);
 	// nil paces none.
 	Limiter providers.Limiter
+	// Decisions, for ask resume, are the reviewer's answers about the
+	// calls the deferred run waits on; the conversation must be that run
+	// (Inputs.Paused).
+	Decisions *Decisions
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -129,7 +133,8 @@ type Run struct {
 	workdir string
 	// attachments are the files of -a, sent with the prompt.
 	attachments []providers.Attachment
-	root        *tools.Root // where the file tools work; it reports their changes
+	root        *tools.Root  // where the file tools work; it reports their changes
+	worktree    *runWorktree // --worktree's, nil without
 	env         Env
 	closers     []func()
 	// network hears of the --allow-host proxy's connections.
@@ -171,6 +176,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		}
 		s.carryOn(ctx, env)
 	}
+	if err := checkDecisions(s, env); err != nil {
+		return nil, err
+	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
 		MaxSteps: s.MaxSteps.Value, Timeout: s.Timeout.Value, Stream: !s.NoStream.Value && s.Tier.Value != providers.TierBackground, env: env}
 	defer func() {
@@ -204,7 +212,11 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
-	root, err := tools.NewRoot(AbsPath(env.Wd, s.Workdir.Value))
+	workdir, err := r.useWorktree(ctx, AbsPath(env.Wd, s.Workdir.Value))
+	if err != nil {
+		return nil, err
+	}
+	root, err := tools.NewRoot(workdir)
 	if err != nil {
 		return nil, fault.Usagef("--workdir: %v", err)
 	}
@@ -374,9 +386,15 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, all)
 	pol.AcceptEdits = s.AcceptEdits.Value
-	r.warnUnmatchedRules(pol, allow, deny)
+	pol.Defer, _ = policy.ParsePatterns(s.DeferTools.Value)
+	pol.DeferUndecided = s.OnApproval.Value == "defer"
+	r.warnUnmatchedRules(pol, allow, deny, pol.Defer)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
+	var gate loop.Gate = pol
+	if d := r.env.Decisions; d != nil {
+		gate = d.resolving(pol)
+	}
 	offered := pol.Declared(all)
 	if c := s.Conversation; c != nil && c.KeepTools && len(c.Tools) > 0 {
 		// A tool that is not offered must not run either: a call to it is
@@ -387,7 +405,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	if err != nil {
 		return err
 	}
-	r.useTools(registry, pol)
+	r.useTools(registry, gate)
 	return nil
 }
 
@@ -396,7 +414,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 // would deny, or allow, nothing. Rules from the config file are not
 // checked: they may name the tools of MCP servers that only some
 // directories' runs start.
-func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Pattern) {
+func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny, deferred []policy.Pattern) {
 	s := r.Settings
 	if s.NoTools.Value {
 		return
@@ -404,7 +422,8 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny []policy.Patter
 	for _, rules := range []struct {
 		flag, verb, source string
 		patterns           []policy.Pattern
-	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny}} {
+	}{{"--allow-tool", "allows", s.Allow.Source, allow}, {"--deny-tool", "denies", s.Deny.Source, deny},
+		{"--defer-tool", "defers", s.DeferTools.Source, deferred}} {
 		if !strings.HasPrefix(rules.source, "flag ") {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/termtext"
+	"github.com/ask-cli/ask/internal/worktree"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -44,6 +45,10 @@ type Conversation struct {
 	KeepTools bool
 	start     records.Event
 	held      Held // see Held
+	// paused is the deferred run ask resume carries on (Inputs.Paused).
+	paused *pendingRun
+	// workdir is the git worktree the deferred run worked in, "" for none.
+	workdir string
 }
 
 // readConversation reads the transcript named by --continue or --resume,
@@ -63,7 +68,12 @@ func readConversation(in Inputs) (*Conversation, error) {
 	if err != nil {
 		return nil, fault.Usagef("%s: %v", flag, err)
 	}
-	conv, err := ParseConversation(data)
+	var conv *Conversation
+	if in.Paused {
+		conv, err = deferredConversation(data)
+	} else {
+		conv, err = ParseConversation(data)
+	}
 	if err != nil {
 		return nil, fault.Usagef("%s: %v", flag, err)
 	}
@@ -75,6 +85,9 @@ func readConversation(in Inputs) (*Conversation, error) {
 		}
 	}
 	f := in.Flags
+	if conv.paused != nil && !f.Workdir.IsGiven() {
+		conv.worktreeWorkdir(in.Wd)
+	}
 	// Each of these flags chooses tools; without them the run offers the
 	// earlier run's.
 	conv.KeepTools = !f.Mode.IsGiven() && !f.Safe.IsGiven() && !f.NoTools.IsGiven() && !f.ToolsFile.IsGiven() && !f.MCP.IsGiven() && !f.NoMCP.IsGiven()
@@ -92,6 +105,9 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 	store.Migrate(in.Getenv)
 	if in.Resume != "" {
 		flag = "--resume " + in.Resume
+		if in.Paused {
+			flag = "ask resume " + in.Resume
+		}
 		path = AbsPath(in.Wd, in.Resume)
 		// A file by that name wins; a word that could not be an id
 		// (a path, a .jsonl name) is a file that is missing.
@@ -168,12 +184,41 @@ func ParseConversation(data []byte) (*Conversation, error) {
 	if finished.Status == loop.StatusPending {
 		return nil, errors.New("the run is pending in a provider's batch: ask batch --resume carries it on")
 	}
+	if finished.Status == loop.StatusDeferred {
+		return nil, fmt.Errorf("run %s waits on deferred calls: ask resume %s decides them", start.ID, start.ID)
+	}
 	if len(finished.History) == 0 {
 		return nil, errors.New("the transcript holds no conversation history (it was written by an older ask)")
 	}
 	c := &Conversation{start: start, Provider: start.Provider, History: finished.History}
 	if start.Settings != nil {
 		c.Tools = start.Settings.Tools
+	}
+	return c, nil
+}
+
+// worktreeWorkdir carries a deferred run on in the git worktree it
+// worked in (--worktree), so that its calls never reach the main
+// checkout. Only a worktree ask made in the repository of wd is taken
+// from the transcript, which anyone may have edited: no other directory.
+func (c *Conversation) worktreeWorkdir(wd string) {
+	set := c.start.Settings
+	if set == nil || set.Workdir == "" || !worktree.Holds(context.Background(), wd, set.Workdir) {
+		return
+	}
+	c.workdir = set.Workdir
+}
+
+// deferredConversation reads the transcript of a deferred run for ask
+// resume: its conversation, as ParseConversation's, and the run itself.
+func deferredConversation(data []byte) (*Conversation, error) {
+	p, err := readDeferred(data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conversation{start: p.start, Provider: p.start.Provider, History: p.end.History, paused: p}
+	if p.start.Settings != nil {
+		c.Tools = p.start.Settings.Tools
 	}
 	return c, nil
 }
@@ -217,6 +262,9 @@ func (c *Conversation) layer(flags Settings) (Settings, error) {
 	}
 	if set.Safe {
 		s.Safe = Given(true, src)
+	}
+	if c.workdir != "" {
+		s.Workdir = Given(c.workdir, src)
 	}
 	if c.KeepTools && len(c.Tools) == 0 {
 		s.NoTools = Given(true, src)

@@ -51,12 +51,17 @@ type Result struct {
 	// WriteErr is the first failed write to a sink: a transcript that is
 	// not whole.
 	WriteErr error
+	// Worktree is the --worktree the run changed and kept; nil for none.
+	Worktree *records.Worktree
 }
 
 // Execute runs the loop on prompt. It owns the transcript: run.started is
 // the first event every sink gets and run.finished the last, whatever
 // happens in between.
 func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
+	if c := r.Settings.Conversation; c != nil && c.paused != nil {
+		return r.resume(ctx, out)
+	}
 	return r.execute(ctx, prompt, out, nil)
 }
 
@@ -165,7 +170,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	if prev != nil {
 		e := prev.end
 		cfg.History = e.History
-		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep}
+		cfg.Resume = &loop.Resume{Step: e.Steps, UsagePerStep: e.UsagePerStep, Paused: e.Paused}
 		if e.Usage != nil {
 			cfg.Resume.Usage = *e.Usage
 		}
@@ -182,11 +187,12 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	// config file's prices and the run's rate (tier, batch engine).
 	res.Usage.Cost = r.runCost(res.Usage)
 	tier, rate := r.billing()
-	rec.Emit(records.Event{Type: records.TypeRunFinished, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
+	kept := r.settleWorktree(ctx, res.Status)
+	rec.Emit(records.Event{Type: records.TypeRunFinished, Worktree: kept, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(denials), res.Denials...),
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
-		History: res.History})
-	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err()}
+		History: res.History, Deferred: res.Deferred, Paused: res.Paused})
+	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err(), Worktree: kept}
 }
 
 // runLoop runs the loop on prompt between the session hooks: a prompt a

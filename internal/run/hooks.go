@@ -46,6 +46,8 @@ func (a hookAdvisor) Advise(ctx context.Context, calls []providers.ToolCall) []p
 			out[i] = policy.Advice{Decision: policy.AdviseAllow, Reason: v.Reason}
 		case hooks.Ask:
 			out[i] = policy.Advice{Decision: policy.AdviseAsk, Reason: v.Reason}
+		case hooks.Defer:
+			out[i] = policy.Advice{Decision: policy.AdviseDefer, Reason: v.Reason}
 		case hooks.Deny, hooks.Block:
 			out[i] = policy.Advice{Decision: policy.AdviseDeny, Reason: v.Reason}
 		}

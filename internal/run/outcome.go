@@ -36,6 +36,8 @@ func (r *Run) Outcome(res *loop.Result) (int, string) {
 		}
 	case loop.StatusDenied:
 		code = fault.ExitRefused
+	case loop.StatusDeferred:
+		code = fault.ExitPaused
 	default:
 		code = ExitCode(res.Err)
 		if r.NoKeyFallback(res.Err) {
@@ -116,6 +118,8 @@ func (r *Run) Why(res *loop.Result) string {
 		why = fmt.Sprintf("stopped: --timeout %s reached", r.Timeout)
 	case loop.StatusDenied:
 		return refusals(res)
+	case loop.StatusDeferred:
+		why = fmt.Sprintf("paused: %s for ask resume", termtext.Plural(len(res.Deferred), "call waits", "calls wait"))
 	default:
 		err := res.Err
 		if err == nil {

@@ -207,7 +207,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
 	pol := policy.New(r.Mode, s.Safe.Value, s.Yes.Value, allow, deny, r.env.Prompter, list)
 	pol.AcceptEdits = s.AcceptEdits.Value
-	r.warnUnmatchedRules(pol, allow, deny)
+	r.warnUnmatchedRules(pol, allow, deny, nil)
 	r.useHooks(pol, root) // the replaying invocation's hooks, never the file's
 	r.useTools(registry, pol)
 	r.Declared = declared

@@ -104,9 +104,11 @@ type Inputs struct {
 	// Continue and Resume name the conversation to carry on.
 	Continue bool
 	Resume   string
-	Getenv   func(string) string
-	Config   *Config
-	Wd       string
+	// Paused: Resume names a deferred run for ask resume to carry on.
+	Paused bool
+	Getenv func(string) string
+	Config *Config
+	Wd     string
 }
 
 // Defaults are the settings that apply to a flag not typed, for --help

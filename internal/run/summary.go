@@ -26,11 +26,15 @@ type Summary struct {
 	// UsagePerStep is each model request's usage, in step order.
 	UsagePerStep []records.StepUsage `json:"usage_per_step"`
 	Denials      []records.Denial    `json:"denials"`
+	// Deferred are the calls a deferred run waits on (ask resume).
+	Deferred []records.Deferred `json:"deferred"`
 	// Changes are the files the run changed, in order.
-	Changes    []records.Change `json:"changes"`
-	Error      string           `json:"error,omitempty"`
-	ExitCode   int              `json:"exit_code"`
-	DurationMS int64            `json:"duration_ms"`
+	Changes []records.Change `json:"changes"`
+	// Worktree is the --worktree the run changed and kept.
+	Worktree   *records.Worktree `json:"worktree,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	ExitCode   int               `json:"exit_code"`
+	DurationMS int64             `json:"duration_ms"`
 	// Cost is the run's cost: as the provider reported it, else its
 	// tokens at the config file's prices and the run's price rate.
 	Cost *float64 `json:"cost,omitempty"`
@@ -44,8 +48,8 @@ type Summary struct {
 func (r *Run) Summary(res *Result) Summary {
 	s := Summary{ID: res.ID, Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName,
 		Steps: res.Steps, ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep),
-		Denials: nonNil(res.Denials), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
-		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost}
+		Denials: nonNil(res.Denials), Deferred: nonNil(res.Deferred), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
+		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost, Worktree: res.Worktree}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		s.Value = json.RawMessage(res.Answer)
 	}

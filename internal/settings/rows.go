@@ -11,6 +11,7 @@ import (
 	"github.com/ask-cli/ask/internal/bytesize"
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
+	"github.com/ask-cli/ask/internal/worktree"
 )
 
 // Kind is the type of a setting's value.
@@ -56,6 +57,9 @@ type Row struct {
 	Adds bool
 	// ConfigOnly rows have no flag: the config file (Key) gives them.
 	ConfigOnly bool
+	// Bare, when set, is the value of the flag typed without one: such a
+	// flag takes its value only after "=" (--worktree, --worktree=NAME).
+	Bare string
 	// Bound settings belong to one provider: the config file gives them
 	// per provider, and a run resolves them once the provider is known.
 	Bound bool
@@ -84,6 +88,8 @@ var (
 	// ReasoningLevels and Tiers are the providers' own lists.
 	ReasoningLevels = providers.ReasoningLevels
 	Tiers           = providers.Tiers
+	// OnApprovals are --on-approval's: deny, or defer for ask resume.
+	OnApprovals = []string{"deny", "defer"}
 )
 
 // The categories of --help and of the man page's OPTIONS.
@@ -235,6 +241,18 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:    "refuse calls matching `PATTERN`; wins over --allow-tool; adds to the config file's; repeatable",
 			check:   toolPatterns,
 			field:   field(func(v *Values) *Setting[[]string] { return &v.Deny })},
+		// Widening: never widens: a deferred call runs only when ask resume
+		// decides it under its own policy; defer rules add up (Adds).
+		{Name: "defer-tool", Category: CategoryTools, Key: "defer_tools", Kind: List, Default: []string(nil), Adds: true,
+			samples: samples{good: []string{"shell:git push*"}, bad: []string{":x"}},
+			Help:    "defer calls matching `PATTERN` (rule syntax): the run stops with status deferred, exit 7, and ask resume decides them; adds to the config file's; repeatable",
+			check:   toolPatterns,
+			field:   field(func(v *Values) *Setting[[]string] { return &v.DeferTools })},
+		// Widening: never widens: a deferred call runs only when ask resume
+		// decides it.
+		{Name: "on-approval", Category: CategoryTools, Key: "on_approval", Kind: String, Default: "deny", Choices: OnApprovals,
+			Help:  "what a call that needs approval gets, `ANSWER` deny or defer, when no terminal can ask and nothing else decides it: defer pauses the run for ask resume (exit 7)",
+			field: field(func(v *Values) *Setting[string] { return &v.OnApproval })},
 		// Widening: only its false value narrows.
 		{Name: "yes", Category: CategoryTools, Short: "y", Key: "tools.yes", Kind: Bool, Default: false,
 			widen: switchWidens(true, "it approves every call"),
@@ -354,6 +372,19 @@ var Rows = sync.OnceValue(func() []Row {
 			widen:   shrinksOnly("it sends a header, with variables read from the environment, that the command line does not"),
 			Help:    "send the header `'NAME: VALUE'` to every --mcp URL; ${VAR} in VALUE is read from the environment, and a credential must come that way ('Authorization: Bearer ${TOKEN}'); repeatable",
 			field:   field(func(v *Values) *Setting[[]string] { return &v.MCPHeaders })},
+		// Widening: leaving the command line's worktree out works in the
+		// person's own checkout.
+		{Name: "worktree", Category: CategoryTools, Kind: String, Default: "", Bare: worktree.Auto,
+			samples: samples{good: []string{"fix-1", "auto"}, bad: []string{"../x", "a..b"}, wide: "other", over: "fix-1"},
+			widen:   keepsWorktree,
+			Help:    "work in a new git worktree .git/ask-worktrees/`NAME` on branch ask/NAME, given as --worktree=NAME (bare: a fresh name); kept only when the run changed it",
+			check:   worktreeName,
+			field:   field(func(v *Values) *Setting[string] { return &v.Worktree })},
+		// Widening: never widens: where the worktree starts from.
+		{Name: "worktree-base", Category: CategoryTools, Kind: String, Default: "",
+			samples: samples{good: []string{"main"}},
+			Help:    "make the --worktree from `REF` instead of HEAD",
+			field:   field(func(v *Values) *Setting[string] { return &v.WorktreeBase })},
 		// Widening: the file tools reach what it holds.
 		{Name: "workdir", Category: CategoryTools, Kind: String, Default: ".",
 			samples: samples{good: []string{"sub"}, wide: "/"},
@@ -544,4 +575,33 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// worktreeName checks a --worktree name: one that cannot escape the
+// worktrees' directory and makes a branch name.
+func worktreeName(v any) string {
+	name, _ := v.(string)
+	if name == "" || name == worktree.Auto {
+		return ""
+	}
+	if why := worktree.CheckName(name); why != "" {
+		return fmt.Sprintf("%q %s", name, why)
+	}
+	return ""
+}
+
+// keepsWorktree is --worktree's mark: a lower layer may choose a worktree
+// where the command line has none, or name the fresh one the command line
+// asked for; it may not take the command line's away (the run would work
+// in the checkout itself) or trade a named one for another.
+func keepsWorktree(v, upper any) string {
+	name, _ := v.(string)
+	up, _ := upper.(string)
+	switch {
+	case name == "" && (up != "" || upper == nil):
+		return "it works in the checkout itself, not in the command line's worktree"
+	case name != "" && up != "" && up != worktree.Auto && name != up:
+		return fmt.Sprintf("it names another worktree than the command line's %q", up)
+	}
+	return ""
 }

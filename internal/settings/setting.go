@@ -97,7 +97,10 @@ type Values struct {
 	SandboxScratchSize  Setting[string]
 	Allow               Setting[[]string]
 	Deny                Setting[[]string]
-	Yes                 Setting[bool]
+	// DeferTools are --defer-tool's rules; OnApproval is deny or defer.
+	DeferTools Setting[[]string]
+	OnApproval Setting[string]
+	Yes        Setting[bool]
 	// AcceptEdits lets the file tools change files inside the working
 	// directory without asking.
 	AcceptEdits Setting[bool]
@@ -111,8 +114,12 @@ type Values struct {
 	// MCPHeaders are sent to every --mcp URL; a value may name variables
 	// as ${NAME}. They are never recorded: a continued run or a replay is
 	// given them again.
-	MCPHeaders   Setting[[]string]
-	Workdir      Setting[string]
+	MCPHeaders Setting[[]string]
+	Workdir    Setting[string]
+	// Worktree names the git worktree the run works in ("auto" for a
+	// fresh name, "" for none), made from WorktreeBase ("" for HEAD).
+	Worktree     Setting[string]
+	WorktreeBase Setting[string]
 	NoStream     Setting[bool]
 	NoCache      Setting[bool]
 	ToolProtocol Setting[string]

@@ -36,6 +36,8 @@ func NoteLine(ev records.Event, verbose bool) string {
 		}
 	case records.TypeToolDenied:
 		return fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
+	case records.TypeToolDeferred:
+		return fmt.Sprintf("step %d: %s deferred (call %s): %s", ev.Step, ev.Name, termtext.Safe(ev.ID), termtext.Safe(ev.Reason))
 	case records.TypeFileChanged:
 		return termtext.Safe(ev.Change.String())
 	case records.TypeNetwork:

@@ -30,6 +30,8 @@ func TestNoteLine(t *testing.T) {
 		{"a tool that worked", records.Event{Type: records.TypeToolFinished, Step: 2, Name: "shell", Content: "ok"}, true, ""},
 		{"a denial", records.Event{Type: records.TypeToolDenied, Step: 3, Name: "shell", Reason: "the user declined this call"}, false,
 			"step 3: shell denied: the user declined this call"},
+		{"a deferral", records.Event{Type: records.TypeToolDeferred, Step: 1, ID: "c1", Name: "shell", Reason: "--defer-tool shell matches it"}, false,
+			"step 1: shell deferred (call c1): --defer-tool shell matches it"},
 		{"a refused connection", records.Event{Type: records.TypeNetwork, Step: 4, Host: "evil.example\u001b]52;c;x", Port: 443, Allowed: &no}, false,
 			`step 4: network: evil.example\u001b]52;c;x:443 refused (not an --allow-host host, or not port 80 or 443)`},
 		{"an allowed connection, quietly", records.Event{Type: records.TypeNetwork, Step: 4, Host: "proxy.golang.org", Port: 443, Allowed: &yes}, false, ""},
