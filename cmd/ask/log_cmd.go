@@ -92,7 +92,7 @@ func logList(c *cli.Context, stdio *IO, text string) error {
 		}
 		return nil
 	}
-	return table.Runs(stdio.Out, runs, stdio.Getenv("HOME"))
+	return table.Runs(stdio.Out, history.Nest(runs), stdio.Getenv("HOME"))
 }
 
 // logShow prints one kept run.

@@ -276,7 +276,7 @@ func init() {
 	commands = []command{
 		{"replay", replayCommand}, {"log", logCommand}, {"undo", undoCommand}, {"config", configCommand},
 		{"models", modelsCommand}, {"completion", completionCommand}, {"provider", providerCommand},
-		{"tools", toolsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
+		{"tools", toolsCommand}, {"skills", skillsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
 		{"resume", resumeCommand}, {"worktree", worktreeCommand},
 	}
 }

@@ -16,6 +16,9 @@ import (
 func Describe(w io.Writer, e Entry, events []records.Event) {
 	fmt.Fprintf(w, "run %s, %s, in %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(e.Workdir))
 	fmt.Fprintf(w, "%s %s, status %s\n", e.Provider, e.Model, e.Status)
+	if e.ParentID != "" {
+		fmt.Fprintf(w, "a subagent of run %s\n", e.ParentID)
+	}
 	next := "ask --resume " + e.ID + " to continue"
 	if e.Status == records.StatusDeferred {
 		next = "ask resume " + e.ID + " to decide its deferred calls"
@@ -39,6 +42,11 @@ func Describe(w io.Writer, e Entry, events []records.Event) {
 			fmt.Fprintf(w, "%s (refused: %s)\n", call, termtext.Safe(ev.Reason))
 		case ev.Type == records.TypeToolDeferred:
 			fmt.Fprintf(w, "%s (deferred, call %s: %s)\n", call, termtext.Safe(ev.ID), termtext.Safe(ev.Reason))
+		}
+	}
+	for _, ev := range events {
+		for _, c := range ev.Children {
+			fmt.Fprintf(w, "  subagent %s: run %s, %s\n", termtext.Safe(c.Name), c.ID, c.Status)
 		}
 	}
 	if e.Answer != "" {

@@ -46,6 +46,17 @@ transcript: p (ask replay it; ask --resume r to continue)
 prompt:
 hi
 `},
+		{"a parent and a child", Entry{ID: "c", Time: e.Time, Workdir: "/w", Provider: "openai", Model: "m", Prompt: "hi", Status: "completed", Path: "p", ParentID: "p1"},
+			[]records.Event{{Type: records.TypeRunFinished, Children: []records.Child{{ID: "k1", Name: "review\x1b[2J", Status: "max_steps"}}}},
+			`run c, 2026-01-01 12:00:00, in /w
+openai m, status completed
+a subagent of run p1
+transcript: p (ask replay it; ask --resume c to continue)
+
+prompt:
+hi
+  subagent review\u001b[2J: run k1, max_steps
+`},
 	} {
 		var b strings.Builder
 		Describe(&b, tt.entry, tt.events)

@@ -139,8 +139,46 @@ type Entry struct {
 	Prompt   string    `json:"prompt"`
 	// Status is run.finished's; "unfinished" for a run killed before it.
 	Status string `json:"status"`
-	Answer string `json:"-"`
-	Path   string `json:"-"`
+	// ParentID is the run whose agent tool started this one, "" for a
+	// run of its own.
+	ParentID string `json:"parent_id,omitempty"`
+	Answer   string `json:"-"`
+	Path     string `json:"-"`
+	// Depth is how many parents the entry has in a Nest-ed list.
+	Depth int `json:"-"`
+}
+
+// Nest orders runs (newest first, as List gives them) as a tree: each
+// run's children (subagents) follow it, oldest first, one level deeper. A
+// child whose parent is not among runs stays where it is.
+func Nest(runs []Entry) []Entry {
+	present := map[string]bool{}
+	children := map[string][]Entry{}
+	for _, e := range runs {
+		present[e.ID] = true
+	}
+	for _, e := range slices.Backward(runs) {
+		if e.ParentID != "" && present[e.ParentID] && e.ParentID != e.ID {
+			children[e.ParentID] = append(children[e.ParentID], e)
+		}
+	}
+	out := make([]Entry, 0, len(runs))
+	var add func(e Entry, depth int)
+	add = func(e Entry, depth int) {
+		e.Depth = depth
+		out = append(out, e)
+		kids := children[e.ID]
+		delete(children, e.ID) // a cycle of ids cannot loop
+		for _, c := range kids {
+			add(c, depth+1)
+		}
+	}
+	for _, e := range runs {
+		if e.ParentID == "" || !present[e.ParentID] || e.ParentID == e.ID {
+			add(e, 0)
+		}
+	}
+	return out
 }
 
 // ids are the kept runs' ids, oldest first.
@@ -189,7 +227,8 @@ func (s Store) Last(workdir string) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	for _, id := range slices.Backward(ids) {
-		if e, err := s.read(id, false); err == nil && e.Workdir == workdir {
+		// A subagent's run is carried on through its parent, not alone.
+		if e, err := s.read(id, false); err == nil && e.Workdir == workdir && e.ParentID == "" {
 			return e, true, nil
 		}
 	}
@@ -266,7 +305,7 @@ func (s Store) read(id string, whole bool) (Entry, error) {
 	if err := json.Unmarshal(first, &start); err != nil || start.Type != records.TypeRunStarted {
 		return Entry{}, fmt.Errorf("%s is not a transcript", path)
 	}
-	e := Entry{ID: id, Time: start.Time, Provider: start.Provider, Model: start.Model, Path: path, Status: "unfinished"}
+	e := Entry{ID: id, Time: start.Time, Provider: start.Provider, Model: start.Model, Path: path, Status: "unfinished", ParentID: start.ParentID}
 	if start.Settings != nil {
 		e.Workdir, e.Prompt = start.Settings.Workdir, start.Settings.Prompt
 	}

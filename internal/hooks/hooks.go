@@ -38,12 +38,15 @@ const (
 	PreToolUse       = "PreToolUse"
 	PostToolUse      = "PostToolUse"
 	Stop             = "Stop"
-	SessionEnd       = "SessionEnd"
+	// SubagentStop: a child run of the agent tool ended (recorded; a
+	// block does not send the child back).
+	SubagentStop = "SubagentStop"
+	SessionEnd   = "SessionEnd"
 )
 
 // Events are the events a config file may name, in the order a run meets
 // them.
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd}
 
 // DefaultTimeout is a hook's time limit when it names none (Claude Code's).
 const DefaultTimeout = 60 * time.Second
@@ -204,6 +207,9 @@ type Input struct {
 	StopHookActive *bool  `json:"stop_hook_active,omitempty"`
 	Source         string `json:"source,omitempty"` // SessionStart
 	EndReason      string `json:"reason,omitempty"` // SessionEnd
+	// SubagentStop: the child run's id and its definition's name.
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
 }
 
 // Run runs the hooks of event that apply to in.ToolName, one after

@@ -137,3 +137,8 @@ func projectSection(p *Project) string {
 	}
 	return b.String()
 }
+
+// RepoRoot is the nearest directory from dir up that holds .git, "" when
+// none does: where the project's own files (AGENTS.md, skills, agent
+// definitions) stop being looked for.
+func RepoRoot(dir string) string { return repoRoot(dir) }

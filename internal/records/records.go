@@ -34,6 +34,9 @@ const (
 	TypeHook = "hook"
 	// TypeCheckFinished is one run of --until's check.
 	TypeCheckFinished = "check.finished"
+	// TypeSkillActivated is a skill's instructions given to the model
+	// (DESIGN §9, Skills): by the skill tool, or by --skill.
+	TypeSkillActivated = "skill.activated"
 	// TypeNetwork is a connection through the sandbox's proxy.
 	TypeNetwork     = "network"
 	TypeError       = "error"
@@ -56,6 +59,9 @@ type Event struct {
 	Model    string    `json:"model,omitempty"`
 	Mode     string    `json:"mode,omitempty"`
 	Settings *Settings `json:"settings,omitempty"`
+	// ParentID is the run that started this one with its agent tool
+	// (run.started).
+	ParentID string `json:"parent_id,omitempty"`
 	// Git is the working directory's repository as the run's first command
 	// found it (run.finished; run.started in transcripts of earlier
 	// versions).
@@ -95,6 +101,10 @@ type Event struct {
 	Passed    *bool  `json:"passed,omitempty"`
 	CheckExit *int   `json:"check_exit_code,omitempty"`
 
+	// skill.activated: the skill's name is Name; AllowedTools narrow the
+	// run while it is active.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+
 	// network: a connection through the sandbox's proxy (--allow-host).
 	Host    string `json:"host,omitempty"`
 	Port    int    `json:"port,omitempty"`
@@ -124,6 +134,10 @@ type Event struct {
 	PriceRate *float64 `json:"price_rate,omitempty"`
 	// UsagePerStep is each model request's usage.
 	UsagePerStep []StepUsage `json:"usage_per_step,omitempty"`
+	// SkillsUsed are the skills activated, in order; Children the runs
+	// the agent tool started (their usage and cost are in Usage and Cost).
+	SkillsUsed []string `json:"skills_used,omitempty"`
+	Children   []Child  `json:"children,omitempty"`
 	// History is the whole conversation at the end, in the protocol's own
 	// form: what `ask --continue` carries on from.
 	History []json.RawMessage `json:"history,omitempty"`
@@ -142,6 +156,16 @@ type Worktree struct {
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
 	Base   string `json:"base"`
+}
+
+// Child is a run another run started with its agent tool: a kept run of
+// its own (ask log show ID).
+type Child struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Status string          `json:"status"`
+	Usage  providers.Usage `json:"usage"`
+	Cost   *float64        `json:"cost,omitempty"`
 }
 
 // MarshalJSON writes the event with the fields its type uses.

@@ -82,6 +82,9 @@ func (r *Run) budget() func(spent, last providers.Usage) loop.BudgetState {
 	}
 	var costSoFar float64
 	return func(spent, last providers.Usage) loop.BudgetState {
+		// What the subagents used is the run's too.
+		_, childUsage, childCost := r.family.Children()
+		spent = spent.Add(childUsage)
 		if tokens > 0 {
 			used, next := spent.InputTokens+spent.OutputTokens, last.InputTokens+last.OutputTokens
 			if used >= tokens {
@@ -95,11 +98,12 @@ func (r *Run) budget() func(spent, last providers.Usage) loop.BudgetState {
 			// Each request's cost is counted once, as it comes.
 			c, _ := r.cost(last)
 			costSoFar += c
-			if costSoFar >= usd {
-				return loop.BudgetState{Spent: true, Why: fmt.Sprintf("the cost budget (--max-budget-usd %g) is used up: $%.4f", usd, costSoFar)}
+			total := costSoFar + childCost
+			if total >= usd {
+				return loop.BudgetState{Spent: true, Why: fmt.Sprintf("the cost budget (--max-budget-usd %g) is used up: $%.4f", usd, total)}
 			}
-			if costSoFar+c >= usd {
-				return loop.BudgetState{Last: true, Why: fmt.Sprintf("the cost budget (--max-budget-usd %g) leaves no room for another step after $%.4f", usd, costSoFar)}
+			if total+c >= usd {
+				return loop.BudgetState{Last: true, Why: fmt.Sprintf("the cost budget (--max-budget-usd %g) leaves no room for another step after $%.4f", usd, total)}
 			}
 		}
 		return loop.BudgetState{}

@@ -36,6 +36,7 @@ import (
 	"github.com/ask-cli/ask/internal/providers/catalog"
 	"github.com/ask-cli/ask/internal/sandbox"
 	"github.com/ask-cli/ask/internal/settings"
+	"github.com/ask-cli/ask/internal/skills"
 	"github.com/ask-cli/ask/internal/suggest"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/tools"
@@ -139,6 +140,11 @@ type Run struct {
 	closers     []func()
 	// network hears of the --allow-host proxy's connections.
 	network networkHook
+	// skills are those found, nil under --no-skills.
+	skills *skillSet
+	// family is the run's subagents: the agent tool's children, or, for a
+	// child, its parent.
+	family *family
 }
 
 // Close stops what the run started. It is safe to call more than once.
@@ -246,6 +252,10 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if root.Sandbox, err = r.sandbox(); err != nil {
 		return nil, err
 	}
+	if err := r.findSkills(); err != nil {
+		return nil, err
+	}
+	r.findAgents()
 	if err := r.buildTools(ctx, root); err != nil {
 		return nil, err
 	}
@@ -256,6 +266,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 		Project: r.projectFile(),
 	}, s.System.Value)
+	_, offered := r.tools[skills.ToolName]
+	r.System += r.skillPrompt(offered)
 	if err := r.useSchema(); err != nil {
 		return nil, err
 	}
@@ -381,6 +393,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 			return err
 		}
 		all = append(all, extra...)
+		all = r.addOwnTools(all, append(r.skillTool(), r.agentTool()...))
 	}
 	allow, _ := policy.ParsePatterns(s.Allow.Value) // checked by check
 	deny, _ := policy.ParsePatterns(s.Deny.Value)
@@ -401,11 +414,16 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 		// answered as a call to an unknown tool.
 		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !slices.Contains(c.Tools, t.Info().Name) })
 	}
+	if c := s.child; c != nil && c.within != nil {
+		// A subagent is offered only its definition's tools.
+		offered = slices.DeleteFunc(offered, func(t tools.Tool) bool { return !c.within.names(t.Info().Name) })
+	}
 	registry, err := tools.NewRegistry(offered...)
 	if err != nil {
 		return err
 	}
 	r.useTools(registry, gate)
+	r.gate = narrowGate{inner: r.gate, lists: r.narrowings}
 	return nil
 }
 

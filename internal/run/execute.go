@@ -53,6 +53,19 @@ type Result struct {
 	WriteErr error
 	// Worktree is the --worktree the run changed and kept; nil for none.
 	Worktree *records.Worktree
+	// SkillsUsed are the skills activated, in order; Children the runs
+	// the agent tool started; ParentID the run that started this one.
+	SkillsUsed []string
+	Children   []records.Child
+	ParentID   string
+}
+
+// parentID is the run that started this one, "" for a run of its own.
+func (r *Run) parentID() string {
+	if c := r.Settings.child; c != nil {
+		return c.parentID
+	}
+	return ""
 }
 
 // Execute runs the loop on prompt. It owns the transcript: run.started is
@@ -91,10 +104,15 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 			r.note("not keeping this run in the history: %v", err)
 		}
 	}()
+	var step atomic.Int64 // the step running, for the changes the tools report
 	rec := records.NewRecorder(append(out.Sinks, last.Writer())...)
 	rec.Redact(providers.NewRedactor(r.Secrets()...))
 	if out.Observe != nil {
 		rec.Observe(out.Observe)
+	}
+	r.family.start(id, out.History, func() int { return int(step.Load()) }, out.Observe)
+	if r.family != nil {
+		rec.Observe(r.family.observe)
 	}
 	// Spans, when the OTEL_* variables ask for them; the CLI flushes them
 	// at exit.
@@ -117,10 +135,10 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	}
 	if prev == nil {
 		rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt)})
+			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), ParentID: r.parentID()})
 	}
+	r.skills.start(rec.Emit, func() int { return int(step.Load()) })
 
-	var step atomic.Int64 // the step running, for the changes the tools report
 	changes := r.watchChanges(rec, &step)
 	defer r.root.StopWatching()
 	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
@@ -186,13 +204,20 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	// The run's cost is the provider's figure, else its tokens at the
 	// config file's prices and the run's rate (tier, batch engine).
 	res.Usage.Cost = r.runCost(res.Usage)
+	// The children's usage and cost are the parent's too.
+	children, childUsage, _ := r.family.Children()
+	if len(children) > 0 {
+		res.Usage = res.Usage.Add(childUsage)
+	}
+	skillsUsed := r.skills.Used()
 	tier, rate := r.billing()
 	kept := r.settleWorktree(ctx, res.Status)
 	rec.Emit(records.Event{Type: records.TypeRunFinished, Worktree: kept, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
 		ToolCount: toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(denials), res.Denials...),
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
-		History: res.History, Deferred: res.Deferred, Paused: res.Paused})
-	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err(), Worktree: kept}
+		History: res.History, Deferred: res.Deferred, Paused: res.Paused, SkillsUsed: skillsUsed, Children: children})
+	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err(), Worktree: kept,
+		SkillsUsed: skillsUsed, Children: children, ParentID: r.parentID()}
 }
 
 // runLoop runs the loop on prompt between the session hooks: a prompt a

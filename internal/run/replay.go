@@ -142,7 +142,7 @@ func (rp *Replay) Report() string { return rp.transport.report() }
 func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) error {
 	builtins := tools.Builtins(root)
 	byName := map[string]tools.Tool{}
-	for _, t := range builtins {
+	for _, t := range append(builtins, r.skillTool()...) {
 		byName[t.Info().Name] = t
 	}
 	recorded := map[string]providers.Tool{}

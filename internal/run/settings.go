@@ -69,6 +69,10 @@ type Settings struct {
 	// tools' processes and scrubbed from what tools return.
 	Credentials Credentials
 
+	// child is set for a subagent's run: its parent, and its definition's
+	// tools.
+	child *child
+
 	// keyFile is the config file the key came from, "" when it came from
 	// the environment: such a file should be private.
 	keyFile string

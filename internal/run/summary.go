@@ -31,10 +31,16 @@ type Summary struct {
 	// Changes are the files the run changed, in order.
 	Changes []records.Change `json:"changes"`
 	// Worktree is the --worktree the run changed and kept.
-	Worktree   *records.Worktree `json:"worktree,omitempty"`
-	Error      string            `json:"error,omitempty"`
-	ExitCode   int               `json:"exit_code"`
-	DurationMS int64             `json:"duration_ms"`
+	Worktree *records.Worktree `json:"worktree,omitempty"`
+	// SkillsUsed are the skills activated (DESIGN §9).
+	SkillsUsed []string `json:"skills_used"`
+	// Children are the runs the agent tool started; Usage and Cost
+	// include theirs. ParentID is the run that started this one.
+	Children   []records.Child `json:"children"`
+	ParentID   string          `json:"parent_id,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	ExitCode   int             `json:"exit_code"`
+	DurationMS int64           `json:"duration_ms"`
 	// Cost is the run's cost: as the provider reported it, else its
 	// tokens at the config file's prices and the run's price rate.
 	Cost *float64 `json:"cost,omitempty"`
@@ -49,7 +55,8 @@ func (r *Run) Summary(res *Result) Summary {
 	s := Summary{ID: res.ID, Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName,
 		Steps: res.Steps, ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep),
 		Denials: nonNil(res.Denials), Deferred: nonNil(res.Deferred), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
-		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost, Worktree: res.Worktree}
+		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost, Worktree: res.Worktree,
+		SkillsUsed: nonNil(res.SkillsUsed), Children: nonNil(res.Children), ParentID: res.ParentID}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {
 		s.Value = json.RawMessage(res.Answer)
 	}

@@ -110,6 +110,8 @@ const (
 	DefaultMaxStdin = "1M"
 	// DefaultMaxRounds is how many times --until's check runs.
 	DefaultMaxRounds = 3
+	// DefaultMaxAgents is how many subagents run at once.
+	DefaultMaxAgents = 4
 )
 
 func field[T any](f func(*Values) *Setting[T]) func(*Values) slot {
@@ -385,6 +387,28 @@ var Rows = sync.OnceValue(func() []Row {
 			samples: samples{good: []string{"main"}},
 			Help:    "make the --worktree from `REF` instead of HEAD",
 			field:   field(func(v *Values) *Setting[string] { return &v.WorktreeBase })},
+		// Skills and subagents (DESIGN §9). Widening: never widens: a skill's
+		// allowed-tools only narrow the run.
+		{Name: "skill", Category: CategoryPrompt, Kind: List, Default: []string(nil),
+			Help:  "load the skill `NAME` before the first request, as if the model had called the skill tool; repeatable",
+			field: field(func(v *Values) *Setting[[]string] { return &v.Skills })},
+		// Widening: never widens: skills add instructions, never a permission.
+		{Name: "no-skills", Category: CategoryPrompt, Key: "no_skills", Kind: Bool, Default: false,
+			Help:  "find no skills: no list in the system prompt, no skill tool",
+			field: field(func(v *Values) *Setting[bool] { return &v.NoSkills })},
+		// Widening: a limit: only lowered.
+		{Name: "max-agents", Category: CategoryLimits, Key: "max_agents", Kind: Int, Default: DefaultMaxAgents,
+			samples: samples{wide: "8", over: "2"},
+			widen:   lowersOnly(amount),
+			Help:    "run at most `N` subagents (the agent tool's child runs) at once",
+			check:   atLeast(1, "must be at least 1 (--no-agents offers no agent tool)"),
+			field:   field(func(v *Values) *Setting[int] { return &v.MaxAgents })},
+		// Widening: only its true value narrows.
+		{Name: "no-agents", Category: CategoryTools, Key: "no_agents", Kind: Bool, Default: false,
+			samples: samples{wide: "false", over: "true"},
+			widen:   switchWidens(false, "it offers the agent tool the command line took away"),
+			Help:    "offer no agent tool: the model starts no subagents",
+			field:   field(func(v *Values) *Setting[bool] { return &v.NoAgents })},
 		// Widening: the file tools reach what it holds.
 		{Name: "workdir", Category: CategoryTools, Kind: String, Default: ".",
 			samples: samples{good: []string{"sub"}, wide: "/"},

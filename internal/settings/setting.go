@@ -143,6 +143,14 @@ type Values struct {
 	MaxBudgetUSD    Setting[float64]
 	// NoHooks runs none of the config file's hooks.
 	NoHooks Setting[bool]
+	// Skills are loaded before the first request (--skill); NoSkills
+	// finds none.
+	Skills   Setting[[]string]
+	NoSkills Setting[bool]
+	// MaxAgents is how many subagents run at once; NoAgents offers no
+	// agent tool.
+	MaxAgents Setting[int]
+	NoAgents  Setting[bool]
 }
 
 // Defaults is the built-in layer.

@@ -173,7 +173,11 @@ func MCP(w io.Writer, entries []mcp.Listing) error {
 func Runs(w io.Writer, runs []history.Entry, home string) error {
 	var rows [][]string
 	for _, r := range runs {
-		rows = append(rows, []string{r.ID, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
+		id := r.ID
+		if r.Depth > 0 {
+			id = strings.Repeat("  ", r.Depth-1) + "└ " + id // a subagent's run, under its parent
+		}
+		rows = append(rows, []string{id, r.Time.Local().Format("2006-01-02 15:04"), r.Status,
 			termtext.Safe(tildePath(r.Workdir, home)), termtext.Safe(termtext.Shorten(r.Prompt, 60))})
 	}
 	return Print(w, []string{"ID", "TIME", "STATUS", "WORKDIR", "PROMPT"}, rows...)

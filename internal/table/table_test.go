@@ -81,12 +81,13 @@ func TestRuns(t *testing.T) {
 	err := Runs(&b, []history.Entry{
 		{ID: "a1", Time: at, Workdir: "/home/me/src/ask", Status: "completed", Prompt: "why\ndoes make fail\x1b[2K?"},
 		{ID: "b2", Time: at, Workdir: "/home/meg", Status: "failed", Prompt: "hi"},
+		{ID: "c3", Time: at, Workdir: "/home/meg", Status: "completed", Prompt: "sub", ParentID: "b2", Depth: 1},
 	}, "/home/me/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"~/src/ask", "/home/meg", `why does make fail\u001b[2K?`, "2026-01-02 03:04"} {
+	for _, want := range []string{"~/src/ask", "/home/meg", `why does make fail\u001b[2K?`, "2026-01-02 03:04", "\n└ c3 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}

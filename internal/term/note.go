@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ask-cli/ask/internal/records"
@@ -38,6 +39,12 @@ func NoteLine(ev records.Event, verbose bool) string {
 		return fmt.Sprintf("step %d: %s denied: %s", ev.Step, ev.Name, ev.Reason)
 	case records.TypeToolDeferred:
 		return fmt.Sprintf("step %d: %s deferred (call %s): %s", ev.Step, ev.Name, termtext.Safe(ev.ID), termtext.Safe(ev.Reason))
+	case records.TypeSkillActivated:
+		line := fmt.Sprintf("step %d: skill %s loaded", ev.Step, ev.Name)
+		if len(ev.AllowedTools) > 0 {
+			line += ": only " + strings.Join(ev.AllowedTools, " ") + " while it is active"
+		}
+		return termtext.Safe(line)
 	case records.TypeFileChanged:
 		return termtext.Safe(ev.Change.String())
 	case records.TypeNetwork:

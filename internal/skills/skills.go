@@ -1,0 +1,223 @@
+// Package skills finds Agent Skills (agentskills.io's SKILL.md: a folder
+// whose SKILL.md opens with YAML front matter naming the skill and saying
+// when to use it) and serves them to a run: a list for the system prompt,
+// and the read-only skill tool that returns one skill's instructions and
+// files.
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ask-cli/ask/internal/frontmatter"
+)
+
+// FileName is the file that makes a folder a skill.
+const FileName = "SKILL.md"
+
+// The spec's limits on the front matter's fields.
+const (
+	maxName          = 64
+	maxDescription   = 1024
+	maxCompatibility = 500
+)
+
+// Skill is one skill found on disk.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// AllowedTools is the front matter's allowed-tools as written, nil when
+	// it names none. While the skill is active it only narrows what the
+	// run allows.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// Dir is the skill's folder; Path its SKILL.md.
+	Dir  string `json:"dir"`
+	Path string `json:"path"`
+	// Body is the instructions after the front matter.
+	Body string `json:"-"`
+}
+
+// head is the front matter as the spec writes it; other keys are ignored.
+type head struct {
+	Name          string    `yaml:"name"`
+	Description   string    `yaml:"description"`
+	Compatibility string    `yaml:"compatibility"`
+	AllowedTools  toolNames `yaml:"allowed-tools"`
+}
+
+// toolNames reads allowed-tools as the spec's space-separated string, or
+// as the YAML list Claude Code also accepts.
+type toolNames []string
+
+func (t *toolNames) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err == nil {
+		*t = splitTools(s)
+		return nil
+	}
+	var list []string
+	if err := unmarshal(&list); err != nil {
+		return errors.New("allowed-tools must be a string of tool names or a list of them")
+	}
+	var out []string
+	for _, item := range list {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item) // an entry of a list is one, spaces and all
+		}
+	}
+	*t = out
+	return nil
+}
+
+// splitTools splits a tool list at spaces and commas, but not inside
+// parentheses: "Bash(git diff:*) Read" is two entries.
+func splitTools(s string) []string {
+	var out []string
+	depth, start := 0, -1
+	flush := func(end int) {
+		if start >= 0 {
+			out = append(out, s[start:end])
+		}
+		start = -1
+	}
+	for i, c := range s {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case (c == ' ' || c == ',' || c == '\t' || c == '\n') && depth == 0:
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// Parse reads a SKILL.md found in the folder dir. It checks what the spec
+// requires: a name of lowercase letters, digits and single hyphens that
+// names its folder, and a description, each within its length.
+func Parse(data []byte, dir string) (Skill, error) {
+	var h head
+	body, err := frontmatter.Parse(data, &h)
+	if err != nil {
+		return Skill{}, err
+	}
+	if err := CheckName(h.Name); err != nil {
+		return Skill{}, err
+	}
+	if folder := filepath.Base(dir); h.Name != folder {
+		return Skill{}, fmt.Errorf("name %q does not match its folder %q: rename one", h.Name, folder)
+	}
+	desc := strings.TrimSpace(h.Description)
+	switch {
+	case desc == "":
+		return Skill{}, errors.New("no description: say what the skill does and when to use it")
+	case len(desc) > maxDescription:
+		return Skill{}, fmt.Errorf("description is %d characters, more than %d", len(desc), maxDescription)
+	case len(h.Compatibility) > maxCompatibility:
+		return Skill{}, fmt.Errorf("compatibility is %d characters, more than %d", len(h.Compatibility), maxCompatibility)
+	}
+	return Skill{Name: h.Name, Description: desc, AllowedTools: h.AllowedTools, Dir: dir, Path: filepath.Join(dir, FileName), Body: strings.TrimSpace(body)}, nil
+}
+
+// CheckName says what is wrong with a skill's name by the spec's rule, nil
+// when nothing is.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("no name: give the skill's folder name as name")
+	case len(name) > maxName:
+		return fmt.Errorf("name is %d characters, more than %d", len(name), maxName)
+	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") || strings.Contains(name, "--"):
+		return fmt.Errorf("name %q: a hyphen may not start or end it, nor follow another", name)
+	}
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return fmt.Errorf("name %q: only lowercase letters, digits and hyphens", name)
+		}
+	}
+	return nil
+}
+
+// Places are where skills are looked for, in order (DESIGN §9): see
+// frontmatter.Places.
+func Places(workdir, root, configHome, home string) []string {
+	return frontmatter.Places("skills", workdir, root, configHome, home)
+}
+
+// Find reads the skills of each place in order; the first skill of a name
+// wins. A skill that cannot be read or breaks the spec is left out with a
+// warning of one line naming its file; a place that is not there is no
+// warning.
+func Find(places []string) (found []Skill, warnings []string) {
+	seen := map[string]bool{}
+	for _, place := range places {
+		entries, err := os.ReadDir(place)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+				warnings = append(warnings, fmt.Sprintf("skills in %s left out: %v", place, err))
+			}
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(place, e.Name())
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				continue
+			}
+			path := filepath.Join(dir, FileName)
+			s, err := read(path, dir)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err != nil:
+				warnings = append(warnings, fmt.Sprintf("skill %s left out: %v", path, err))
+				continue
+			case seen[s.Name]:
+				continue
+			}
+			seen[s.Name] = true
+			found = append(found, s)
+		}
+	}
+	return found, warnings
+}
+
+// read reads and parses one SKILL.md; one larger than a definition may
+// be is not read past that. It is read inside its folder: a SKILL.md that
+// is a link out of it (to a key, a config file) is refused, so that a
+// repository cannot make ask send the user's other files to a provider.
+func read(path, dir string) (Skill, error) {
+	data, err := frontmatter.ReadIn(dir, FileName)
+	if err != nil {
+		return Skill{}, err
+	}
+	return Parse(data, dir)
+}
+
+// Lookup finds a skill by name.
+func Lookup(all []Skill, name string) (Skill, bool) {
+	i := slices.IndexFunc(all, func(s Skill) bool { return s.Name == name })
+	if i < 0 {
+		return Skill{}, false
+	}
+	return all[i], true
+}
+
+// Names are the skills' names, in order.
+func Names(all []Skill) []string {
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = s.Name
+	}
+	return out
+}
