@@ -1,7 +1,12 @@
 package mcpauth
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +89,64 @@ func TestLoadReadsItsOwnGrant(t *testing.T) {
 	}
 	if g, err := store.Load("https://example.com/mcp"); err != nil || g == nil || g.AccessToken != "mine" {
 		t.Fatalf("Load = %+v, %v", g, err)
+	}
+}
+
+// A malicious authorization server names an authorization endpoint that
+// is not a web page: file:, a custom scheme whose handler runs something,
+// or a word that xdg-open reads as an option. The browser is never asked
+// to open it, and the sign-in stops naming the endpoint (the SDK's
+// metadata check holds this; the test keeps it held).
+func TestLoginOpensOnlyWebURLs(t *testing.T) {
+	t.Parallel()
+	for _, endpoint := range []string{"file:///etc/passwd", "x-evil-handler:run?cmd=id", "--help", "javascript:alert(1)"} {
+		t.Run(endpoint, func(t *testing.T) {
+			t.Parallel()
+			var base string
+			mux := http.NewServeMux()
+			writeJSON := func(w http.ResponseWriter, v any) {
+				w.Header().Set("Content-Type", "application/json")
+				json.NewEncoder(w).Encode(v)
+			}
+			prm := func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
+			}
+			mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+			mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
+			mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, map[string]any{"issuer": base, "authorization_endpoint": endpoint,
+					"token_endpoint": base + "/token", "registration_endpoint": base + "/register",
+					"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+					"token_endpoint_auth_methods_supported": []string{"none"}})
+			})
+			mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
+				var meta map[string]any
+				json.NewDecoder(r.Body).Decode(&meta)
+				meta["client_id"] = "test-client"
+				w.WriteHeader(http.StatusCreated)
+				writeJSON(w, meta)
+			})
+			mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
+				http.Error(w, "sign in first", http.StatusUnauthorized)
+			})
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			base = strings.Replace(srv.URL, "localhost", "127.0.0.1", 1)
+			server, _ := Canonical(base + "/mcp")
+			var opened []string
+			var notes strings.Builder
+			l := Login{Server: server, Version: "t", Wait: 2 * time.Second, Notes: &notes,
+				Open: func(u string) error { opened = append(opened, u); return nil }}
+			_, err := l.Run(context.Background(), OpenStore(t.TempDir()))
+			for _, u := range opened {
+				if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+					t.Errorf("the browser was asked to open %q", u)
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), "authorization_endpoint") {
+				t.Errorf("Login = %v, want the authorization endpoint refused", err)
+			}
+		})
 	}
 }
