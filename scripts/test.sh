@@ -25,6 +25,21 @@ if [ -f testdata/mcp/package.json ]; then
   fi
 fi
 
+# The ACP tests play an editor with the official client, @agentclientprotocol/sdk
+# (testdata/acp); in CI they are part of the bar (the Go test fails under CI=true
+# without it).
+if [ -f testdata/acp/package.json ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "== npm ci (the ACP client)"
+    npm ci --prefix testdata/acp --no-audit --no-fund --loglevel=error
+  elif [ -n "${CI:-}" ]; then
+    echo "npm not found: CI needs Node.js and npm for the ACP tests (apt-get install nodejs npm)" >&2
+    exit 1
+  else
+    echo "npm not found: the ACP tests will be skipped" >&2
+  fi
+fi
+
 # The official MCP conformance suite (it brings the Node.js 22 it needs as
 # an npm package): run against ask's MCP client and against ask mcp serve.
 if [ -f testdata/mcp-conformance/package.json ] && command -v npm >/dev/null 2>&1; then
@@ -44,7 +59,7 @@ if ! command -v jq >/dev/null 2>&1; then
 fi
 
 echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*'))
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*' -not -path './testdata/acp/*'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2
   echo "$unformatted" >&2

@@ -277,7 +277,7 @@ func init() {
 		{"replay", replayCommand}, {"log", logCommand}, {"undo", undoCommand}, {"config", configCommand},
 		{"models", modelsCommand}, {"completion", completionCommand}, {"provider", providerCommand},
 		{"tools", toolsCommand}, {"skills", skillsCommand}, {"mcp", mcpCommand}, {"sandbox", sandboxCommand}, {"batch", batchCommand},
-		{"resume", resumeCommand}, {"worktree", worktreeCommand},
+		{"resume", resumeCommand}, {"worktree", worktreeCommand}, {"acp", acpCommand},
 	}
 }
 

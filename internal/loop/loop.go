@@ -150,8 +150,10 @@ type Config struct {
 	Resume *Resume
 
 	Recorder *records.Recorder
-	// OnText receives answer text as it arrives.
-	OnText func(string)
+	// OnText receives answer text as it arrives; OnThought the model's
+	// thinking, where the provider shows it.
+	OnText    func(string)
+	OnThought func(string)
 	// OnProgress is told when a step or a tool starts.
 	OnProgress func(Progress)
 }
@@ -342,7 +344,7 @@ func (r *runner) run(ctx context.Context) {
 		r.res.Usage = r.res.Usage.Add(turn.Usage)
 		r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
 		usage := turn.Usage
-		r.emit(records.Event{Type: records.TypeAssistant, Step: step, Text: turn.Text, ToolCalls: turn.Calls, Usage: &usage})
+		r.emit(records.Event{Type: records.TypeAssistant, Step: step, Text: turn.Text, Reasoning: turn.Reasoning, ToolCalls: turn.Calls, Usage: &usage})
 		r.history = append(r.history, turn.Messages...)
 		r.res.Answer = turn.Text
 
@@ -525,7 +527,8 @@ func (r *runner) runCalls(ctx context.Context, step int, calls []providers.ToolC
 
 func (r *runner) hooks(step int) providers.Hooks {
 	return providers.Hooks{
-		OnDelta: r.cfg.OnText,
+		OnDelta:   r.cfg.OnText,
+		OnThought: r.cfg.OnThought,
 		OnRequest: func(url string, h http.Header, body []byte) {
 			if r.recorded {
 				r.recorded = false // the held request, recorded before

@@ -59,7 +59,8 @@ type Prompter interface {
 
 // Pending is a call waiting for approval, described for a person.
 type Pending struct {
-	// ID is the call's id, which `ask resume --approve` names.
+	// ID is the call's id, as the model gave it, which `ask resume
+	// --approve` names.
 	ID      string
 	Name    string
 	Summary string // the call's main argument, such as a shell command

@@ -21,7 +21,10 @@ import (
 // responses and retries as transcript events and shows text as it arrives.
 // Every hook may be nil.
 type Hooks struct {
-	OnDelta    func(text string)
+	OnDelta func(text string)
+	// OnThought receives the model's thinking where the provider shows
+	// it: before the text of a reply read whole, after a stream's.
+	OnThought  func(text string)
 	OnRequest  func(url string, header http.Header, body []byte)
 	OnResponse func(status int, header http.Header, body []byte)
 	OnRetry    func(attempt int, delay time.Duration, err error)
@@ -142,6 +145,9 @@ func (c *Caller) call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 	// first byte.
 	if req.Stream && (c.Protocol.Framing() == NDJSON || !StartsWithJSON(br)) {
 		turn, err = readProtocolStream(c.Protocol, io.TeeReader(br, &raw), h.OnDelta)
+		if err == nil && h.OnThought != nil && turn.Reasoning != "" {
+			h.OnThought(turn.Reasoning)
+		}
 	} else {
 		_, err = io.Copy(&raw, br)
 		if p, ok := c.Protocol.(Poller); ok && err == nil {
@@ -153,6 +159,9 @@ func (c *Caller) call(ctx context.Context, req Request, h Hooks) (*Turn, error) 
 		}
 		if err == nil {
 			turn, err = ParseBody(c.Protocol, raw.Bytes())
+			if err == nil && h.OnThought != nil && turn.Reasoning != "" {
+				h.OnThought(turn.Reasoning)
+			}
 			if err == nil && h.OnDelta != nil && turn.Text != "" {
 				h.OnDelta(turn.Text)
 			}

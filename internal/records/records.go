@@ -73,8 +73,10 @@ type Event struct {
 	Headers    map[string]string `json:"headers,omitempty"`
 	Body       json.RawMessage   `json:"body,omitempty"`
 
-	// assistant
+	// assistant; Reasoning is the model's thinking as the provider shows
+	// it, for people only (the protocol's own copy is in the history).
 	Text      string               `json:"text,omitempty"`
+	Reasoning string               `json:"reasoning,omitempty"`
 	ToolCalls []providers.ToolCall `json:"tool_calls,omitempty"`
 	Usage     *providers.Usage     `json:"usage,omitempty"`
 

@@ -100,6 +100,9 @@ type Env struct {
 	// calls the deferred run waits on; the conversation must be that run
 	// (Inputs.Paused).
 	Decisions *Decisions
+	// Editor is the editor that reads and writes the file tools' text
+	// (ask acp), inside the working directory as ever; unset, the disk.
+	Editor tools.EditorFiles
 }
 
 // Run is one assembled run, ready to execute. Close releases what it
@@ -240,6 +243,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		root.Hide(AbsPath(env.Wd, p))
 	}
 	r.workdir, r.root = root.Dir(), root
+	root.Editor = env.Editor
 	// Every credential the run can know of stays with ask: out of the
 	// tools' environment, and scrubbed from what they return.
 	secretVars, secrets := r.credentials(key)

@@ -33,6 +33,9 @@ type Output struct {
 	// OnText receives answer text as it arrives; nil when nobody shows it
 	// live.
 	OnText func(string)
+	// OnThought receives the model's thinking where the provider shows
+	// it; nil when nobody shows it.
+	OnThought func(string)
 	// OnProgress is told when a step or a tool starts.
 	OnProgress func(loop.Progress)
 }
@@ -75,21 +78,29 @@ func (r *Run) Execute(ctx context.Context, prompt string, out Output) *Result {
 	if c := r.Settings.Conversation; c != nil && c.paused != nil {
 		return r.resume(ctx, out)
 	}
-	return r.execute(ctx, prompt, out, nil)
+	return r.execute(ctx, prompt, out, nil, nil)
 }
 
-// execute runs the loop on prompt, or carries on the pending run prev.
-func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun) *Result {
+// execute runs the loop on prompt, or carries on the pending run prev,
+// or runs the next turn of a session.
+func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pendingRun, turn *sessionTurn) *Result {
 	// The id sorts as the runs started, by the real clock (Env.Now may be
 	// pinned): --continue takes the newest.
 	start := time.Now()
 	id := history.NewID(start)
 	var last *history.Recording
 	var err error
-	if prev != nil {
+	switch {
+	case prev != nil:
 		id = prev.id
 		last, err = out.History.KeepAgain(id, prev.transcript)
-	} else {
+	case turn != nil && turn.prior != nil:
+		id = turn.id
+		last, err = out.History.KeepAgain(id, turn.prior)
+	case turn != nil:
+		id = turn.id
+		last, err = out.History.Keep(r.env.Getenv, id)
+	default:
 		last, err = out.History.Keep(r.env.Getenv, id)
 	}
 	if err != nil && r.env.Verbose {
@@ -174,7 +185,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
-		Recorder: rec, OnText: out.OnText, Verify: r.verifier(rec), Budget: r.budget(),
+		Recorder: rec, OnText: out.OnText, OnThought: out.OnThought, Verify: r.verifier(rec), Budget: r.budget(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {

@@ -105,7 +105,7 @@ func (r *Run) Continue(ctx context.Context, transcript []byte, reply *Reply, out
 			w.Write(transcript)
 		}
 	}
-	return r.execute(ctx, "", out, prev)
+	return r.execute(ctx, "", out, prev, nil)
 }
 
 // heldReply answers the run's first request with the reply its batch gave

@@ -261,7 +261,7 @@ func (r *Run) resume(ctx context.Context, out Output) *Result {
 			w.Write(prev.transcript)
 		}
 	}
-	return r.execute(ctx, "", out, prev)
+	return r.execute(ctx, "", out, prev, nil)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

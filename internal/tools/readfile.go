@@ -88,6 +88,12 @@ func (t readFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if looksBinary(head) {
 		return "", fmt.Errorf("read_file: %q is a binary file (it has NUL bytes); read_file only shows text", args.Path)
 	}
+	if text, ok, err := t.root.readText(ctx, rel); ok {
+		if err != nil {
+			return "", fmt.Errorf("read_file: %q: the editor: %w", args.Path, err)
+		}
+		br = bufio.NewReader(bytes.NewReader(text))
+	}
 	out, err := pageLines(ctx, br, offset, limit)
 	if err != nil {
 		return "", fmt.Errorf("read_file: %q: %w", args.Path, err)

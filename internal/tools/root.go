@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,6 +58,36 @@ type Root struct {
 	// Sandbox confines every process the tools start (the shell tool,
 	// user tools); nil confines nothing.
 	Sandbox *sandbox.Sandbox
+	// Editor, where set, reads and writes the file tools' text through an
+	// editor (ask acp), after the root has confined the path.
+	Editor EditorFiles
+}
+
+// EditorFiles are an editor's own reads and writes of text files, which
+// see its unsaved buffers and let it show and undo the change. Each takes
+// an absolute path the root has already confined; a nil one is the disk.
+type EditorFiles struct {
+	Read  func(ctx context.Context, path string) (string, error)
+	Write func(ctx context.Context, path, content string) error
+}
+
+// readText is the text of the file rel, from the editor where it reads
+// files; ok is false where the disk's is wanted.
+func (r *Root) readText(ctx context.Context, rel string) (text []byte, ok bool, err error) {
+	if r.Editor.Read == nil {
+		return nil, false, nil
+	}
+	s, err := r.Editor.Read(ctx, filepath.Join(r.dir, rel))
+	return []byte(s), true, err
+}
+
+// writeText writes data to rel through the editor where it writes files,
+// else atomically on disk.
+func (r *Root) writeText(ctx context.Context, osRoot *os.Root, rel string, data []byte, perm fs.FileMode, keepMode bool) error {
+	if r.Editor.Write != nil {
+		return r.Editor.Write(ctx, filepath.Join(r.dir, rel), string(data))
+	}
+	return WriteAtomic(osRoot, rel, data, perm, keepMode)
 }
 
 // Hide puts paths beyond the file tools' reach, whether they exist yet

@@ -82,6 +82,12 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if len(content) > editMaxFileSize { // it grew since fstat
 		return "", fmt.Errorf("edit_file: %q is larger than 16 MB; edit it with shell tools", args.Path)
 	}
+	if text, ok, err := t.root.readText(ctx, rel); ok {
+		if err != nil {
+			return "", fmt.Errorf("edit_file: %q: the editor: %w", args.Path, err)
+		}
+		content = text
+	}
 
 	at := bytes.Index(content, oldText)
 	if at < 0 && bytes.Contains(content, []byte("\r\n")) && !bytes.Contains(oldText, []byte("\r")) {
@@ -98,7 +104,7 @@ func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	updated = append(updated, content[:at]...)
 	updated = append(updated, newText...)
 	updated = append(updated, content[at+len(oldText):]...)
-	if err := WriteAtomic(osRoot, rel, updated, info.Mode().Perm(), true); err != nil {
+	if err := t.root.writeText(ctx, osRoot, rel, updated, info.Mode().Perm(), true); err != nil {
 		return "", fmt.Errorf("edit_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(oldText, newText)
@@ -184,7 +190,7 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 		}
 	}
 	data := []byte(*args.Content)
-	if err := WriteAtomic(osRoot, rel, data, perm, keepMode); err != nil {
+	if err := t.root.writeText(ctx, osRoot, rel, data, perm, keepMode); err != nil {
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
 	}
 	added, removed := lineDelta(before, data)
