@@ -51,3 +51,32 @@ func TestResumeWordsNameKeptRunsNotFilesOfTheCheckout(t *testing.T) {
 		}
 	}
 }
+
+// A transcript is a lower layer: the mode it carries may narrow what the
+// config file allows, never widen it. A transcript saying agent (another
+// person's, a checkout's, or the person's own run given --mode agent)
+// goes on in the config file's mode ask, not silently in agent.
+func TestCarriedModeNarrowsTheConfigFile(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	cfgPath := filepath.Join(wd, "config.json")
+	if err := os.WriteFile(cfgPath, []byte(`{"mode": "ask"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for carried, want := range map[string]string{"agent": "ask", "plan": "ask", "ask": "ask"} {
+		transcript := fmt.Sprintf(`{"type":"run.started","provider":"openai","model":"gpt-test","mode":%q,"settings":{"prompt":"x"}}`, carried) + "\n" +
+			`{"type":"run.finished","status":"completed","answer":"y","history":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}` + "\n"
+		path := filepath.Join(wd, carried+".jsonl")
+		if err := os.WriteFile(path, []byte(transcript), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		getenv := func(k string) string { return map[string]string{"ASK_CONFIG": cfgPath, "OPENAI_API_KEY": "fake"}[k] }
+		s, err := Resolve(Inputs{Resume: path, Getenv: getenv, Wd: wd, Config: LoadConfig(getenv, "")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mode.Value != want {
+			t.Errorf("carrying on a %s-mode transcript under a config of mode ask: mode %s (%s), want %s", carried, s.Mode.Value, s.Mode.Source, want)
+		}
+	}
+}
