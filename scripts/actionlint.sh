@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# actionlint on the GitHub Action and on the README's workflow, failing on
+# actionlint on the GitHub Action and on every workflow in the README, failing on
 # any finding. actionlint is built from the Go module proxy into a cache
 # directory (it is a CI tool, not a dependency of ask: go.mod does not
 # name it). scripts/test.sh runs this; it also runs alone.
@@ -23,21 +23,27 @@ cp action.yml "$tmp/action.yml"
 # its inputs as the workflow's.
 go run ./scripts/actionwf action.yml > "$tmp/.github/workflows/action-steps.yml"
 
-# The README's workflows, each YAML block of "Using ask in CI", with the
-# action taken from here (uses: ./), so that its inputs and outputs are
-# checked against action.yml.
-awk -v dir="$tmp/.github/workflows" '
-     /^## Using ask in CI$/ {in_section = 1; next}
-     /^## / {in_section = 0}
-     in_section && /^```yaml$/ {in_block = 1; n++; next}
+# Every YAML block of the README that is a workflow (it has a top-level
+# jobs: key), whole as it is printed, with the action taken from here
+# (uses: ./) so that its inputs and outputs are checked against
+# action.yml. A block that is a fragment of a workflow fails here ("on"
+# section is missing): a reader copies blocks whole.
+awk -v dir="$tmp" '/^```ya?ml$/ {n++; in_block = 1; file = sprintf("%s/block-%02d.yml", dir, n); next}
      in_block && /^```$/ {in_block = 0; next}
-     in_block {print > (dir "/readme-" n ".yml")}' README.md
-sed -i 's#uses: ask-cli/ask@[^[:space:]]*#uses: ./#' "$tmp"/.github/workflows/readme-*.yml
-if ! grep -q 'uses: ./$' "$tmp"/.github/workflows/readme-*.yml; then
-  echo 'README.md: "Using ask in CI" has no yaml block using ask-cli/ask' >&2
+     in_block {print > file}' README.md
+workflows=()
+for block in "$tmp"/block-*.yml; do
+  [ -e "$block" ] || continue
+  grep -q '^jobs:' "$block" || continue # a Kubernetes Job, a config file: no workflow
+  name="readme-$(basename "$block")"
+  sed 's#uses: ask-cli/ask@[^[:space:]]*#uses: ./#' "$block" > "$tmp/.github/workflows/$name"
+  workflows+=(".github/workflows/$name")
+done
+if ! grep -qs 'uses: ./$' "$tmp"/.github/workflows/readme-*.yml; then
+  echo 'README.md: no workflow block uses ask-cli/ask' >&2
   exit 1
 fi
 
 cd "$tmp"
-"$bin/actionlint" -color=false .github/workflows/action-steps.yml .github/workflows/readme-*.yml
-echo "actionlint $version: action.yml and the README's workflows are clean"
+"$bin/actionlint" -color=false .github/workflows/action-steps.yml "${workflows[@]}"
+echo "actionlint $version: action.yml and the README's ${#workflows[@]} workflows are clean"

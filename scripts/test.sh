@@ -47,16 +47,18 @@ if [ -f testdata/mcp-conformance/package.json ] && command -v npm >/dev/null 2>&
   npm ci --prefix testdata/mcp-conformance --no-audit --no-fund --loglevel=error
 fi
 
-# The hook tests run Claude Code's own example scripts, which use jq; in CI
-# they are part of the bar, so a fresh machine gets jq.
-if ! command -v jq >/dev/null 2>&1; then
-  if [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "== apt-get install jq (the hook tests' scripts use it)"
-    apt-get update -qq >/dev/null && apt-get install -y -qq jq >/dev/null
-  else
-    echo "jq not found: the hook tests that run Claude Code's example scripts will be skipped" >&2
+# The hook tests run Claude Code's own example scripts, which use jq and
+# python3; in CI they are part of the bar, so a fresh machine gets them.
+for tool in jq python3; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    if [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "== apt-get install $tool (the hook tests' scripts use it)"
+      apt-get update -qq >/dev/null && apt-get install -y -qq "$tool" >/dev/null
+    else
+      echo "$tool not found: the hook tests that run Claude Code's example scripts will be skipped" >&2
+    fi
   fi
-fi
+done
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/mcp/*' -not -path './testdata/acp/*'))

@@ -48,7 +48,7 @@ func commandWords(line commandLine, prog string) ([]string, error) {
 	if words[0] == "help" || words[0] == "version" {
 		return line.argv(prog), nil
 	}
-	name, ok := nearCommand(main, words[0])
+	name, ok := nearCommand(main, words)
 	if !ok {
 		return line.argv(prog), nil
 	}
@@ -61,9 +61,10 @@ func commandWords(line commandLine, prog string) ([]string, error) {
 		typed, meant, typed)
 }
 
-// nearCommand returns the command name (or help, version) that word is
-// exactly or one edit away from.
-func nearCommand(main *commandSpec, word string) (string, bool) {
+// nearCommand returns the command name (or help, version) that the first
+// word is exactly or one edit away from.
+func nearCommand(main *commandSpec, words []string) (string, bool) {
+	word := words[0]
 	names := []string{"help", "version"}
 	for _, c := range main.subs {
 		if !c.hidden {
@@ -73,9 +74,27 @@ func nearCommand(main *commandSpec, word string) (string, bool) {
 	w := strings.ToLower(word)
 	n := suggest.Nearest(w, names, 1)
 	// A short word one edit from a short name is more often a word ("dog"
-	// is not "log").
-	if n == w || n != "" && len(w) >= minNearWord {
+	// is not "log"), unless the edit is a swap of the name's own letters
+	// ("lgo") or the next word is one of the command's subcommands ("lgo
+	// show last").
+	switch {
+	case n == w, n != "" && len(w) >= minNearWord:
+		return n, true
+	case n != "" && (swapped(w, n) || len(words) > 1 && main.sub(n) != nil && main.sub(n).sub(words[1]) != nil):
 		return n, true
 	}
 	return "", false
+}
+
+// swapped reports whether a is b with two neighbouring letters swapped.
+func swapped(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i+1 < len(a); i++ {
+		if a[i] != b[i] {
+			return a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		}
+	}
+	return false
 }

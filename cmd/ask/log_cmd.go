@@ -87,8 +87,14 @@ func logList(c *cli.Context, stdio *IO, text string) error {
 		return writeJSON(stdio.Out, nonNil(runs), stdio.OutTTY)
 	}
 	if len(runs) == 0 {
-		if store.Dir == "" {
+		switch {
+		case store.Dir == "":
 			fmt.Fprintln(stdio.Err, "ask: no runs are kept (ASK_HISTORY_RUNS or ASK_HISTORY_SIZE is 0, or neither XDG_STATE_HOME nor HOME is set)")
+		case c.Bool("quiet"):
+		case text != "":
+			fmt.Fprintf(stdio.Err, "ask: no kept run matches %q (in %s)\n", text, store.Dir)
+		default:
+			fmt.Fprintf(stdio.Err, "ask: no runs yet: each run is kept in %s once it is made\n", store.Dir)
 		}
 		return nil
 	}
@@ -104,7 +110,7 @@ func logShow(c *cli.Context, stdio *IO) error {
 	if err != nil {
 		return err
 	}
-	e, err := store.Resolve(c.Args().First(), stdio.Wd)
+	e, err := store.Resolve(c.Args().First(), keptRunsDir(c, stdio))
 	if err != nil {
 		return usageErr("ask log show: %v", err)
 	}

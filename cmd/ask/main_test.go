@@ -56,6 +56,13 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Values[fakeKey{}] = &fakeHolder{}
 			env.Setenv("HOME", env.WorkDir)
+			// Claude Code's published hook examples, run unchanged
+			// (testdata/claudecode/PROVENANCE.md).
+			examples, err := filepath.Abs("testdata/claudecode")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CLAUDE_EXAMPLES", examples)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -201,6 +208,8 @@ type askEnv struct {
 	idle time.Duration
 	// stdout, when set, receives stdout instead of the result.
 	stdout io.Writer
+	// stderr, when set, receives stderr instead of the result.
+	stderr io.Writer
 	// ttyPath stands in for /dev/tty (with tty set).
 	ttyPath string
 	// transport, when set, answers every HTTP request instead of a server.
@@ -239,8 +248,12 @@ func runAsk(t *testing.T, e askEnv, args ...string) askResult {
 	if e.stdout != nil {
 		stdout = e.stdout
 	}
+	var stderr io.Writer = &errb
+	if e.stderr != nil {
+		stderr = e.stderr
+	}
 	stdio := &IO{
-		In: strings.NewReader(e.stdin), Out: stdout, Err: &errb,
+		In: strings.NewReader(e.stdin), Out: stdout, Err: stderr,
 		InTTY: e.stdin == "" && e.in == nil, OutTTY: e.tty || e.outTTY, ErrTTY: e.tty,
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/interrupt"
 	"github.com/ask-cli/ask/internal/loop"
@@ -270,7 +272,8 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 	case p.events:
 		// run.finished carries the answer.
 	case answer != nil && answer.Streamed():
-		if !strings.HasSuffix(res.Answer, "\n") {
+		// A note below the answer (a check's line) has ended its line.
+		if !strings.HasSuffix(res.Answer, "\n") && !status.EndedLine() {
 			_, writeErr = io.WriteString(stdio.Out, "\n")
 		}
 	case res.Status == loop.StatusSchemaFailed:
@@ -299,7 +302,9 @@ func execute(ctx context.Context, r *run.Run, prompt string, stdio *IO, status *
 		}
 		return nil
 	}
-	if msg != "" {
+	// A reader that went away (ask --events | head -1) is no fault to
+	// report: 141 is the shell's own code for it, said by nobody.
+	if msg != "" && code != fault.ExitPipe {
 		fmt.Fprintf(stdio.Err, "%s %s\n", stdio.paint.ErrorPrefix(), errorLine(msg))
 	}
 	return &silentError{code: code}
@@ -341,10 +346,19 @@ func note(stdio *IO, status *term.StatusLine, p presentation, calls *term.Calls,
 // writeJSON prints v as indented JSON on a terminal and compact JSON in a
 // pipe, without HTML escaping.
 func writeJSON(w io.Writer, v any, pretty bool) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if pretty {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	if pretty {
+		out = termtext.JSON(out) // a terminal: the model's text cannot drive it
+	}
+	_, err := w.Write(out)
+	return err
 }

@@ -139,3 +139,36 @@ func TestEditQuestionAtTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// At a terminal, the lines a run says after streaming its answer (a
+// check's, a Stop hook's) start on a line of their own, never glued to
+// the answer's last word, which models end without a newline (issue 38,
+// A7).
+func TestCheckLineBelowTheAnswerAtTheTerminal(t *testing.T) {
+	t.Parallel()
+	m, ttyPath := termtest.OpenPTY(t)
+	tty, err := os.OpenFile(ttyPath, os.O_RDWR, 0) // stdout and stderr: the same terminal
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "All done."})
+	defer srv.Close()
+	m.SetReadDeadline(time.Now().Add(30 * time.Second))
+	screen := make(chan string, 1)
+	go func() { screen <- termtest.ReadUntil(t, m, " out") }() // the run's summary, its last line
+	r := runAsk(t, askEnv{server: srv, stdout: tty, stderr: tty, tty: true, ttyPath: ttyPath}, "--until", "true", "finish it")
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	var shown string
+	select {
+	case shown = <-screen:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the terminal never showed the check's line")
+	}
+	if strings.Contains(shown, "All done.ask:") || !strings.Contains(shown, "All done.\r\nask: check 1/3: true passed, ") ||
+		strings.Contains(shown, "\r\n\r\n") {
+		t.Errorf("the check's line is not on a line of its own:\n%q", shown)
+	}
+}

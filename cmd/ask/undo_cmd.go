@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/run"
 	"github.com/ask-cli/ask/internal/termtext"
 	"github.com/ask-cli/ask/internal/undo"
 )
@@ -37,7 +38,7 @@ func logDiffCommand(stdio *IO) *cli.Command {
 
 // changedRun reads the run ref names (default: the last run here) and
 // folds its file changes.
-func changedRun(c *cli.Context, stdio *IO, name string) (undo.Run, error) {
+func changedRun(c *cli.Context, stdio *IO, name string) (undo.Run, history.Entry, error) {
 	ref := history.LastWord
 	switch c.NArg() {
 	case 0:
@@ -46,28 +47,34 @@ func changedRun(c *cli.Context, stdio *IO, name string) (undo.Run, error) {
 	default:
 		// "ask undo the last commit" was meant for a model.
 		typed := strings.TrimPrefix(name, "ask ") + " " + strings.Join(c.Args().Slice(), " ")
-		return undo.Run{}, usageErr("%s: give one run's ID, or last (ask log lists them); to send %q as a prompt, put -- before it: ask -- %s",
+		return undo.Run{}, history.Entry{}, usageErr("%s: give one run's ID, or last (ask log lists them); to send %q as a prompt, put -- before it: ask -- %s",
 			name, typed, typed)
 	}
 	store, err := openHistory(stdio)
 	if err != nil {
-		return undo.Run{}, err
+		return undo.Run{}, history.Entry{}, err
 	}
-	e, err := store.Resolve(ref, stdio.Wd)
+	e, err := store.Resolve(ref, keptRunsDir(c, stdio))
 	if err != nil {
-		return undo.Run{}, usageErr("%s: %v", name, err)
+		return undo.Run{}, history.Entry{}, usageErr("%s: %v", name, err)
 	}
 	run, err := undo.Load(e.Path, e.ID)
 	if err != nil {
-		return undo.Run{}, withCode(exitFailure, fmt.Errorf("%s: %w", name, err))
+		return undo.Run{}, history.Entry{}, withCode(exitFailure, fmt.Errorf("%s: %w", name, err))
 	}
-	return run, nil
+	return run, e, nil
+}
+
+// keptRunsDir is the directory whose runs "last" means: --workdir's, as
+// for -c, else the current one.
+func keptRunsDir(c *cli.Context, stdio *IO) string {
+	return run.Workdir(stdio.Wd, c.String("workdir"))
 }
 
 // logDiff prints a run's changes as a patch on stdout; the files it
 // cannot show are named on stderr.
 func logDiff(c *cli.Context, stdio *IO) error {
-	run, err := changedRun(c, stdio, "ask log diff")
+	run, _, err := changedRun(c, stdio, "ask log diff")
 	if err != nil {
 		return err
 	}
@@ -85,7 +92,7 @@ func logDiff(c *cli.Context, stdio *IO) error {
 // undoRun puts a run's files back and says, one line a file on stdout,
 // what became of each; a file left alone makes the exit code 1.
 func undoRun(c *cli.Context, stdio *IO) error {
-	run, err := changedRun(c, stdio, "ask undo")
+	run, e, err := changedRun(c, stdio, "ask undo")
 	if err != nil {
 		return err
 	}
@@ -100,7 +107,7 @@ func undoRun(c *cli.Context, stdio *IO) error {
 		}
 	} else {
 		if len(outcomes) == 0 {
-			fmt.Fprintln(stdio.Err, "ask: the run changed no file")
+			fmt.Fprintf(stdio.Err, "ask: run %s (%s) changed no file\n", e.ID, termtext.Safe(termtext.Shorten(e.Prompt, 60)))
 		}
 		for _, o := range outcomes {
 			fmt.Fprintln(stdio.Out, o)

@@ -110,6 +110,23 @@ func shapeOf(t reflect.Type) *shape {
 	return stringShape
 }
 
+// plural names many values of the shape: "a list of " + plural.
+func (s *shape) plural() string {
+	switch s.kind {
+	case shapeBool:
+		return "true or false values"
+	case shapeInt:
+		return "whole numbers"
+	case shapeFloat:
+		return "numbers"
+	case shapeList:
+		return "lists"
+	case shapeObject, shapeMap:
+		return "objects"
+	}
+	return "strings"
+}
+
 // describe says what the shape is, for "want ..., got ...".
 func (s *shape) describe() string {
 	switch s.kind {
@@ -120,7 +137,7 @@ func (s *shape) describe() string {
 	case shapeFloat:
 		return "a number"
 	case shapeList:
-		return "a list of " + strings.TrimPrefix(s.elem.describe(), "a ") + "s"
+		return "a list of " + s.elem.plural()
 	case shapeObject, shapeMap:
 		return "an object"
 	}

@@ -10,6 +10,11 @@
 // top-level decision approve/block, decision "block" for PostToolUse,
 // Stop and UserPromptSubmit, and "continue": false).
 //
+// The payload is Claude Code's: tool_name is Claude Code's name for the
+// tool (Bash for shell, mcp__SERVER__TOOL for an MCP tool), tool_input
+// carries Claude Code's argument names (file_path, old_string, ...) beside
+// ask's own, and ask_tool_name gives ask's name.
+//
 // Unlike Claude Code, a PreToolUse or UserPromptSubmit hook that fails
 // (any other exit code), times out or answers what cannot be read denies:
 // a guard that cannot answer is never a silent allow.
@@ -24,8 +29,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -78,22 +85,44 @@ type Group struct {
 
 // Command is one hook: a command line run by /bin/sh.
 type Command struct {
-	Type    string `json:"type"` // "command", the only type ask runs
+	// Type is "command", the only type ask runs; the types of Claude
+	// Code's that ask does not run (skippedTypes) are skipped with a
+	// warning.
+	Type    string `json:"type"`
 	Command string `json:"command"`
+	// Prompt and Model belong to Claude Code's "prompt" hooks, read so
+	// that a config holding one is not refused.
+	Prompt string `json:"prompt,omitempty"`
+	Model  string `json:"model,omitempty"`
 	// Timeout is in seconds; 0 is DefaultTimeout.
 	Timeout int `json:"timeout"`
 }
 
-// claudeNames are Claude Code's names for ask's built-in tools, which a
-// matcher may use (DESIGN §5).
-var claudeNames = map[string]string{
-	"shell":          "Bash",
-	"read_file":      "Read",
-	"write_file":     "Write",
-	"edit_file":      "Edit",
-	"search":         "Grep",
-	"list_directory": "LS",
+// skippedTypes are the hook types of Claude Code's format that ask does
+// not run: a model answers them there, which ask cannot do for a hook.
+var skippedTypes = []string{"prompt", "agent"}
+
+// claudeTool is Claude Code's name for one of ask's built-in tools, and
+// Claude Code's names for those of its arguments that differ from ask's.
+type claudeTool struct {
+	name string
+	args map[string]string
 }
+
+// claudeTools map ask's built-ins to Claude Code's (DESIGN §5): a matcher
+// may use either name, and a hook reads Claude Code's.
+var claudeTools = map[string]claudeTool{
+	"shell":          {"Bash", nil},
+	"read_file":      {"Read", map[string]string{"path": "file_path"}},
+	"write_file":     {"Write", map[string]string{"path": "file_path"}},
+	"edit_file":      {"Edit", map[string]string{"path": "file_path", "old_text": "old_string", "new_text": "new_string"}},
+	"search":         {"Grep", nil},
+	"list_directory": {"LS", nil},
+}
+
+// mcpPrefix starts Claude Code's names for MCP tools: mcp__SERVER__TOOL,
+// where ask declares SERVER__TOOL.
+const mcpPrefix = "mcp__"
 
 // Check says what is wrong with the config: the event whose list holds
 // the fault ("" for none) and what, in the words of a config file's error.
@@ -112,8 +141,10 @@ func (c Config) Check() (event, msg string) {
 			for j, h := range g.Hooks {
 				at := fmt.Sprintf("[%d].hooks[%d]", i, j)
 				switch {
+				case slices.Contains(skippedTypes, h.Type):
+					continue // Skipped says so
 				case h.Type != "command":
-					return event, fmt.Sprintf(`%s.type: %q: ask runs hooks of type "command" only`, at, h.Type)
+					return event, fmt.Sprintf(`%s.type: %q: ask runs hooks of type "command" (and skips %s hooks)`, at, h.Type, quoteAll(skippedTypes))
 				case strings.TrimSpace(h.Command) == "":
 					return event, at + ".command: is empty: name the program to run"
 				case h.Timeout < 0:
@@ -123,6 +154,30 @@ func (c Config) Check() (event, msg string) {
 		}
 	}
 	return "", ""
+}
+
+// Skipped says, one line each, which hooks of the config ask will not
+// run: Claude Code's types that ask does not have. A run warns of them.
+func (c Config) Skipped() []string {
+	var out []string
+	for _, event := range sortedKeys(c) {
+		for i, g := range c[event] {
+			for j, h := range g.Hooks {
+				if slices.Contains(skippedTypes, h.Type) {
+					out = append(out, fmt.Sprintf("hooks.%s[%d].hooks[%d]: ask does not run %q hooks; skipped", event, i, j, h.Type))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func quoteAll(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, " and ")
 }
 
 // compile reads a matcher. Claude Code matches a plain name exactly and
@@ -138,17 +193,40 @@ func compile(matcher string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// matches reports whether a group applies to a tool, by ask's name or
-// Claude Code's.
-func (g Group) matches(tool string) bool {
+// matches reports whether a group applies to a tool, by any of its names:
+// ask's or Claude Code's.
+func (g Group) matches(names ...string) bool {
 	re, err := compile(g.Matcher)
 	switch {
 	case err != nil:
 		return false // Check refused it already
-	case re == nil || tool == "":
+	case re == nil || len(names) == 0 || names[0] == "":
 		return true
 	}
-	return re.MatchString(tool) || claudeNames[tool] != "" && re.MatchString(claudeNames[tool])
+	return slices.ContainsFunc(names, re.MatchString)
+}
+
+// AskName is ask's name for the built-in tool Claude Code calls name
+// (Bash, any case: shell), "" for a name that is none of them.
+func AskName(name string) string {
+	for ask, t := range claudeTools {
+		if strings.EqualFold(t.name, name) {
+			return ask
+		}
+	}
+	return ""
+}
+
+// ClaudeName is Claude Code's name for a tool ask calls name: Bash for
+// shell, mcp__SERVER__TOOL for the MCP tool SERVER__TOOL, else name.
+func (r *Runner) ClaudeName(name string) string {
+	if t, ok := claudeTools[name]; ok {
+		return t.name
+	}
+	if r.IsMCP != nil && r.IsMCP(name) {
+		return mcpPrefix + name
+	}
+	return name
 }
 
 // Record is one hook's decision, for the run's `hook` event.
@@ -172,8 +250,14 @@ type Runner struct {
 	// PermissionMode is Claude Code's name for how calls are approved:
 	// "default", "plan" or "bypassPermissions" (--yes).
 	PermissionMode string
+	// IsMCP reports whether a tool is an MCP server's, which Claude Code
+	// names mcp__SERVER__TOOL; nil: none is.
+	IsMCP func(tool string) bool
 	// OnRecord is told every hook's decision; nil drops them.
 	OnRecord func(Record)
+	// OnStop is told when a hook answers "continue": false, with its
+	// stopReason: the run ends (status hook_stopped). Nil ignores it.
+	OnStop func(event, reason string)
 }
 
 // Has reports whether any hook is named for event.
@@ -189,6 +273,10 @@ type Verdict struct {
 	// Context is what SessionStart and UserPromptSubmit hooks add to the
 	// prompt (their plain stdout, or additionalContext).
 	Context string
+	// Stop: a hook answered "continue": false; StopReason is its
+	// stopReason. The run ends, whatever the decision.
+	Stop       bool
+	StopReason string
 }
 
 // rank orders decisions: a deny or block wins; a failure that cannot deny
@@ -225,13 +313,19 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Verdict {
 		return r.record(event, "", in, Verdict{Decision: failDecision(event), Reason: "hook input: " + err.Error()}, v)
 	}
 	for _, g := range r.Config[event] {
-		if isToolEvent(event) && !g.matches(in.ToolName) {
+		if isToolEvent(event) && !g.matches(in.ToolName, r.ClaudeName(in.ToolName)) {
 			continue
 		}
 		for _, h := range g.Hooks {
+			if h.Type != "command" {
+				continue // a type ask does not run: warned of at start
+			}
 			one := r.runOne(ctx, event, h, payload)
 			v = r.record(event, h.Command, in, one, v)
 		}
+	}
+	if v.Stop && r.OnStop != nil {
+		r.OnStop(event, v.StopReason)
 	}
 	return v
 }
@@ -246,6 +340,9 @@ func (r *Runner) record(event, command string, in Input, one, v Verdict) Verdict
 	}
 	if rank[one.Decision] > rank[v.Decision] {
 		v.Decision, v.Reason = one.Decision, one.Reason
+	}
+	if one.Stop && !v.Stop {
+		v.Stop, v.StopReason = true, one.StopReason
 	}
 	return v
 }
@@ -284,7 +381,40 @@ func (r *Runner) payload(event string, in Input) ([]byte, error) {
 	for k, v := range fields {
 		common[k] = v
 	}
+	if in.ToolName != "" {
+		common["tool_name"] = r.ClaudeName(in.ToolName)
+		common["ask_tool_name"] = in.ToolName
+		common["tool_input"] = r.claudeInput(in.ToolName, in.ToolInput)
+	}
 	return json.Marshal(common)
+}
+
+// claudeInput is a call's arguments with Claude Code's names added beside
+// ask's: file_path (absolute, as Claude Code gives it) for path,
+// old_string and new_string for an edit's old_text and new_text, and
+// Bash's timeout in milliseconds. Arguments that are no JSON object go as
+// they are.
+func (r *Runner) claudeInput(tool string, raw json.RawMessage) any {
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+		return raw
+	}
+	for askName, claudeName := range claudeTools[tool].args {
+		v, ok := args[askName]
+		if !ok {
+			continue
+		}
+		if p, isString := v.(string); isString && claudeName == "file_path" && !filepath.IsAbs(p) && r.Dir != "" {
+			v = filepath.Join(r.Dir, p)
+		}
+		if _, taken := args[claudeName]; !taken {
+			args[claudeName] = v
+		}
+	}
+	if secs, ok := args["timeout_seconds"].(float64); ok && tool == "shell" {
+		args["timeout"] = secs * 1000
+	}
+	return args
 }
 
 // maxOutput bounds what is kept of a hook's stdout and stderr.
@@ -415,9 +545,15 @@ func (r *Runner) answer(event, name, stdout string, fail func(string, ...any) Ve
 	default:
 		return fail("answered decision %q: want %s", out.Decision, map[bool]string{true: `"approve" or "block"`, false: `"block"`}[event == PreToolUse])
 	}
-	if out.Continue != nil && !*out.Continue && (event == PreToolUse || event == UserPromptSubmit || event == PostToolUse) {
-		// "continue": false stops what the hook guards.
-		v.Decision, reason = blockDecision(event), oneLine(out.StopReason, 500)
+	if out.Continue != nil && !*out.Continue {
+		// "continue": false ends the run, and stops what the hook guards.
+		v.Stop, v.StopReason = true, oneLine(out.StopReason, 500)
+		if v.StopReason == "" {
+			v.StopReason = fmt.Sprintf("the %s hook %q answered \"continue\": false", event, name)
+		}
+		if event == PreToolUse || event == UserPromptSubmit || event == PostToolUse {
+			v.Decision, reason = blockDecision(event), v.StopReason
+		}
 	}
 	if (v.Decision == Deny || v.Decision == Block) && reason == "" {
 		reason = fmt.Sprintf("blocked by the %s hook %q", event, name)

@@ -3,7 +3,10 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +96,7 @@ func TestPayloadAndDenyWins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"session_id": "run-1", "transcript_path": "/t.jsonl", "cwd": dir, "hook_event_name": "PreToolUse",
-		"tool_name": "shell", "tool_use_id": "c1", "permission_mode": "default"}
+		"tool_name": "Bash", "ask_tool_name": "shell", "tool_use_id": "c1", "permission_mode": "default"}
 	for k, w := range want {
 		if in[k] != w {
 			t.Errorf("%s = %v, want %v", k, in[k], w)
@@ -148,11 +151,16 @@ func TestMatcher(t *testing.T) {
 		{"Grep", "search", true},
 		{"LS", "list_directory", true},
 		{"Bas", "shell", false}, // a plain name matches whole
-		{"mcp__.*", "mcp__fs__read", true},
+		{"mcp__.*", "fs__read", true},
+		{"mcp__memory__.*", "memory__create_entities", true},
+		{"mcp__memory__.*", "fs__read", false},
+		{"mcp__fs__read", "fs__read", true},
 		{"fs__.*", "fs__read", true},
+		{"mcp__.*", "deploy", false}, // a user tool is no MCP tool
 	}
+	r := &Runner{IsMCP: func(tool string) bool { return strings.Contains(tool, "__") }}
 	for _, tt := range tests {
-		if got := (Group{Matcher: tt.matcher}).matches(tt.tool); got != tt.want {
+		if got := (Group{Matcher: tt.matcher}).matches(tt.tool, r.ClaudeName(tt.tool)); got != tt.want {
 			t.Errorf("matcher %q on %s: %v, want %v", tt.matcher, tt.tool, got, tt.want)
 		}
 	}
@@ -170,14 +178,91 @@ func TestCheck(t *testing.T) {
 		{"unknown event", Config{"Notification": {{Hooks: one}}}, "unknown hook event"},
 		{"bad matcher", Config{PreToolUse: {{Matcher: "(", Hooks: one}}}, "[0].matcher"},
 		{"no hooks", Config{Stop: {{}}}, "[0].hooks: is empty"},
-		{"other type", Config{Stop: {{Hooks: []Command{{Type: "prompt", Command: "x"}}}}}, `"prompt": ask runs hooks of type "command" only`},
+		{"a prompt hook is skipped, not refused", Config{Stop: {{Hooks: []Command{{Type: "prompt", Prompt: "done?"}}}}}, ""},
+		{"other type", Config{Stop: {{Hooks: []Command{{Type: "comand", Command: "x"}}}}}, `"comand": ask runs hooks of type "command" (and skips "prompt" and "agent" hooks)`},
 		{"no command", Config{Stop: {{Hooks: []Command{{Type: "command"}}}}}, "command: is empty"},
 		{"negative timeout", Config{Stop: {{Hooks: []Command{{Type: "command", Command: "x", Timeout: -1}}}}}, "timeout"},
 	}
 	for _, tt := range tests {
 		_, msg := tt.c.Check()
-		if tt.want == "" && msg != "" || !strings.Contains(msg, tt.want) {
+		if tt.want == "" && msg != "" || tt.want != "" && !strings.Contains(msg, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, msg, tt.want)
+		}
+	}
+}
+
+// Claude Code's "prompt" hooks are skipped, each named once, and never
+// run: the command hooks beside them still do.
+func TestPromptHooksAreSkipped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := Config{Stop: {{Hooks: []Command{{Type: "prompt", Prompt: "is the task done?"}, {Type: "command", Command: "touch ran"}}}}}
+	if got, want := c.Skipped(), []string{`hooks.Stop[0].hooks[0]: ask does not run "prompt" hooks; skipped`}; !slices.Equal(got, want) {
+		t.Errorf("Skipped() = %q, want %q", got, want)
+	}
+	var recs []Record
+	r := &Runner{Config: c, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}, OnRecord: func(rec Record) { recs = append(recs, rec) }}
+	if v := r.Run(context.Background(), Stop, Input{}); v.Decision != None {
+		t.Errorf("decision %s, want none", v.Decision)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err != nil || len(recs) != 1 {
+		t.Errorf("the command hook beside it did not run alone: %v, %d records", err, len(recs))
+	}
+}
+
+// "continue": false ends the run from any event: OnStop is told the
+// stopReason, and a PreToolUse hook's call is denied too.
+func TestContinueFalseStops(t *testing.T) {
+	t.Parallel()
+	for _, event := range []string{PreToolUse, PostToolUse, Stop, SessionStart, UserPromptSubmit} {
+		var stopped []string
+		r := &Runner{Config: Config{event: {{Hooks: []Command{{Type: "command", Command: `echo '{"continue": false, "stopReason": "build is red"}'`}}}}},
+			Dir: t.TempDir(), Env: []string{"PATH=/usr/bin:/bin"}, OnStop: func(ev, reason string) { stopped = append(stopped, ev+": "+reason) }}
+		v := r.Run(context.Background(), event, Input{ToolName: "shell", ToolInput: json.RawMessage(`{"command":"ls"}`)})
+		if !v.Stop || v.StopReason != "build is red" || !slices.Equal(stopped, []string{event + ": build is red"}) {
+			t.Errorf("%s: stop %v %q, told %q", event, v.Stop, v.StopReason, stopped)
+		}
+		if event == PreToolUse && v.Decision != Deny {
+			t.Errorf("PreToolUse: decision %s, want deny", v.Decision)
+		}
+	}
+}
+
+// tool_input carries Claude Code's argument names beside ask's, so that a
+// script reading .tool_input.file_path sees the file: absolute, as Claude
+// Code gives it.
+func TestClaudeToolInput(t *testing.T) {
+	t.Parallel()
+	r := &Runner{Dir: "/work/proj", IsMCP: func(tool string) bool { return tool == "memory__add" }}
+	tests := []struct {
+		tool, args, wantName string
+		want                 map[string]any
+	}{
+		{"edit_file", `{"path":"a/.env","old_text":"x","new_text":"y"}`, "Edit",
+			map[string]any{"path": "a/.env", "file_path": "/work/proj/a/.env", "old_text": "x", "old_string": "x", "new_text": "y", "new_string": "y"}},
+		{"write_file", `{"path":"/abs/f.ts","content":"c"}`, "Write", map[string]any{"path": "/abs/f.ts", "file_path": "/abs/f.ts", "content": "c"}},
+		{"read_file", `{"path":"go.mod","limit":3}`, "Read", map[string]any{"path": "go.mod", "file_path": "/work/proj/go.mod", "limit": 3.0}},
+		{"shell", `{"command":"grep -r x .","timeout_seconds":5}`, "Bash", map[string]any{"command": "grep -r x .", "timeout_seconds": 5.0, "timeout": 5000.0}},
+		{"search", `{"pattern":"TODO","path":"cmd"}`, "Grep", map[string]any{"pattern": "TODO", "path": "cmd"}},
+		{"list_directory", `{"path":"."}`, "LS", map[string]any{"path": "."}},
+		{"memory__add", `{"text":"hi"}`, "mcp__memory__add", map[string]any{"text": "hi"}},
+		{"deploy", `{"env":"prod"}`, "deploy", map[string]any{"env": "prod"}},
+	}
+	for _, tt := range tests {
+		b, err := r.payload(PreToolUse, Input{ToolName: tt.tool, ToolInput: json.RawMessage(tt.args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			ToolName    string         `json:"tool_name"`
+			AskToolName string         `json:"ask_tool_name"`
+			ToolInput   map[string]any `json:"tool_input"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.ToolName != tt.wantName || got.AskToolName != tt.tool || !maps.Equal(got.ToolInput, tt.want) {
+			t.Errorf("%s: %s %s %v, want %s %v", tt.tool, got.ToolName, got.AskToolName, got.ToolInput, tt.wantName, tt.want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // Model sends one request and reads the reply. *providers.Caller is the HTTP
@@ -59,6 +60,9 @@ const (
 	// StatusPending: the run stopped while its request waits in a
 	// provider's batch (ask batch --no-wait); Config.Resume carries it on.
 	StatusPending = "pending"
+	// StatusHookStopped: a hook answered "continue": false (the caller
+	// ends the context with ErrHookStopped).
+	StatusHookStopped = "hook_stopped"
 	// StatusDeferred: a call was deferred (DESIGN §9, Pauses); the run
 	// waits for `ask resume`, and Config.Resume's Paused carries it on.
 	StatusDeferred = records.StatusDeferred
@@ -72,6 +76,9 @@ var (
 	// ErrPending ends a run whose request was left in a provider's batch:
 	// it stops with StatusPending, to be resumed.
 	ErrPending = errors.New("the request waits in a provider's batch")
+	// ErrHookStopped, wrapped with the hook's reason, ends a run that a
+	// hook stopped: StatusHookStopped.
+	ErrHookStopped = errors.New("stopped by a hook")
 )
 
 // LastStepNote ends the system prompt of the last step a limit allows,
@@ -600,8 +607,10 @@ func (r *runner) verify(ctx context.Context) bool {
 		r.finish(StatusCompleted)
 		return true
 	case r.res.Steps >= r.cfg.MaxSteps:
-		// Going back is one more request, which the step limit forbids.
+		// Going back is one more request, which the step limit forbids;
+		// the answer stands, and Err says why it was not accepted.
 		r.res.Status = StatusMaxSteps
+		r.res.Err = fmt.Errorf("its last answer was sent back (%s), and the step limit leaves no request to answer again", termtext.Shorten(v.Again, 200))
 		return true
 	}
 	msg, err := r.protocol().UserMessage(v.Again)
@@ -660,6 +669,8 @@ func (r *runner) fail(ctx context.Context, err error) {
 		// Not a fault: the run is carried on later.
 		r.res.Status = StatusPending
 		return
+	case errors.Is(cause, ErrHookStopped):
+		r.res.Status, r.res.Err = StatusHookStopped, cause
 	case errors.Is(cause, ErrTimeout) || errors.Is(err, ErrTimeout):
 		r.res.Status, r.res.Err = StatusTimeout, ErrTimeout
 	case errors.Is(cause, ErrInterrupted):

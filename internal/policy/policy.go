@@ -216,6 +216,13 @@ func (p *Policy) confinedUnderSafe(info tools.Info) bool {
 	return p.Safe && p.Mode == ModeAgent && info.Risk == tools.Exec && info.Sandboxed
 }
 
+// Asks reports whether a call of the tool goes to a person (or to what
+// stands for one: --yes, a rule, a hook) in this run: under --safe a
+// command tool that runs in the read-only sandbox is run without asking.
+func (p *Policy) Asks(info tools.Info) bool {
+	return info.RequiresApproval && !p.confinedUnderSafe(info)
+}
+
 // Declared filters the tools offered to the model: a read-only run offers
 // only tools that read, and a tool denied by name is not offered at all.
 func (p *Policy) Declared(all []tools.Tool) []tools.Tool {

@@ -51,13 +51,26 @@ func (c simpleCommand) String() string {
 // "always cat > ~/.bashrc".
 func (c simpleCommand) key() string {
 	n := c.assigns + 1
-	if n < len(c.words) && subcommand().MatchString(c.words[n]) {
+	if n < len(c.words) && subcommand().MatchString(c.words[n]) && !noSubcommands[c.words[c.assigns]] {
 		n++
 	}
 	if n > len(c.words) {
 		n = len(c.words)
 	}
 	return strings.Join(append(append([]string{}, c.words[:n]...), c.redirs...), " ")
+}
+
+// noSubcommands are programs whose first argument is a file, a pattern
+// or a script, never a subcommand: "always" for cat notes.txt is any cat
+// (as the question says), where for git status it is git status, not any
+// git. A program missing here keeps its first word in the key, which
+// approves less, never more.
+var noSubcommands = map[string]bool{
+	"cat": true, "ls": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
+	"rg": true, "less": true, "more": true, "file": true, "stat": true, "du": true, "diff": true, "sort": true,
+	"uniq": true, "cut": true, "tr": true, "echo": true, "printf": true, "pwd": true, "which": true, "tree": true,
+	"touch": true, "mkdir": true, "jq": true, "sed": true, "awk": true,
+	"python": true, "python3": true, "node": true, "ruby": true, "perl": true,
 }
 
 // subcommand compiles on first use, not in every process at init.

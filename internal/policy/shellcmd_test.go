@@ -275,6 +275,19 @@ func TestAlwaysApprovesTheCommandShown(t *testing.T) {
 	check("sh -c 'go test'", Always, true, "any sh, any go test")
 	check("sh -c 'go test ./...'", Always, false, "")
 	check("sh -c 'go vet'", Always, true, "any sh, any go vet")
+	// A program whose first argument is a file or a script: "always" is
+	// the program (issue 38, A3), redirections still apart.
+	check("cat notes.txt", Always, true, "any cat")
+	check("cat todo.md", Always, false, "")
+	check("cat todo.md > out.txt", Always, true, "any cat > out.txt")
+	check("ls docs", Always, true, "any ls")
+	check("ls src", Always, false, "")
+	check("head readme.md", Always, true, "any head")
+	check("python3 script.py", Always, true, "any python3")
+	check("python3 other.py", Always, false, "")
+	// A subcommand still counts where programs have them.
+	check("git status", Always, true, "any git status")
+	check("git push", Always, true, "any git push")
 
 	// Another tool's "always" is any call of the tool.
 	q := New(ModeAgent, false, false, nil, nil, person, all)
@@ -318,5 +331,20 @@ func TestCommandsCanonical(t *testing.T) {
 		if k := l.runs()[0].key(); k != tt.key {
 			t.Errorf("%q: key %q, want %q", tt.line, k, tt.key)
 		}
+	}
+}
+
+// Under --safe a command tool confined by a working sandbox runs without
+// asking, and the run says so (ask --safe tools show shell): it asks for
+// nothing. Unconfined, or outside --safe, it asks (issue 38).
+func TestAsksUnderSafe(t *testing.T) {
+	t.Parallel()
+	shell := tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true, Sandboxed: true}
+	unconfined := tools.Info{Name: "shell", Risk: tools.Exec, RequiresApproval: true}
+	safe := New(ModeAgent, true, false, nil, nil, nil, nil)
+	plain := New(ModeAgent, false, false, nil, nil, nil, nil)
+	if safe.Asks(shell) || !safe.Asks(unconfined) || !plain.Asks(shell) {
+		t.Errorf("Asks: --safe sandboxed %v (want false), --safe unconfined %v, plain %v (want true)",
+			safe.Asks(shell), safe.Asks(unconfined), plain.Asks(shell))
 	}
 }

@@ -130,7 +130,9 @@ type Run struct {
 	caller  *providers.Caller // nil for a local program
 	toolbox loop.Toolbox
 	tools   map[string]tools.Info
-	gate    loop.Gate
+	// mcpTools are the names of the MCP servers' tools among them.
+	mcpTools map[string]bool
+	gate     loop.Gate
 	// hooks are the config file's, nil for none or under --no-hooks.
 	hooks   *hooks.Runner
 	schema  json.RawMessage
@@ -408,6 +410,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	r.warnUnmatchedRules(pol, allow, deny, pol.Defer)
 	pol.NoSandbox = root.Sandbox.Problem()
 	r.useHooks(pol, root)
+	r.warnIdleMaxRounds()
 	var gate loop.Gate = pol
 	if d := r.env.Decisions; d != nil {
 		gate = d.resolving(pol)
@@ -426,7 +429,7 @@ func (r *Run) buildTools(ctx context.Context, root *tools.Root) error {
 	if err != nil {
 		return err
 	}
-	r.useTools(registry, gate)
+	r.useTools(registry, gate, pol)
 	r.gate = narrowGate{inner: r.gate, lists: r.narrowings}
 	return nil
 }
@@ -454,19 +457,42 @@ func (r *Run) warnUnmatchedRules(pol *policy.Policy, allow, deny, deferred []pol
 			if near := suggest.Nearest(p.Name(), pol.ToolNames(), 2); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)
 			}
+			if ask := hooks.AskName(p.Name()); ask != "" {
+				// Claude Code's name for one of ask's tools (bash:git*).
+				hint = fmt.Sprintf(" (ask calls Claude Code's %s %q: %s)", p.Name(), ask, strings.Replace(p.String(), p.Name(), ask, 1))
+			}
 			r.note("warning: %s %q matches no tool of this run, so it %s nothing%s", rules.flag, p.String(), rules.verb, hint)
 		}
 	}
 }
 
+// warnIdleMaxRounds warns of a --max-rounds given on the command line to a
+// run with nothing it bounds: no --until check and no Stop hook. A
+// warning, not a usage error: the same flag in a script or an alias is
+// harmless on a run without a check, and the run does what was asked;
+// but a silent no-op hides a forgotten --until.
+func (r *Run) warnIdleMaxRounds() {
+	s := r.Settings
+	if strings.HasPrefix(s.MaxRounds.Source, "flag ") && s.Until.Value == "" && !r.hooks.Has(hooks.Stop) {
+		r.note("warning: --max-rounds bounds --until's checks and the Stop hooks' rounds, and this run has neither, so it does nothing here")
+	}
+}
+
 // useTools makes a registry the run's tools and gate the policy.
-func (r *Run) useTools(registry *tools.Registry, gate loop.Gate) {
+func (r *Run) useTools(registry *tools.Registry, gate loop.Gate, pol *policy.Policy) {
 	r.toolbox, r.gate = registry, gate
 	r.tools = map[string]tools.Info{}
 	r.Declared = nil
+	r.mcpTools = map[string]bool{}
 	for _, t := range registry.List() {
 		info := t.Info()
+		// What this run does with a call: under --safe, shell runs in
+		// the read-only sandbox without asking.
+		info.RequiresApproval = pol.Asks(info)
 		r.tools[info.Name] = info
+		if _, remote := t.(interface{ RemoteName() string }); remote {
+			r.mcpTools[info.Name] = true
+		}
 		r.Declared = append(r.Declared, providers.Tool{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
 	}
 }

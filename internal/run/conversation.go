@@ -145,9 +145,21 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 // tools.NewRoot makes it (absolute, symbolic links resolved), for -c to
 // find the runs made there.
 func workdirOf(in Inputs) string {
-	dir := in.Wd
+	given := ""
 	if in.Flags.Workdir.IsGiven() {
-		dir = AbsPath(in.Wd, in.Flags.Workdir.Value)
+		given = in.Flags.Workdir.Value
+	}
+	return Workdir(in.Wd, given)
+}
+
+// Workdir is the working directory a run in wd with --workdir given ("":
+// none) has, as its kept transcript records it: absolute, links resolved.
+// The commands that find "the last run here" (-c, undo, log show last)
+// all look it up by this.
+func Workdir(wd, given string) string {
+	dir := wd
+	if given != "" {
+		dir = AbsPath(wd, given)
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
 	"slices"
@@ -235,7 +236,14 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 // UserPromptSubmit hook blocks is never sent.
 func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.Recorder, prompt string, cfg loop.Config) *loop.Result {
 	defer r.endHooks(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r.stopOnHook(cancel)
 	prompt, err := r.startHooks(ctx, id, transcript, rec, prompt, cfg.Resume != nil)
+	if cause := context.Cause(ctx); errors.Is(cause, loop.ErrHookStopped) {
+		rec.Emit(records.Event{Type: records.TypeError, Error: cause.Error()})
+		return &loop.Result{Status: loop.StatusHookStopped, Err: cause}
+	}
 	if err != nil {
 		rec.Emit(records.Event{Type: records.TypeError, Error: err.Error()})
 		return &loop.Result{Status: loop.StatusError, Err: err}

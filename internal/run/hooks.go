@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -24,7 +25,10 @@ func (r *Run) useHooks(pol *policy.Policy, root *tools.Root) {
 	if s.NoHooks.Value || len(s.Hooks.Value) == 0 {
 		return
 	}
-	r.hooks = &hooks.Runner{Config: s.Hooks.Value, Dir: root.Dir(), Env: root.ChildEnv(), PermissionMode: "default"}
+	for _, w := range s.Hooks.Value.Skipped() {
+		r.note("warning: %s", w)
+	}
+	r.hooks = &hooks.Runner{Config: s.Hooks.Value, Dir: root.Dir(), Env: root.ChildEnv(), PermissionMode: "default", IsMCP: func(tool string) bool { return r.mcpTools[tool] }}
 	switch {
 	case s.Yes.Value:
 		r.hooks.PermissionMode = "bypassPermissions"
@@ -141,6 +145,18 @@ func (r *Run) startHooks(ctx context.Context, id, transcript string, rec *record
 // (--timeout, Ctrl-C): they still run, but do not hold its exit long.
 const sessionEndGrace = 5 * time.Second
 
+// stopOnHook makes a hook's "continue": false end the run: ctx's cancel
+// gets loop.ErrHookStopped with the hook's reason, and the run ends
+// hook_stopped.
+func (r *Run) stopOnHook(cancel context.CancelCauseFunc) {
+	if r.hooks == nil {
+		return
+	}
+	r.hooks.OnStop = func(event, reason string) {
+		cancel(fmt.Errorf("%w (%s): %s", loop.ErrHookStopped, event, reason))
+	}
+}
+
 // endHooks runs SessionEnd.
 func (r *Run) endHooks(ctx context.Context) {
 	if r.hooks == nil {
@@ -160,20 +176,29 @@ const checkTail = 4 << 10
 
 // verifier is the loop's Verify: the Stop hooks, then --until's check.
 // A Stop hook's block sends the model back with its reason; a failed
-// check sends it back with the check's output, until --max-rounds checks
-// have failed.
+// check sends it back with the check's output. Each goes back at most
+// --max-rounds times: a Stop hook that always blocks, like a check that
+// never passes, ends the run check_failed, with the model's last answer.
 func (r *Run) verifier(rec *records.Recorder) func(ctx context.Context, answer string) loop.Verdict {
 	until := r.Settings.Until.Value
 	if !r.hooks.Has(hooks.Stop) && until == "" {
 		return nil
 	}
 	maxRounds := max(r.Settings.MaxRounds.Value, 1)
-	rounds, sentBack := 0, false
+	rounds, stopRounds, sentBack := 0, 0, false
 	return func(ctx context.Context, answer string) loop.Verdict {
 		if r.hooks.Has(hooks.Stop) {
 			active := sentBack
 			v := r.hooks.Run(ctx, hooks.Stop, hooks.Input{StopHookActive: &active})
+			if v.Stop {
+				return loop.Verdict{Status: loop.StatusHookStopped, Err: context.Cause(ctx)}
+			}
 			if sentBack = v.Decision == hooks.Block; sentBack {
+				stopRounds++
+				if stopRounds > maxRounds {
+					return loop.Verdict{Status: loop.StatusCheckFailed,
+						Err: fmt.Errorf("the Stop hook still sent the model back after %d rounds (--max-rounds %d): %s", maxRounds, maxRounds, v.Reason)}
+				}
 				return loop.Verdict{Again: v.Reason}
 			}
 		}
@@ -184,6 +209,11 @@ func (r *Run) verifier(rec *records.Recorder) func(ctx context.Context, answer s
 		start := time.Now()
 		code, output, err := r.root.RunCheck(ctx, until)
 		took := time.Since(start)
+		if ctx.Err() != nil {
+			// --timeout or Ctrl-C stopped the check: that, not its exit
+			// status, is what the line says and how the run ends.
+			return r.checkStopped(ctx, rec, until, rounds, maxRounds, took)
+		}
 		if err != nil {
 			// Refused by the sandbox, say: no round can pass.
 			return loop.Verdict{Status: loop.StatusError, Err: fmt.Errorf("--until %q could not run: %w", until, err)}
@@ -199,8 +229,6 @@ func (r *Run) verifier(rec *records.Recorder) func(ctx context.Context, answer s
 		switch {
 		case passed:
 			return loop.Verdict{}
-		case ctx.Err() != nil:
-			return loop.Verdict{Status: loop.StatusInterrupted, Err: context.Cause(ctx)}
 		case rounds >= maxRounds:
 			return loop.Verdict{Status: loop.StatusCheckFailed,
 				Err: fmt.Errorf("the check %q still failed after %d rounds (--max-rounds %d): exit %d", until, rounds, maxRounds, code)}
@@ -208,6 +236,25 @@ func (r *Run) verifier(rec *records.Recorder) func(ctx context.Context, answer s
 		return loop.Verdict{Again: fmt.Sprintf("The check `%s` failed (exit %d), so the task is not done. Fix what it reports and answer again. Its output (the last %d bytes):\n\n%s",
 			until, code, checkTail, tail(output, checkTail))}
 	}
+}
+
+// checkStopped ends a run whose check --timeout or an interruption cut
+// short: the check line and event say so, and the status is the cause's
+// (timeout, exit 124; interrupted, 130).
+func (r *Run) checkStopped(ctx context.Context, rec *records.Recorder, until string, round, maxRounds int, took time.Duration) loop.Verdict {
+	cause := context.Cause(ctx)
+	status, why := loop.StatusInterrupted, "interrupted"
+	switch {
+	case errors.Is(cause, loop.ErrTimeout):
+		status, why = loop.StatusTimeout, fmt.Sprintf("stopped at --timeout %s", r.Timeout)
+	case errors.Is(cause, loop.ErrHookStopped):
+		status, why = loop.StatusHookStopped, "stopped by a hook"
+	}
+	passed := false
+	rec.Emit(records.Event{Type: records.TypeCheckFinished, Command: until, Round: round, Passed: &passed,
+		Content: why, DurationMS: took.Milliseconds()})
+	r.note("check %d/%d: %s %s, %.1fs", round, maxRounds, until, why, took.Seconds())
+	return loop.Verdict{Status: status, Err: cause}
 }
 
 // tail is the last n bytes of s, cut at a line start where one is near.

@@ -24,7 +24,7 @@ func (r *Run) Outcome(res *loop.Result) (int, string) {
 	case loop.StatusCompleted, loop.StatusPending:
 		code = fault.ExitOK
 	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed,
-		loop.StatusCheckFailed, loop.StatusBudget:
+		loop.StatusCheckFailed, loop.StatusBudget, loop.StatusHookStopped:
 		code = fault.ExitLimit
 	case loop.StatusTimeout:
 		code = fault.ExitTimeout
@@ -108,12 +108,18 @@ func (r *Run) Why(res *loop.Result) string {
 			limit = fmt.Sprintf("--mode %s allows %s", r.Mode, termtext.Plural(r.MaxSteps, "step", "steps"))
 		}
 		why = fmt.Sprintf("stopped after %s (%s): the model still called tools on the last step, so there is no answer", termtext.Plural(res.Steps, "step", "steps"), limit)
+		if res.Err != nil {
+			// The model answered; a check or a Stop hook sent it back.
+			why = fmt.Sprintf("stopped after %s (%s): %v", termtext.Plural(res.Steps, "step", "steps"), limit, res.Err)
+		}
 	case loop.StatusRepeatedCall:
 		why = "stopped: the model made the same tool call, answered the same way, five times in a row with no file changed"
 	case loop.StatusParseFailures:
 		why = "stopped: three replies in a row did not follow the tool protocol"
 	case loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget:
 		why = fmt.Sprintf("stopped: %v", res.Err)
+	case loop.StatusHookStopped:
+		why = fmt.Sprint(res.Err) // "stopped by a hook (EVENT): its stopReason"
 	case loop.StatusTimeout:
 		why = fmt.Sprintf("stopped: --timeout %s reached", r.Timeout)
 	case loop.StatusDenied:
@@ -165,7 +171,8 @@ func (r *Run) NoKeyFallback(err error) bool {
 // limited reports whether a status is a limit the run reached.
 func limited(status string) bool {
 	switch status {
-	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget:
+	case loop.StatusMaxSteps, loop.StatusRepeatedCall, loop.StatusParseFailures, loop.StatusSchemaFailed, loop.StatusCheckFailed, loop.StatusBudget,
+		loop.StatusHookStopped:
 		return true
 	}
 	return false

@@ -209,7 +209,7 @@ func (rp *Replay) buildTools(ctx context.Context, r *Run, root *tools.Root) erro
 	pol.AcceptEdits = s.AcceptEdits.Value
 	r.warnUnmatchedRules(pol, allow, deny, nil)
 	r.useHooks(pol, root) // the replaying invocation's hooks, never the file's
-	r.useTools(registry, pol)
+	r.useTools(registry, pol, pol)
 	r.Declared = declared
 	if rp.recordedResults {
 		r.toolbox = newRecordedResults(rp.events)

@@ -15,6 +15,7 @@ import (
 	"io"
 
 	"github.com/ask-cli/ask/internal/fault"
+	"github.com/ask-cli/ask/internal/termtext"
 
 	"github.com/tidwall/gjson"
 
@@ -131,7 +132,13 @@ func WriteJSON(w io.Writer, pretty bool, raw []byte) error {
 		return fmt.Errorf("output is not JSON: %w", err)
 	}
 	out.WriteByte('\n')
-	_, err = w.Write(out.Bytes())
+	b := out.Bytes()
+	if pretty {
+		// Pretty means a terminal: text a server or a model wrote in it
+		// must not drive it. The value read back is the same.
+		b = termtext.JSON(b)
+	}
+	_, err = w.Write(b)
 	return err
 }
 

@@ -156,13 +156,14 @@ func MCP(w io.Writer, entries []mcp.Listing) error {
 			notes = append(notes, e.SignIn)
 		}
 		notes = append(notes, e.Source)
-		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", e.Name, e.Transport, termtext.Shorten(what, 80), strings.Join(notes, "; "))
+		fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", termtext.Safe(e.Name), e.Transport, termtext.Safe(termtext.Shorten(what, 80)), termtext.Safe(strings.Join(notes, "; ")))
 		for _, t := range e.Tools {
 			desc, _, _ := strings.Cut(t.Description, "\n")
-			fmt.Fprintf(w, "  %s\t%s\n", t.Declared, termtext.Shorten(desc, 80))
+			// A server's words: shown, never obeyed by the terminal.
+			fmt.Fprintf(w, "  %s\t%s\n", termtext.Safe(t.Declared), termtext.Safe(termtext.Shorten(desc, 80)))
 		}
 		if e.Error != "" {
-			fmt.Fprintf(w, "  error: %s\n", termtext.FirstLine(e.Error))
+			fmt.Fprintf(w, "  error: %s\n", termtext.Safe(termtext.FirstLine(e.Error)))
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ func (c *Calls) Line(ev records.Event, width int) (line string, failed bool) {
 	} else if ev.IsError {
 		tail = fmt.Sprintf(" (failed: %s, %s)", termtext.Shorten(termtext.FirstLine(ev.Content), 60), took)
 	}
-	head := "· " + ev.Name
+	head := "· " + termtext.Safe(ev.Name) // the model names the tool
 	room := width - 1 - len([]rune(head)) - len([]rune(tail)) - 1
 	if what := shortArgs(args); what != "" && room > 8 {
 		head += " " + termtext.Safe(termtext.Shorten(what, room-1)) // and "…"

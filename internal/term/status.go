@@ -156,7 +156,7 @@ func (s *StatusLine) text(elapsed time.Duration) string {
 	tail := " · " + formatElapsed(elapsed)
 	what := "thinking"
 	if s.last.Tool != "" {
-		what = s.last.Tool
+		what = termtext.Safe(s.last.Tool) // the model names it: an unknown tool's name is its words
 		if args := shortArgs(s.last.Arguments); args != "" {
 			what += " " + termtext.Safe(args) // a model's text: nothing it writes redraws the line
 		}
@@ -232,17 +232,38 @@ func (s *StatusLine) Clear() {
 }
 
 // Above is w with the line cleared before each write, so that a note
-// shown during the run stands on a line of its own.
-func (s *StatusLine) Above(w io.Writer) io.Writer { return noteWriter{s, w} }
-
-type noteWriter struct {
-	line *StatusLine
-	w    io.Writer
+// shown during the run stands on a line of its own. What a note quotes (a
+// hook's reason, a denied command, an MCP server's stderr) is escaped as
+// termtext.Writer does: it cannot drive the terminal.
+func (s *StatusLine) Above(w io.Writer) io.Writer {
+	return &noteWriter{line: s, w: w, safe: &termtext.Writer{W: w}}
 }
 
-func (n noteWriter) Write(b []byte) (int, error) {
+type noteWriter struct {
+	mu   sync.Mutex
+	line *StatusLine
+	w    io.Writer
+	safe *termtext.Writer
+}
+
+func (n *noteWriter) Write(b []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	n.line.Clear()
-	return n.w.Write(b)
+	n.line.endAnswerLine(n.w)
+	return n.safe.Write(b)
+}
+
+// endAnswerLine ends the line answer text left unfinished, so that a note
+// (a check's line, a Stop hook's) starts on a line of its own rather than
+// after the answer's last word.
+func (s *StatusLine) endAnswerLine(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.midLine {
+		io.WriteString(w, "\n")
+		s.midLine, s.ended = false, true
+	}
 }
 
 // erase removes a shown line; the caller holds mu.

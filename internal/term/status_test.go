@@ -232,3 +232,35 @@ func TestStatusMCPStarting(t *testing.T) {
 	}
 	s.Clear()
 }
+
+// A note written during the run (a check's line, a Stop hook's) starts on
+// a line of its own below answer text streamed without its newline, and
+// the answer's end then needs none (issue 38, A7).
+func TestNoteStartsBelowTheAnswer(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{true, false} {
+		var screen strings.Builder
+		s := NewStatusLine(&screen, on, Palette{}, 80)
+		answer := NewAnswer(&screen, s)
+		answer.Text("All tests pass.")
+		io.WriteString(s.Above(&screen), "ask: check 1/3: go test ./... passed, 0.4s\n")
+		if got, want := screen.String(), "All tests pass.\nask: check 1/3"; !strings.HasPrefix(got, want) {
+			t.Errorf("status on %v: %q, want it to start %q", on, got, want)
+		}
+		if !s.EndedLine() && on {
+			t.Errorf("status on: the answer's line was ended, but EndedLine says not")
+		}
+	}
+}
+
+// A note quoting a hook's or a server's words shows their escape
+// sequences and bidi overrides, never sends them (issue 37, item 7).
+func TestNotesAreEscaped(t *testing.T) {
+	t.Parallel()
+	var screen strings.Builder
+	s := NewStatusLine(&screen, false, Palette{}, 80)
+	io.WriteString(s.Above(&screen), "ask: warning: PreToolUse hook failed: \x1b]52;c;eA==\x07 \u202eevil\tok\n")
+	if got, want := screen.String(), "ask: warning: PreToolUse hook failed: \\u001b]52;c;eA==\\u0007 \\u202eevil\tok\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

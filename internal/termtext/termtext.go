@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -36,23 +37,40 @@ func Safe(s string) string {
 			continue
 		}
 		flush()
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i-1])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
+		b.Write(appendRune(nil, r, size, s[i-1], false))
 	}
 	flush()
 	return b.String()
+}
+
+// Dangerous reports whether a rune can drive a terminal or hide text:
+// C0 and C1 controls (escape sequences start with ESC or CSI, U+009B),
+// DEL, format characters (the bidi overrides and isolates U+202A–U+202E
+// and U+2066–U+2069, zero-width ones) and the line and paragraph
+// separators. Every printing path escapes exactly these.
+func Dangerous(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// appendRune appends one decoded rune as a terminal may show it: a byte
+// that is not UTF-8 (size 1, RuneError) as \xHH, a Dangerous rune as an
+// escape, anything else as it is. With keepLines, newline and tab pass.
+func appendRune(out []byte, r rune, size int, first byte, keepLines bool) []byte {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return fmt.Appendf(out, `\x%02x`, first)
+	case keepLines && (r == '\n' || r == '\t'):
+		return append(out, byte(r))
+	case r == '\n':
+		return append(out, `\n`...)
+	case r == '\t':
+		return append(out, `\t`...)
+	case r == '\r':
+		return append(out, `\r`...)
+	case Dangerous(r):
+		return fmt.Appendf(out, `\u%04x`, r)
+	}
+	return utf8.AppendRune(out, r)
 }
 
 // SafeLines is Safe for text of several lines (a prompt, an answer): its
@@ -102,36 +120,28 @@ func FirstLine(s string) string {
 	return s
 }
 
-// Writer passes text to a terminal with its control characters made
-// visible, as Safe writes them, but line breaks and tabs kept: a model's
-// or a provider's text streamed to a terminal cannot drive it (an escape
-// sequence can set the clipboard, OSC 52, or rewrite what is on the
-// screen). A C1 control arriving split across two writes is held until
-// its second byte.
+// Writer passes text to a terminal escaped as Safe escapes it, but with
+// line breaks and tabs kept: a model's or a provider's text streamed to a
+// terminal cannot drive it (an escape sequence can set the clipboard, OSC
+// 52, or rewrite what is on the screen) nor reorder it (a bidi override).
+// A character arriving split across two writes is held until it is whole.
 type Writer struct {
 	W    io.Writer
-	held []byte // the first byte of a two-byte sequence
+	held []byte // the start of a character split across writes
 }
 
 func (w *Writer) Write(p []byte) (int, error) {
 	in := append(w.held, p...)
 	w.held = nil
 	var out []byte
-	for i := 0; i < len(in); i++ {
-		c := in[i]
-		switch {
-		case c == '\n' || c == '\t':
-			out = append(out, c)
-		case c < 0x20 || c == 0x7f:
-			out = fmt.Appendf(out, `\u%04x`, c)
-		case c == 0xc2 && i+1 == len(in):
-			w.held = []byte{c} // may start a C1 control: wait for the next byte
-		case c == 0xc2 && in[i+1] >= 0x80 && in[i+1] <= 0x9f:
-			out = fmt.Appendf(out, `\u%04x`, in[i+1]) // C1, as U+0080–U+009F
-			i++
-		default:
-			out = append(out, c)
+	for i := 0; i < len(in); {
+		if !utf8.FullRune(in[i:]) {
+			w.held = append([]byte(nil), in[i:]...) // wait for the rest
+			break
 		}
+		r, size := utf8.DecodeRune(in[i:])
+		out = appendRune(out, r, size, in[i], true)
+		i += size
 	}
 	if _, err := w.W.Write(out); err != nil {
 		return 0, err
@@ -139,12 +149,44 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Flush writes a held byte.
+// Flush writes what is held: the start of a character that never came
+// whole, escaped.
 func (w *Writer) Flush() error {
 	if len(w.held) == 0 {
 		return nil
 	}
-	_, err := w.W.Write(w.held)
+	var out []byte
+	for _, c := range w.held {
+		out = appendRune(out, utf8.RuneError, 1, c, true)
+	}
 	w.held = nil
+	_, err := w.W.Write(out)
 	return err
+}
+
+// JSON makes JSON text safe for a terminal without changing what it
+// says: every Dangerous rune that encoding/json leaves raw (C1 controls,
+// bidi overrides, zero-width characters) becomes its \u escape, and a
+// byte that is not UTF-8 becomes \ufffd, as a JSON reader would take it.
+// Valid JSON stays valid JSON with the same value.
+func JSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r >= utf8.RuneSelf && Dangerous(r):
+			if r > 0xffff {
+				hi, lo := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }

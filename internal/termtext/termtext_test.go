@@ -1,6 +1,8 @@
 package termtext
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -88,7 +90,13 @@ func TestWriterDisarmsTheTerminal(t *testing.T) {
 		{[]string{"clear\x1b[2J"}, `clear\u001b[2J`},
 		{[]string{"c1 \xc2", "\x9b2J csi"}, `c1 \u009b2J csi`},
 		{[]string{"é is \xc3\xa9 and \xc2\xa0 nbsp"}, "é is é and \u00a0 nbsp"},
-		{[]string{"over\rwrite"}, `over\u000dwrite`},
+		{[]string{"over\rwrite"}, `over\rwrite`},
+		{[]string{"bidi \u202egnp.exe"}, `bidi \u202egnp.exe`},
+		{[]string{"split \xe2\x80", "\xae over"}, `split \u202e over`},
+		{[]string{"isolate \u2066x\u2069 bel\a"}, `isolate \u2066x\u2069 bel\u0007`},
+		{[]string{"bad \xff\xfe utf-8"}, `bad \xff\xfe utf-8`},
+		{[]string{"cut short \xe2\x80"}, `cut short \xe2\x80`},
+		{[]string{"dcs \x1bP1$r\x1b\\ end"}, `dcs \u001bP1$r\u001b\ end`},
 	}
 	for _, tt := range tests {
 		var out strings.Builder
@@ -101,6 +109,30 @@ func TestWriterDisarmsTheTerminal(t *testing.T) {
 		w.Flush()
 		if out.String() != tt.want {
 			t.Errorf("%q: wrote %q, want %q", tt.chunks, out.String(), tt.want)
+		}
+	}
+}
+
+// JSON shown at a terminal keeps its value and loses every character
+// that could drive the terminal.
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`{"a":"plain é"}`, `{"a":"plain é"}`},
+		{"{\"d\":\"c1 \u009b2J bidi \u202e zw \u200b tag \U000e0001\"}", `{"d":"c1 \u009b2J bidi \u202e zw \u200b tag \udb40\udc01"}`},
+		{"{\"bad\":\"\xff\"}", `{"bad":"\ufffd"}`},
+		{"{\n  \"k\": 1\n}", "{\n  \"k\": 1\n}"},
+	}
+	for _, tt := range tests {
+		got := JSON([]byte(tt.in))
+		if string(got) != tt.want {
+			t.Errorf("JSON(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(tt.in), &a) == nil {
+			if err := json.Unmarshal(got, &b); err != nil || !reflect.DeepEqual(a, b) && !strings.Contains(tt.in, "\xff") {
+				t.Errorf("JSON(%q) changed the value: %v vs %v (%v)", tt.in, a, b, err)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"sort"
@@ -29,6 +30,7 @@ const (
 // config share one exporter.
 type config struct {
 	url         string            // where spans are posted
+	grpc        bool              // OTLP/gRPC (OTEL_EXPORTER_OTLP_PROTOCOL=grpc), else OTLP/HTTP
 	headers     map[string]string // OTEL_EXPORTER_OTLP_[TRACES_]HEADERS
 	timeout     time.Duration
 	gzip        bool
@@ -47,7 +49,7 @@ type kv struct{ key, value string }
 // key identifies the exporter a config needs.
 func (c config) key() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%v|%v|%v|", c.url, c.timeout, c.gzip, c.delay)
+	fmt.Fprintf(&b, "%s|%v|%v|%v|%v|", c.url, c.grpc, c.timeout, c.gzip, c.delay)
 	keys := make([]string, 0, len(c.headers))
 	for k := range c.headers {
 		keys = append(keys, k)
@@ -100,10 +102,23 @@ func readConfig(getenv func(string) string, version string) (config, error) {
 		}
 		return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_" + name))
 	}
-	if u := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); u != "" {
-		c.url = u // used as it is
-	} else if u := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); u != "" {
-		c.url = strings.TrimRight(u, "/") + "/v1/traces" // a base for every signal
+	switch p := pick("PROTOCOL"); p {
+	case "", "http/protobuf":
+	case "grpc":
+		c.grpc = true
+	default:
+		return c, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL is %q: ask sends OTLP as http/protobuf or grpc", p)
+	}
+	switch {
+	case c.grpc:
+		// gRPC has one endpoint for every signal: the service's method
+		// is the path.
+		u := cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))
+		c.url = strings.TrimRight(u, "/") + grpcExportPath
+	case strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) != "":
+		c.url = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) // used as it is
+	case strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) != "":
+		c.url = strings.TrimRight(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")), "/") + "/v1/traces" // a base for every signal
 	}
 	u, err := url.Parse(c.url)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -125,10 +140,6 @@ func readConfig(getenv func(string) string, version string) (config, error) {
 			return c, fmt.Errorf("OTEL_EXPORTER_OTLP_TIMEOUT: %q is not a number of milliseconds", v)
 		}
 		c.timeout = time.Duration(ms) * time.Millisecond
-	}
-	if p := pick("PROTOCOL"); p != "" && p != "http/protobuf" {
-		// Spans posted to a gRPC port would vanish without a word.
-		return c, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL is %q: ask sends OTLP as http/protobuf only", p)
 	}
 	c.gzip = strings.EqualFold(pick("COMPRESSION"), "gzip")
 	if v := strings.TrimSpace(getenv("OTEL_BSP_SCHEDULE_DELAY")); v != "" {

@@ -45,6 +45,13 @@ func exporterFor(cfg config) *exporter {
 	// Its own transport: the run's client may be pinned to a provider or a
 	// test server; the proxy variables still apply.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if cfg.grpc {
+		// gRPC is HTTP/2: with TLS for https, and with prior knowledge
+		// (h2c) for http, as collectors on :4317 mostly listen.
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetHTTP2(true)
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
 	e, _ := exporters.LoadOrStore(key, &exporter{cfg: cfg, client: &http.Client{Transport: tr}})
 	return e.(*exporter)
 }
@@ -126,6 +133,9 @@ func (e *exporter) flush(ctx context.Context) error {
 // post sends one ExportTraceServiceRequest. Nothing is retried: a retry
 // would outlive the run it reports on.
 func (e *exporter) post(ctx context.Context, spans []*span) error {
+	if e.cfg.grpc {
+		return e.postGRPC(ctx, encodeRequest(e.cfg.resource, spans))
+	}
 	body := encodeRequest(e.cfg.resource, spans)
 	var enc string
 	if e.cfg.gzip {

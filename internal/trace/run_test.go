@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +121,60 @@ func equal(a, b any) bool {
 // the GenAI names and values, the headers and resource the OTEL_*
 // variables ask for, and neither the prompt, the answer, the tool's
 // arguments and output, nor the key.
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc sends the same spans over OTLP/gRPC,
+// to grpc-go's own server with the TraceService registered (issue 38,
+// P5): headers as gRPC metadata, gzip as a compressed message.
+func TestRunOverGRPC(t *testing.T) {
+	t.Parallel()
+	for _, compression := range []string{"", "gzip"} {
+		rcv := tracetest.StartGRPC(t)
+		spans := runTrace(t, rcv, map[string]string{
+			"OTEL_EXPORTER_OTLP_ENDPOINT":    rcv.URL,
+			"OTEL_EXPORTER_OTLP_PROTOCOL":    "grpc",
+			"OTEL_EXPORTER_OTLP_HEADERS":     "x-team=blue",
+			"OTEL_EXPORTER_OTLP_COMPRESSION": compression,
+		}, events(time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)))
+		if len(spans) != 4 {
+			t.Fatalf("compression %q: %d spans, want 4: %v", compression, len(spans), names(spans))
+		}
+		root := one(t, spans, "invoke_agent ask")
+		wantAttrs(t, root, map[string]any{"gen_ai.conversation.id": "20261127-run1", "ask.run.status": "completed"})
+		if hs := rcv.Headers(); len(hs) == 0 || hs[0].Get("x-team") != "blue" {
+			t.Errorf("compression %q: metadata %v, want x-team: blue", compression, hs)
+		}
+	}
+}
+
+// A gRPC collector that refuses the call is an error for Flush, not a
+// silent loss.
+func TestRunOverGRPCRefused(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Header().Set("Grpc-Status", "16")
+		w.Header().Set("Grpc-Message", "bad%20token")
+		w.WriteHeader(http.StatusOK)
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	tr, err := trace.StartRun(context.Background(), trace.Options{Getenv: env(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events(time.Now()) {
+		tr.Observe(ev)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := tr.Flush(ctx); err == nil || !strings.Contains(err.Error(), "gRPC status 16: bad token") {
+		t.Errorf("Flush: %v, want the collector's refusal", err)
+	}
+}
+
 func TestRunSpanTree(t *testing.T) {
 	t.Parallel()
 	rcv := tracetest.Start(t)
@@ -337,7 +393,7 @@ func TestRunWithoutTraces(t *testing.T) {
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_TRACES_SAMPLER": "sometimes"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_HEADERS": "token"},
-		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
 	} {
 		if tr, err := trace.StartRun(context.Background(), trace.Options{Getenv: env(vars)}); tr != nil || err == nil {
 			t.Errorf("%v: no error", vars)

@@ -21,6 +21,34 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// take keeps the spans of one export, and the headers it came with.
+func (r *Receiver) take(resourceSpans []*tracepb.ResourceSpans, headers http.Header) {
+	var got []Span
+	for _, rs := range resourceSpans {
+		res := attrs(rs.GetResource().GetAttributes())
+		for _, ss := range rs.GetScopeSpans() {
+			for _, s := range ss.GetSpans() {
+				sp := Span{
+					TraceID: hex.EncodeToString(s.GetTraceId()), SpanID: hex.EncodeToString(s.GetSpanId()),
+					ParentID: hex.EncodeToString(s.GetParentSpanId()), Name: s.GetName(), Kind: int32(s.GetKind()),
+					StartNano: s.GetStartTimeUnixNano(), EndNano: s.GetEndTimeUnixNano(), Attrs: attrs(s.GetAttributes()),
+					StatusCode: int32(s.GetStatus().GetCode()), StatusMessage: s.GetStatus().GetMessage(),
+					Resource: res, Raw: s.String(),
+				}
+				for _, e := range s.GetEvents() {
+					sp.Events = append(sp.Events, e.GetName())
+					sp.Raw += e.String()
+				}
+				got = append(got, sp)
+			}
+		}
+	}
+	r.mu.Lock()
+	r.spans = append(r.spans, got...)
+	r.headers = append(r.headers, headers)
+	r.mu.Unlock()
+}
+
 // Span is one received span, flattened for assertions.
 type Span struct {
 	TraceID, SpanID, ParentID string // hex
@@ -86,36 +114,13 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	// An ExportTraceServiceRequest is a TracesData on the wire (field 1,
-	// the resource spans); the collector package would bring gRPC along.
+	// the resource spans).
 	var msg tracepb.TracesData
 	if err := proto.Unmarshal(b, &msg); err != nil {
 		fail("decode: %v", err)
 		return
 	}
-	var got []Span
-	for _, rs := range msg.GetResourceSpans() {
-		res := attrs(rs.GetResource().GetAttributes())
-		for _, ss := range rs.GetScopeSpans() {
-			for _, s := range ss.GetSpans() {
-				sp := Span{
-					TraceID: hex.EncodeToString(s.GetTraceId()), SpanID: hex.EncodeToString(s.GetSpanId()),
-					ParentID: hex.EncodeToString(s.GetParentSpanId()), Name: s.GetName(), Kind: int32(s.GetKind()),
-					StartNano: s.GetStartTimeUnixNano(), EndNano: s.GetEndTimeUnixNano(), Attrs: attrs(s.GetAttributes()),
-					StatusCode: int32(s.GetStatus().GetCode()), StatusMessage: s.GetStatus().GetMessage(),
-					Resource: res, Raw: s.String(),
-				}
-				for _, e := range s.GetEvents() {
-					sp.Events = append(sp.Events, e.GetName())
-					sp.Raw += e.String()
-				}
-				got = append(got, sp)
-			}
-		}
-	}
-	r.mu.Lock()
-	r.spans = append(r.spans, got...)
-	r.headers = append(r.headers, req.Header.Clone())
-	r.mu.Unlock()
+	r.take(msg.GetResourceSpans(), req.Header.Clone())
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.WriteHeader(http.StatusOK)
 }
