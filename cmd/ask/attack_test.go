@@ -58,3 +58,50 @@ func TestBatchTaskPathsThroughALinkAreRefused(t *testing.T) {
 		t.Errorf("task inside: %+v (stderr %s), want it run: a real subdirectory narrows", got, res.stderr)
 	}
 }
+
+// A task line's paths are read from where ask started, but must lie
+// inside the command line's --workdir: with --workdir proj, a sibling
+// "secrets" is inside where ask started and outside what the command line
+// allowed, for a workdir and for an attachment alike.
+func TestBatchTaskPathsStayInsideTheCommandLinesWorkdir(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	for _, dir := range []string{"proj/sub", "secrets"} {
+		if err := os.MkdirAll(filepath.Join(top, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(top, "secrets", "scan.pdf"), []byte("%PDF-1.4 the secret scan\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tasks := filepath.Join(top, "tasks.jsonl")
+	lines := `{"id":"workdir","prompt":"list the files","workdir":"secrets"}
+{"id":"attach","prompt":"describe it","attach":["secrets/scan.pdf"]}
+{"id":"inside","prompt":"list the files","workdir":"proj/sub"}
+`
+	if err := os.WriteFile(tasks, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.StartFunc(func([]byte) fakeprovider.Reply { return fakeprovider.Reply{Text: "done"} })
+	defer srv.Close()
+	res := runAsk(t, askEnv{server: srv, wd: top, env: map[string]string{"XDG_STATE_HOME": t.TempDir(), "HOME": t.TempDir()}},
+		"batch", "-j", "1", "--workdir", "proj", tasks)
+	for _, req := range srv.Requests() {
+		if s := string(req); strings.Contains(s, "secrets") || strings.Contains(s, "JVBERi0") {
+			t.Errorf("a request reached outside the command line's --workdir: %.300s", s)
+		}
+	}
+	byID := map[string]batch.Result{}
+	for _, l := range readResults(t, res.stdout) {
+		byID[l.ID] = l
+	}
+	for _, key := range []string{"workdir", "attach"} {
+		got := byID[key]
+		if got.Status != batch.StatusError || got.ExitCode != 2 || !strings.Contains(got.Error, `"`+key+`" would widen`) {
+			t.Errorf("task %s: %+v, want status error, exit 2, naming the key", key, got)
+		}
+	}
+	if got := byID["inside"]; got.Status != "completed" {
+		t.Errorf("task inside: %+v (stderr %s), want it run", got, res.stderr)
+	}
+}

@@ -439,7 +439,7 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 	// A task line is a lower layer: it may narrow the command line's
 	// settings, never widen them (an error for this task alone). Its
 	// paths are checked, and used, where their links lead.
-	lower := settings.RealPaths(t.Settings, b.env.Wd)
+	lower := settings.RealPaths(t.Settings, b.env.Wd, run.AbsPath(b.env.Wd, b.settings.Workdir.Value))
 	if _, err := settings.NarrowValues(b.settings.Values, lower); err != nil {
 		return fail(fault.New(fault.Usage, err))
 	}

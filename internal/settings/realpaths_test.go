@@ -44,7 +44,7 @@ func TestRealPaths(t *testing.T) {
 		lower.Workdir = Given(tc.given, "task line 1")
 		lower.Attach = Given([]string{"sub", tc.given}, "task line 1")
 		lower.Schema = Given(tc.given, "task line 1")
-		got := RealPaths(lower, wd)
+		got := RealPaths(lower, wd, wd)
 		if tc.want != "" && (got.Workdir.Value != tc.want || !slices.Equal(got.Attach.Value, []string{"sub", tc.want})) {
 			t.Errorf("%q: workdir %q, attach %q, want %q", tc.given, got.Workdir.Value, got.Attach.Value, tc.want)
 		}
@@ -57,6 +57,28 @@ func TestRealPaths(t *testing.T) {
 			if widens := r.Widens(v) != ""; widens != tc.widens && !(name == "schema" && tc.given[0] == '{') {
 				t.Errorf("%s %q, read as %v: widens %v, want %v", name, tc.given, v, widens, tc.widens)
 			}
+		}
+	}
+}
+
+// With the command line's --workdir below where ask started, a sibling of
+// it is outside, though inside where ask started.
+func TestRealPathsStayInsideTheCommandLinesWorkdir(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	for _, dir := range []string{"proj/sub", "secrets"} {
+		if err := os.MkdirAll(filepath.Join(wd, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := filepath.Join(wd, "proj")
+	r, _ := Lookup("workdir")
+	for given, widens := range map[string]bool{"proj": false, "proj/sub": false, "proj/new/dir": false, "secrets": true, ".": true, "proj/..": true} {
+		var lower Values
+		lower.Workdir = Given(given, "task line 1")
+		got := RealPaths(lower, wd, top).Workdir.Value
+		if (r.Widens(got) != "") != widens {
+			t.Errorf("workdir %q, read as %q: widens %v, want %v", given, got, !widens, widens)
 		}
 	}
 }
