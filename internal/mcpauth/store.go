@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/ask-cli/ask/internal/owned"
 )
 
 // Grant is what one sign-in to one server gave: the client ask was
@@ -153,10 +155,10 @@ func (s Store) Load(server string) (*Grant, error) {
 	if !info.Mode().IsRegular() || info.Size() > maxGrantSize {
 		return nil, fmt.Errorf("%s: not a sign-in ask wrote (remove it, then ask mcp login again)", f.Name())
 	}
-	if why := planted(info); why != "" {
+	if why := owned.Why(info); why != "" {
 		return nil, fmt.Errorf("%s: %s, so someone else may have put it there (remove it, then ask mcp login again)", f.Name(), why)
 	}
-	if dir, err := os.Lstat(s.Dir); err != nil || !dir.IsDir() || planted(dir) != "" {
+	if dir, err := os.Lstat(s.Dir); err != nil || !dir.IsDir() || owned.Why(dir) != "" {
 		return nil, fmt.Errorf("%s: not a directory of yours that only you can write, so someone else may have put a sign-in there (remove it, then ask mcp login again)", s.Dir)
 	}
 	var g Grant
@@ -167,18 +169,6 @@ func (s Store) Load(server string) (*Grant, error) {
 		return nil, nil // another server's, by a hash collision or a copied file
 	}
 	return &g, nil
-}
-
-// planted says why a file or directory of the store may not be this
-// user's own doing: another user owns it, or others may write it.
-func planted(info fs.FileInfo) string {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return "another user owns it"
-	}
-	if info.Mode().Perm()&0o022 != 0 {
-		return "others may write it"
-	}
-	return ""
 }
 
 // Save keeps g, replacing what was kept for its server: written to a new
