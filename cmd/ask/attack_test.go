@@ -105,3 +105,25 @@ func TestBatchTaskPathsStayInsideTheCommandLinesWorkdir(t *testing.T) {
 		t.Errorf("task inside: %+v (stderr %s), want it run", got, res.stderr)
 	}
 }
+
+// `ask replay last` replays the person's last kept run here, not a file
+// named last that the checkout holds: its recorded calls would be put to
+// the person as if they were their own run's.
+func TestReplayLastIsTheKeptRunNotTheCheckoutsFile(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	env := map[string]string{"XDG_STATE_HOME": t.TempDir(), "HOME": t.TempDir()}
+	srv := fakeprovider.Start(fakeprovider.Reply{Text: "the kept answer"})
+	defer srv.Close()
+	if res := runAsk(t, askEnv{server: srv, wd: wd, env: env}, "say something"); res.code != 0 {
+		t.Fatalf("the first run: %d %s", res.code, res.stderr)
+	}
+	// The checkout's file: were it read, the replay would be of it.
+	if err := os.WriteFile(filepath.Join(wd, "last"), []byte(`{"type":"run.started","note":"FORGED"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runAsk(t, askEnv{wd: wd, env: env}, "replay", "last")
+	if res.code != 0 || !strings.Contains(res.stdout, "the kept answer") {
+		t.Errorf("ask replay last: code %d, stdout %q, stderr %q; want the kept run replayed", res.code, res.stdout, res.stderr)
+	}
+}
