@@ -25,7 +25,7 @@ func TestParseErrors(t *testing.T) {
 		wantSubstr string
 	}{
 		{"unknown top-level key", "{\n  \"mdoe\": \"ask\"\n}", 2, 3, `unknown key "mdoe" at the top level: did you mean "mode"?`},
-		{"unknown key far from any", `{"frobnicate": 1}`, 1, 2, `known keys are aliases, color, defer_tools, hooks, max_agents, max_budget_tokens, max_budget_usd, max_rounds, max_steps,`},
+		{"unknown key far from any", `{"frobnicate": 1}`, 1, 2, `known keys are aliases, color, compact, compact_at, context_window, defer_tools, hooks, max_agents, max_budget_tokens, max_budget_usd, max_rounds, max_steps,`},
 		{"unknown key in a profile", "{\"profiles\": {\"ci\": {\n\t\"mode\": \"ask\",\n\t\"yes\": true}}}", 3, 2, `unknown key "yes" in profiles.ci`},
 		{"unknown key in tools", `{"tools": {"alow": []}}`, 1, 12, `unknown key "alow" in tools: did you mean "allow"?`},
 		{"unknown key in a provider", `{"providers": {"openai": {"key": "x"}}}`, 1, 27, `unknown key "key" in providers.openai`},

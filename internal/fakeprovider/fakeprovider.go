@@ -66,6 +66,9 @@ func (s *Server) Headers() []http.Header {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if AboutModels(w, r) {
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, body)
@@ -112,6 +115,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(ChatJSON(*reply))
+}
+
+// AboutModels answers a question about the provider's models (a model
+// listing, Ollama's /api/show) with 404, as a server that knows none does:
+// it is no step of a run, and takes none of the scripted replies. It
+// reports whether r was one.
+func AboutModels(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet && !strings.HasSuffix(r.URL.Path, "/api/show") {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	fmt.Fprint(w, `{"error":{"message":"fake provider: no models to tell of","type":"not_found"}}`)
+	return true
 }
 
 // usage is what every rendered reply reports, so that tests can check sums.

@@ -15,6 +15,9 @@ import (
 func StartFunc(answer func(body []byte) Reply) *Server {
 	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if AboutModels(w, r) {
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.requests = append(s.requests, body)

@@ -49,11 +49,15 @@ const (
 	// block does not send the child back).
 	SubagentStop = "SubagentStop"
 	SessionEnd   = "SessionEnd"
+	// PreCompact and PostCompact come before and after a compaction
+	// of the conversation; their matcher is the trigger ("auto").
+	PreCompact  = "PreCompact"
+	PostCompact = "PostCompact"
 )
 
 // Events are the events a config file may name, in the order a run meets
 // them.
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact, Stop, SubagentStop, SessionEnd}
 
 // DefaultTimeout is a hook's time limit when it names none (Claude Code's).
 const DefaultTimeout = 60 * time.Second
@@ -295,6 +299,12 @@ type Input struct {
 	StopHookActive *bool  `json:"stop_hook_active,omitempty"`
 	Source         string `json:"source,omitempty"` // SessionStart
 	EndReason      string `json:"reason,omitempty"` // SessionEnd
+	// Trigger is PreCompact's and PostCompact's: "auto" for a run's own
+	// compaction. CustomInstructions is PreCompact's (none from ask),
+	// CompactSummary PostCompact's.
+	Trigger            string  `json:"trigger,omitempty"`
+	CustomInstructions *string `json:"custom_instructions,omitempty"`
+	CompactSummary     string  `json:"compact_summary,omitempty"`
 	// SubagentStop: the child run's id and its definition's name.
 	AgentID   string `json:"agent_id,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
@@ -313,7 +323,7 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Verdict {
 		return r.record(event, "", in, Verdict{Decision: failDecision(event), Reason: "hook input: " + err.Error()}, v)
 	}
 	for _, g := range r.Config[event] {
-		if isToolEvent(event) && !g.matches(in.ToolName, r.ClaudeName(in.ToolName)) {
+		if isToolEvent(event) && !g.matches(in.ToolName, r.ClaudeName(in.ToolName)) || isCompactEvent(event) && !g.matches(in.Trigger) {
 			continue
 		}
 		for _, h := range g.Hooks {
@@ -348,6 +358,8 @@ func (r *Runner) record(event, command string, in Input, one, v Verdict) Verdict
 }
 
 func isToolEvent(event string) bool { return event == PreToolUse || event == PostToolUse }
+
+func isCompactEvent(event string) bool { return event == PreCompact || event == PostCompact }
 
 // failDecision is what a hook that fails decides: a guard before a call
 // or a prompt denies; after the fact, the failure is told (PostToolUse)

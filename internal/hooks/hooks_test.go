@@ -266,3 +266,41 @@ func TestClaudeToolInput(t *testing.T) {
 		}
 	}
 }
+
+// PreCompact and PostCompact hooks read Claude Code's payload: the trigger,
+// PreCompact's custom_instructions and PostCompact's compact_summary; their
+// matcher is the trigger, so a "manual" group never runs for ask's own
+// compaction.
+func TestCompactPayload(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	save := func(name string) Command { return Command{Type: "command", Command: "cat > " + name} }
+	none := ""
+	r := &Runner{Config: Config{
+		PreCompact:  {{Matcher: "manual", Hooks: []Command{save("manual.json")}}, {Matcher: "auto", Hooks: []Command{save("pre.json")}}},
+		PostCompact: {{Hooks: []Command{save("post.json")}}},
+	}, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}, SessionID: "run-1", TranscriptPath: "/t.jsonl"}
+	r.Run(context.Background(), PreCompact, Input{Trigger: "auto", CustomInstructions: &none})
+	r.Run(context.Background(), PostCompact, Input{Trigger: "auto", CompactSummary: "the tests fail on value_17"})
+	read := func(name string) map[string]any {
+		b, err := os.ReadFile(dir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in map[string]any
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	pre, post := read("pre.json"), read("post.json")
+	if pre["hook_event_name"] != PreCompact || pre["trigger"] != "auto" || pre["custom_instructions"] != "" || pre["session_id"] != "run-1" {
+		t.Errorf("PreCompact payload %v", pre)
+	}
+	if post["hook_event_name"] != PostCompact || post["trigger"] != "auto" || post["compact_summary"] != "the tests fail on value_17" {
+		t.Errorf("PostCompact payload %v", post)
+	}
+	if _, err := os.Stat(dir + "/manual.json"); err == nil {
+		t.Error("the manual group ran for an automatic compaction")
+	}
+}

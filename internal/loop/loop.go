@@ -156,6 +156,15 @@ type Config struct {
 	// the conversation as its held request sent it, Prompt is not used.
 	Resume *Resume
 
+	// Window is the model's input window in tokens, 0 when unknown:
+	// the run compacts before a request would fill CompactAt percent of
+	// it (0: DefaultCompactAt), or with NoCompact ends at the window.
+	// OnCompact is told when a compaction starts and ends.
+	Window    int
+	CompactAt int
+	NoCompact bool
+	OnCompact func(context.Context, CompactNote)
+
 	Recorder *records.Recorder
 	// OnText receives answer text as it arrives; OnThought the model's
 	// thinking, where the provider shows it.
@@ -211,6 +220,9 @@ type Progress struct {
 	Step, MaxSteps int
 	Tool           string // empty while waiting for the model
 	Arguments      string
+	// Compacting: the run is compacting its conversation to fit the
+	// model's window.
+	Compacting bool
 }
 
 // Result is what a run came to.
@@ -233,6 +245,8 @@ type Result struct {
 	// Err is the fault that ended the run, for statuses error, timeout,
 	// interrupted and schema_failed.
 	Err error
+	// Compactions are what each compaction of the history did.
+	Compactions []records.Compaction
 	// Deferred are the calls a deferred run waits on, and Paused its
 	// step, for Resume.Paused (StatusDeferred).
 	Deferred []Deferred
@@ -282,6 +296,7 @@ type runner struct {
 	// recorded: the next request's event is already in the transcript
 	// (Config.Resume).
 	recorded bool
+	comp     compactor
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -301,6 +316,8 @@ func (r *runner) run(ctx context.Context) {
 		r.history = append(r.history, user)
 	}
 	defer func() { r.res.History = r.history }()
+	r.comp = compactor{window: r.cfg.Window, at: cmpOr(r.cfg.CompactAt, DefaultCompactAt), off: r.cfg.NoCompact,
+		taskEnd: len(r.history), firstStep: first}
 	if len(r.cfg.Schema) > 0 {
 		var err error
 		if r.schema, err = CompileSchema(r.cfg.Schema); err != nil {
@@ -315,6 +332,8 @@ func (r *runner) run(ctx context.Context) {
 			return
 		}
 		first++
+		// The held step's results answer calls in the fixed head.
+		r.comp.taskEnd, r.comp.firstStep = len(r.history), first
 	}
 
 	for step := first; ; step++ {
@@ -342,12 +361,30 @@ func (r *runner) run(ctx context.Context) {
 			// It costs the cache of this one request.
 			req.System = strings.TrimLeft(req.System+"\n\n", "\n") + LastStepNote
 		}
-		turn, err := r.call(ctx, req, r.hooks(step))
+		req.ContextWindow = r.comp.window
+		req, err := r.fit(ctx, step, req)
 		if err != nil {
 			r.fail(ctx, err)
 			return
 		}
+		turn, err := r.call(ctx, req, r.hooks(step))
+		if err != nil {
+			retry, ok, cerr := r.overflow(ctx, step, req, err)
+			switch {
+			case cerr != nil:
+				err = cerr
+			case ok:
+				req = retry
+				turn, err = r.call(ctx, req, r.hooks(step))
+			}
+		}
+		if err != nil {
+			r.fail(ctx, r.tooLong(err))
+			return
+		}
+		r.comp.learn(turn.Usage)
 		r.checked = len(req.Messages)
+		r.comp.spans = append(r.comp.spans, span{step: step, start: len(r.history)})
 		r.res.Usage = r.res.Usage.Add(turn.Usage)
 		r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
 		usage := turn.Usage
@@ -428,7 +465,15 @@ func (r *runner) answerCalls(ctx context.Context, calls []providers.ToolCall, ou
 		r.fail(ctx, fmt.Errorf("format tool results: %w", err))
 		return true
 	}
-	r.history = append(r.history, msgs...)
+	if n := len(r.comp.spans); n > 0 {
+		// The step's results, which compaction may prune later.
+		sp := &r.comp.spans[n-1]
+		sp.resultsAt, sp.results = len(r.history), results
+		r.history = append(r.history, msgs...)
+		sp.resultsEnd = len(r.history)
+	} else {
+		r.history = append(r.history, msgs...)
+	}
 	if terminate {
 		if r.res.Answer == "" && len(results) > 0 {
 			r.res.Answer = results[len(results)-1].Content
@@ -537,6 +582,7 @@ func (r *runner) hooks(step int) providers.Hooks {
 		OnDelta:   r.cfg.OnText,
 		OnThought: r.cfg.OnThought,
 		OnRequest: func(url string, h http.Header, body []byte) {
+			r.comp.sent = len(body)
 			if r.recorded {
 				r.recorded = false // the held request, recorded before
 				return
@@ -695,6 +741,13 @@ func (r *runner) progress(p Progress) {
 	if r.cfg.OnProgress != nil {
 		r.cfg.OnProgress(p)
 	}
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // compactJSON normalises argument text so that the same call with other

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -85,6 +87,72 @@ func (e *APIError) Retryable() bool {
 		return true
 	}
 	return false
+}
+
+// ContextTooLong reports whether the provider refused the request for
+// holding more tokens than the model's window, in each protocol's form:
+// OpenAI's and the Responses API's code context_length_exceeded (also
+// OpenRouter's and DeepSeek's message), Anthropic's "prompt is too long",
+// Gemini's 400 "input token count ... exceeds the maximum", llama.cpp's
+// exceed_context_size_error, and Ollama's message about the context length.
+func (e *APIError) ContextTooLong() bool {
+	if e.Code == "context_length_exceeded" || e.Type == "exceed_context_size_error" {
+		return true
+	}
+	if e.StatusCode != 0 && e.StatusCode != 400 && e.StatusCode != 413 && e.StatusCode != 500 {
+		return false
+	}
+	m := strings.ToLower(e.Message)
+	for _, s := range contextTooLong {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var contextTooLong = []string{
+	"prompt is too long",                   // Anthropic
+	"maximum context length",               // OpenAI, OpenRouter, DeepSeek, vLLM
+	"context_length_exceeded",              // in a message
+	"exceeds the maximum number of tokens", // Gemini
+	"exceeds the context length",           // Ollama
+	"exceeds the available context size",   // llama.cpp
+	"input length exceeds",                 // Ollama's older form
+	"context window",                       // Moonshot ("exceeded model context window"), others
+}
+
+// windowIn finds the window a "context too long" message names, in each
+// provider's words.
+var windowIn = []*regexp.Regexp{
+	regexp.MustCompile(`maximum context length is (\d+)`),            // OpenAI, OpenRouter, DeepSeek
+	regexp.MustCompile(`tokens > (\d+) maximum`),                     // Anthropic
+	regexp.MustCompile(`maximum number of tokens allowed \((\d+)\)`), // Gemini
+	regexp.MustCompile(`available context size \((\d+) tokens\)`),    // Ollama, llama.cpp
+	regexp.MustCompile(`"n_ctx":(\d+)`),                              // llama.cpp's body, inside Ollama's
+}
+
+// ContextWindow is the window in tokens a "context too long" error names,
+// 0 when it names none.
+func (e *APIError) ContextWindow() int {
+	if !e.ContextTooLong() {
+		return 0
+	}
+	for _, re := range windowIn {
+		if m := re.FindStringSubmatch(e.Message); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// IsContextTooLong reports whether err is a provider's "context too long"
+// answer.
+func IsContextTooLong(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.ContextTooLong()
 }
 
 // ErrMalformed marks a response that could not be read as the protocol says.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/big"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -131,3 +132,34 @@ const MaxModelPages = 50
 
 // ErrTooManyPages is a listing longer than MaxModelPages.
 var ErrTooManyPages = fmt.Errorf("%w: the model listing goes on past %d pages", ErrMalformed, MaxModelPages)
+
+// WindowReader is a protocol whose provider tells a model's input window
+// (catalog.Provider.ListsWindow says which providers do).
+type WindowReader interface {
+	// WindowRequest is the request that asks: its method, URL and body
+	// (nil for none).
+	WindowRequest(baseURL, model string) (method, url string, body []byte)
+	// ParseWindow reads the model's window in tokens from the answer; 0
+	// when it names none.
+	ParseWindow(body []byte, model string) (int, error)
+}
+
+// WindowRequest implements WindowReader: the model listing.
+func (m OpenAIModels) WindowRequest(baseURL, _ string) (string, string, []byte) {
+	return http.MethodGet, m.ModelsURL(baseURL, ""), nil
+}
+
+// ParseWindow implements WindowReader: the listed model's context_length
+// (OpenRouter's).
+func (OpenAIModels) ParseWindow(body []byte, model string) (int, error) {
+	models, err := ParseOpenAIModels(body)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range models {
+		if m.ID == model {
+			return max(m.ContextLength, 0), nil
+		}
+	}
+	return 0, nil
+}

@@ -129,6 +129,10 @@ type Request struct {
 	// (Ollama). Where the tools stay declared, the history's calls still
 	// name tools the request knows.
 	NoToolCalls bool
+	// ContextWindow is the model's input window in tokens when the run
+	// knows it, 0 otherwise: a protocol whose server would cut a longer
+	// prompt silently sends it (Ollama's options.num_ctx).
+	ContextWindow int
 	// Checked is how many of Messages, from the first, were in a request
 	// the same protocol built before: BuildRequest checks only the rest.
 	// The loop sets it, so that a step checks the messages it added, not

@@ -38,9 +38,12 @@ const (
 	// (DESIGN §9, Skills): by the skill tool, or by --skill.
 	TypeSkillActivated = "skill.activated"
 	// TypeNetwork is a connection through the sandbox's proxy.
-	TypeNetwork     = "network"
-	TypeError       = "error"
-	TypeRunFinished = "run.finished"
+	TypeNetwork = "network"
+	// TypeContextCompacted is one compaction of the conversation
+	// (DESIGN §9, Long runs).
+	TypeContextCompacted = "context.compacted"
+	TypeError            = "error"
+	TypeRunFinished      = "run.finished"
 )
 
 // Event is one line of a transcript. Fields not used by an event's type are
@@ -92,6 +95,8 @@ type Event struct {
 	// what undo and `ask log diff` need (Contents).
 	*Change
 	*Contents
+	// context.compacted
+	*Compaction
 
 	// hook: the hook's event and command, and its decision (Reason says
 	// why). check.finished: the command, its round, whether it passed and
@@ -232,6 +237,36 @@ type Settings struct {
 	// History is the earlier conversation the run continued from
 	// (--continue, --resume), in the protocol's own form.
 	History []json.RawMessage `json:"history,omitempty"`
+	// ContextWindow is the model's window the run compacted under (from
+	// --context-window or the provider's listing), CompactAt its
+	// --compact-at and Compact its --compact: replay compacts alike.
+	ContextWindow int    `json:"context_window,omitempty"`
+	CompactAt     int    `json:"compact_at,omitempty"`
+	Compact       string `json:"compact,omitempty"`
+}
+
+// Compaction is what one compaction of a run's conversation did, in
+// context.compacted and in --json's compactions.
+type Compaction struct {
+	// Trigger is "auto" (the request would have crossed --compact-at) or
+	// "overflow" (the provider answered that the context was too long).
+	Trigger string `json:"trigger"`
+	// Window is the model's input window the compaction aimed under, in
+	// tokens.
+	Window       int `json:"window"`
+	BeforeTokens int `json:"before_tokens"`
+	AfterTokens  int `json:"after_tokens"`
+	// Pruned are the tool results replaced by one-line stubs; Summarised
+	// the steps replaced by a summary.
+	Pruned     int `json:"pruned"`
+	Summarised int `json:"summarised"`
+	// CacheRead are the summarising requests' input tokens the provider
+	// read from its prompt cache; SummaryTokens what the summary cost in
+	// output tokens.
+	CacheRead     int `json:"cache_read"`
+	SummaryTokens int `json:"summary_tokens,omitempty"`
+	// Summary is the text that stands for the summarised steps.
+	Summary string `json:"summary,omitempty"`
 }
 
 // StepUsage is the usage of one step's model request.

@@ -38,6 +38,9 @@ func serveRecorded(t *testing.T, fixture string) *recordedServer {
 	}
 	rs := &recordedServer{}
 	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fakeprovider.AboutModels(w, r) {
+			return // Ollama's /api/show: no step
+		}
 		b, _ := io.ReadAll(r.Body)
 		rs.mu.Lock()
 		rs.bodies = append(rs.bodies, b)

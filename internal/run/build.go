@@ -123,13 +123,18 @@ type Run struct {
 	MaxSteps int
 	Timeout  time.Duration
 	Stream   bool
+	// Window is the model's input window in tokens, 0 when unknown
+	// (DESIGN §9, Long runs).
+	Window int
 
 	// model owns the protocol (CurrentProtocol): the auto fallback may
 	// switch it during the run, and everything renders with the current one.
 	model   loop.Model
 	caller  *providers.Caller // nil for a local program
 	toolbox loop.Toolbox
-	tools   map[string]tools.Info
+	// registry is the tools behind toolbox, nil for none.
+	registry *tools.Registry
+	tools    map[string]tools.Info
 	// mcpTools are the names of the MCP servers' tools among them.
 	mcpTools map[string]bool
 	gate     loop.Gate
@@ -198,6 +203,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		}
 	}()
 	r.MaxSteps = s.stepLimit().Value.(int)
+	r.Window = s.ContextWindow.Value
 	if r.ModelName == "" && !row.LocalProgram {
 		return nil, fault.Usagef("%s has no default model: name one with --model", row.Name)
 	}
@@ -296,6 +302,9 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		caller.Sleep = func(context.Context, time.Duration) error { return nil }
 	}
 	r.model, r.caller = caller, caller
+	if r.Window == 0 && env.Replay == nil && !env.Offline {
+		r.Window = r.listedWindow(ctx, caller)
+	}
 	return r, r.useToolProtocol(caller)
 }
 
@@ -480,7 +489,7 @@ func (r *Run) warnIdleMaxRounds() {
 
 // useTools makes a registry the run's tools and gate the policy.
 func (r *Run) useTools(registry *tools.Registry, gate loop.Gate, pol *policy.Policy) {
-	r.toolbox, r.gate = registry, gate
+	r.toolbox, r.gate, r.registry = registry, gate, registry
 	r.tools = map[string]tools.Info{}
 	r.Declared = nil
 	r.mcpTools = map[string]bool{}

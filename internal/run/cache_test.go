@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ask-cli/ask/internal/fakeprovider"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -77,6 +78,9 @@ func stepRequests(t *testing.T, provider, model string, replies [][]byte) [][]by
 	var mu sync.Mutex
 	var bodies [][]byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fakeprovider.AboutModels(w, r) {
+			return // OpenRouter's listing: no step
+		}
 		var b bytes.Buffer
 		b.ReadFrom(r.Body)
 		mu.Lock()

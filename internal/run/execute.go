@@ -177,6 +177,9 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		git.taken.Store(true)
 	}
 	box = watchedTools{box, r.root, tr, r, git}
+	if prev == nil || prev.end.Git == nil {
+		git.start(ctx, r)
+	}
 	transcript := ""
 	if out.History != nil && out.History.Dir != "" {
 		transcript = out.History.Path(id)
@@ -187,6 +190,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		Stream: r.Stream, MaxTokens: r.Settings.MaxTokens.Value, Schema: r.schema, History: r.history(),
 		Changes:  func() int { return len(changes()) },
 		Recorder: rec, OnText: out.OnText, OnThought: out.OnThought, Verify: r.verifier(rec), Budget: r.budget(),
+		Window: r.Window, CompactAt: r.Settings.CompactAt.Value, NoCompact: r.Settings.Compact.Value == "off", OnCompact: r.compactHooks(),
 		OnProgress: func(p loop.Progress) {
 			step.Store(int64(p.Step))
 			if out.OnProgress != nil {
@@ -249,6 +253,12 @@ func (r *Run) runLoop(ctx context.Context, id, transcript string, rec *records.R
 		return &loop.Result{Status: loop.StatusError, Err: err}
 	}
 	cfg.Prompt = prompt
+	// What the first call would otherwise pay for is made ready while
+	// the first request is out.
+	r.root.StartWatching()
+	if r.registry != nil {
+		go r.registry.Prepare()
+	}
 	return loop.Run(ctx, cfg)
 }
 
@@ -281,10 +291,11 @@ func (r *Run) watchChanges(rec *records.Recorder, step *atomic.Int64) func() []r
 		r.note("warning: %s", msg)
 		rec.Emit(records.Event{Type: records.TypeError, Step: int(step.Load()), Error: msg})
 	})
-	// The picture the watcher starts from is taken by the first call that
-	// needs it, not while the first request is out: closing an inotify
-	// instance waits for the kernel (an RCU grace period, 10–20 ms here),
-	// which every run that calls no command would pay at its exit.
+	// The picture the watcher starts from is taken while the first
+	// request is out (runLoop), off the first call's path; the kernel is
+	// asked to watch only by the first call that needs it: closing an
+	// inotify instance waits for the kernel (an RCU grace period, 10–20
+	// ms here), which every run that calls no command would pay at exit.
 	return func() []records.Change {
 		mu.Lock()
 		defer mu.Unlock()
@@ -332,29 +343,41 @@ func (b *contentBudget) of(c tools.Change) *records.Contents {
 
 // gitState is the repository as the run's first command found it, for
 // `ask undo` to know which files a command changes it may restore from
-// git. It is taken just before that command runs, so that a run whose
-// model calls no command (a one-shot answer) starts no git at all: only
-// commands need it, the file tools recording what they replace
-// themselves. Under --safe commands change nothing, and it is not taken.
+// git. It is read while the first request is out (start), off the first
+// command's path, and recorded only once a command has run (take): a run
+// whose model calls no command records none. Under --safe commands change
+// nothing, and it is not read.
 type gitState struct {
 	once  sync.Once
 	taken atomic.Bool
 	state *records.GitState
 }
 
-// take takes the state once; later calls wait for the first.
-func (g *gitState) take(ctx context.Context, r *Run) {
+// start reads the state in the background; take waits for it.
+func (g *gitState) start(ctx context.Context, r *Run) {
+	go g.read(ctx, r)
+}
+
+func (g *gitState) read(ctx context.Context, r *Run) {
 	g.once.Do(func() {
 		if r.Settings.Safe.Value {
 			return
 		}
 		st, err := undo.GitStateOf(ctx, r.workdir)
-		if err != nil && r.env.Verbose {
+		if err != nil && r.env.Verbose && ctx.Err() == nil {
 			r.note("ask undo will not restore what commands change from git: %v", err)
 		}
 		g.state = st
-		g.taken.Store(true)
 	})
+}
+
+// take is called before each command: the state read, or being read,
+// is the run's from now on.
+func (g *gitState) take(ctx context.Context, r *Run) {
+	g.read(ctx, r)
+	if g.state != nil || !r.Settings.Safe.Value {
+		g.taken.Store(true)
+	}
 }
 
 // get is the state taken, nil when no command ran.
@@ -428,7 +451,8 @@ func (r *Run) recorded(prompt string) *records.Settings {
 		MaxSteps: r.MaxSteps, Timeout: r.Timeout.String(), Stream: r.Stream, Tools: names,
 		MaxTokens: s.MaxTokens.Value, NoCache: s.NoCache.Value, Schema: r.schema, History: r.history(),
 		ToolProtocol: s.ToolProtocol.Value, Safe: s.Safe.Value, UserTools: r.userTools(),
-		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value}
+		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value,
+		ContextWindow: r.Window, CompactAt: s.CompactAt.Value, Compact: s.Compact.Value}
 	// Tools that --no-tools kept from loading are not recorded, so that a
 	// continued run does not load them either. The tools file is absolute:
 	// -c may run from another directory.

@@ -31,7 +31,7 @@ import (
 // history. With a fake provider, ASK_PROVIDER, ASK_BASE_URL and a key point
 // at it; XDG_STATE_HOME is a directory of the test's own.
 type world struct {
-	t    *testing.T
+	t    testing.TB
 	wd   string
 	vars map[string]string
 	// sandbox is what the kernel is said to confine; nil is nothing, so
@@ -54,7 +54,7 @@ type world struct {
 }
 
 // newWorld is a world around srv (nil for no provider set up).
-func newWorld(t *testing.T, srv *fakeprovider.Server) *world {
+func newWorld(t testing.TB, srv *fakeprovider.Server) *world {
 	t.Helper()
 	w := &world{t: t, wd: t.TempDir(), vars: map[string]string{"XDG_STATE_HOME": t.TempDir()}}
 	if srv != nil {
@@ -118,7 +118,7 @@ func (r ran) finished() gjson.Result {
 // value ("continue", "resume", "transcript", "profile" and "verbose" are
 // the CLI's own and are returned apart). A string value of a list setting
 // is one element; a list given twice adds up, as a repeated flag does.
-func flagLayer(t *testing.T, pairs []any) (in Inputs, transcript, profile string, verbose bool) {
+func flagLayer(t testing.TB, pairs []any) (in Inputs, transcript, profile string, verbose bool) {
 	t.Helper()
 	if len(pairs)%2 != 0 {
 		t.Fatalf("flags %v: want name, value pairs", pairs)

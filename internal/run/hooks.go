@@ -268,3 +268,21 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// compactHooks runs the PreCompact and PostCompact hooks around each
+// compaction, in Claude Code's form (trigger "auto": ask compacts on its
+// own); nil without such hooks. They are told, not asked: a compaction
+// keeps the run within its window.
+func (r *Run) compactHooks() func(context.Context, loop.CompactNote) {
+	if !r.hooks.Has(hooks.PreCompact) && !r.hooks.Has(hooks.PostCompact) {
+		return nil
+	}
+	return func(ctx context.Context, n loop.CompactNote) {
+		if !n.Done {
+			none := ""
+			r.hooks.Run(ctx, hooks.PreCompact, hooks.Input{Trigger: "auto", CustomInstructions: &none})
+			return
+		}
+		r.hooks.Run(ctx, hooks.PostCompact, hooks.Input{Trigger: "auto", CompactSummary: n.Summary})
+	}
+}

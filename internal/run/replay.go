@@ -115,6 +115,15 @@ func FromTranscript(events []records.Event, opt ReplayOptions) (Settings, string
 	s.Sandbox, s.AllowNetwork = opt.Sandbox.Or(s.Sandbox), opt.AllowNetwork.Or(s.AllowNetwork)
 	s.AllowHosts = opt.AllowHosts.Or(s.AllowHosts)
 	s.Schema = Given(string(set.Schema), src)
+	if set.ContextWindow > 0 {
+		s.ContextWindow = Given(set.ContextWindow, src)
+	}
+	if set.CompactAt > 0 {
+		s.CompactAt = Given(set.CompactAt, src)
+	}
+	if set.Compact != "" {
+		s.Compact = Given(set.Compact, src)
+	}
 	if len(set.History) > 0 {
 		s.Conversation = &Conversation{Source: src, Provider: start.Provider, History: set.History}
 	}

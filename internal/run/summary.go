@@ -30,6 +30,8 @@ type Summary struct {
 	Deferred []records.Deferred `json:"deferred"`
 	// Changes are the files the run changed, in order.
 	Changes []records.Change `json:"changes"`
+	// Compactions are what each compaction of the conversation did.
+	Compactions []records.Compaction `json:"compactions"`
 	// Worktree is the --worktree the run changed and kept.
 	Worktree *records.Worktree `json:"worktree,omitempty"`
 	// SkillsUsed are the skills activated (DESIGN §9).
@@ -54,7 +56,7 @@ type Summary struct {
 func (r *Run) Summary(res *Result) Summary {
 	s := Summary{ID: res.ID, Status: res.Status, Answer: res.Answer, Provider: r.Provider.Name, Model: r.ModelName,
 		Steps: res.Steps, ToolCalls: nonNil(res.Calls), Usage: res.Usage, UsagePerStep: nonNil(res.UsagePerStep),
-		Denials: nonNil(res.Denials), Deferred: nonNil(res.Deferred), Changes: nonNil(res.Changes), ExitCode: res.ExitCode,
+		Denials: nonNil(res.Denials), Deferred: nonNil(res.Deferred), Changes: nonNil(res.Changes), Compactions: nonNil(res.Compactions), ExitCode: res.ExitCode,
 		DurationMS: res.Duration.Milliseconds(), Cost: res.Usage.Cost, Worktree: res.Worktree,
 		SkillsUsed: nonNil(res.SkillsUsed), Children: nonNil(res.Children), ParentID: res.ParentID}
 	if r.HasSchema() && res.Status == loop.StatusCompleted && json.Valid([]byte(res.Answer)) {

@@ -88,6 +88,8 @@ var (
 	// ReasoningLevels and Tiers are the providers' own lists.
 	ReasoningLevels = providers.ReasoningLevels
 	Tiers           = providers.Tiers
+	// CompactModes are the values of --compact.
+	CompactModes = []string{"auto", "off"}
 	// OnApprovals are --on-approval's: deny, or defer for ask resume.
 	OnApprovals = []string{"deny", "defer"}
 )
@@ -110,6 +112,9 @@ const (
 	DefaultMaxStdin = "1M"
 	// DefaultMaxRounds is how many times --until's check runs.
 	DefaultMaxRounds = 3
+	// DefaultCompactAt is the share of the window (percent) a request
+	// may fill before the run compacts.
+	DefaultCompactAt = 80
 	// DefaultMaxAgents is how many subagents run at once.
 	DefaultMaxAgents = 4
 )
@@ -180,6 +185,21 @@ var Rows = sync.OnceValue(func() []Row {
 			Help:    "run --until's check at most `N` times; when the last fails, the run ends check_failed (exit 5)",
 			check:   atLeast(1, "must be at least 1"),
 			field:   field(func(v *Values) *Setting[int] { return &v.MaxRounds })},
+		// Widening: never widens: how a long conversation is kept.
+		{Name: "compact", Category: CategoryLimits, Key: "compact", Kind: String, Default: "auto", Choices: CompactModes,
+			Help:  "when a request would fill --compact-at of the model's window: auto prunes old tool results, then summarises old steps; off ends the run at the window instead",
+			field: field(func(v *Values) *Setting[string] { return &v.Compact })},
+		// Widening: never widens: when a long conversation is compacted.
+		{Name: "compact-at", Category: CategoryLimits, Key: "compact_at", Kind: Int, Default: DefaultCompactAt,
+			samples: samples{bad: []string{"0", "101"}},
+			Help:    "compact before a request would fill `PCT` percent of the model's input window",
+			check:   percent,
+			field:   field(func(v *Values) *Setting[int] { return &v.CompactAt })},
+		// Widening: never widens: the model's window, which compaction keeps under.
+		{Name: "context-window", Category: CategoryLimits, Key: "context_window", Kind: Int,
+			Help:  "the model's input window in tokens `N`, when the provider's model listing does not give it",
+			check: atLeast(1, "must be at least 1 (leave it out to use the provider's)"),
+			field: field(func(v *Values) *Setting[int] { return &v.ContextWindow })},
 		// Widening: a limit (none when not given): only lowered.
 		{Name: "max-budget-tokens", Category: CategoryLimits, Key: "max_budget_tokens", Kind: Int,
 			samples: samples{wide: "2000", over: "1000"},
@@ -555,6 +575,13 @@ func nonEmpty(msg string) func(any) string {
 func notNegative(v any) string {
 	if d, _ := v.(time.Duration); d < 0 {
 		return fmt.Sprintf("%q: give a duration such as 30s or 5m, or 0 for none", d.String())
+	}
+	return ""
+}
+
+func percent(v any) string {
+	if i, _ := v.(int); i < 1 || i > 100 {
+		return fmt.Sprintf("%d: give a percentage from 1 to 100", i)
 	}
 	return ""
 }

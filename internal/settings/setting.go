@@ -141,6 +141,11 @@ type Values struct {
 	// The budgets; 0 (not given) for none.
 	MaxBudgetTokens Setting[int]
 	MaxBudgetUSD    Setting[float64]
+	// Compact is auto or off; CompactAt the percentage of ContextWindow
+	// (0: the catalog's or the listing's) a request may fill.
+	Compact       Setting[string]
+	CompactAt     Setting[int]
+	ContextWindow Setting[int]
 	// NoHooks runs none of the config file's hooks.
 	NoHooks Setting[bool]
 	// Skills are loaded before the first request (--skill); NoSkills

@@ -47,6 +47,8 @@ func NoteLine(ev records.Event, verbose bool) string {
 		return termtext.Safe(line)
 	case records.TypeFileChanged:
 		return termtext.Safe(ev.Change.String())
+	case records.TypeContextCompacted:
+		return CompactionLine(*ev.Compaction)
 	case records.TypeNetwork:
 		// A refused connection always: the person learns which host to
 		// allow. An allowed one when verbose. The host is the command's.
@@ -58,4 +60,23 @@ func NoteLine(ev records.Event, verbose bool) string {
 		}
 	}
 	return ""
+}
+
+// CompactionLine says what a compaction did, such as "compacted the
+// conversation to fit the model's 8000-token window: 6600 → 3300 tokens
+// (5 tool results pruned, 12 steps summarised)".
+func CompactionLine(c records.Compaction) string {
+	var did []string
+	if c.Pruned > 0 {
+		did = append(did, termtext.Plural(c.Pruned, "tool result", "tool results")+" pruned")
+	}
+	if c.Summarised > 0 {
+		did = append(did, termtext.Plural(c.Summarised, "step", "steps")+" summarised")
+	}
+	why := ""
+	if c.Trigger == "overflow" {
+		why = ", after the provider answered that it was too long"
+	}
+	return fmt.Sprintf("compacted the conversation to fit the model's %d-token window%s: %d → %d tokens (%s)",
+		c.Window, why, c.BeforeTokens, c.AfterTokens, strings.Join(did, ", "))
 }

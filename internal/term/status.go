@@ -155,6 +155,9 @@ func (s *StatusLine) text(elapsed time.Duration) string {
 	head := fmt.Sprintf("· step %d/%d · ", s.last.Step, s.last.MaxSteps)
 	tail := " · " + formatElapsed(elapsed)
 	what := "thinking"
+	if s.last.Compacting {
+		what = "compacting the conversation to fit the model's window"
+	}
 	if s.last.Tool != "" {
 		what = termtext.Safe(s.last.Tool) // the model names it: an unknown tool's name is its words
 		if args := shortArgs(s.last.Arguments); args != "" {

@@ -91,17 +91,28 @@ type watcher struct {
 	root  *Root
 	ready chan struct{} // closed once the first picture is taken
 
-	mu      sync.Mutex
-	files   map[string]stamp // the picture: every path under the root but ask's hidden ones
-	kernel  kernelWatch      // nil: scan the tree instead
-	open    int              // watched calls running
-	noticed bool
-	stopped atomic.Bool // StopWatching was called: the picture need not be finished
+	mu     sync.Mutex
+	files  map[string]stamp // the picture: every path under the root but ask's hidden ones
+	kernel kernelWatch      // nil: scan the tree instead
+	// dirs are the picture's directories and their times, until the
+	// first watched call asks the kernel to watch them (armed).
+	dirs  map[string]int64
+	armed bool
+	// pending are the paths file tools changed while the picture was
+	// being taken, stamped again at arm.
+	pendingMu sync.Mutex
+	pending   []string
+	open      int // watched calls running
+	noticed   bool
+	stopped   atomic.Bool // StopWatching was called: the picture need not be finished
 }
 
 // StartWatching takes the picture the watcher starts from, in the
-// background, so that the first watched call does not wait for it.
-// Without it, the first watched call takes it.
+// background, so that the first watched call does not wait for it (a run
+// calls it as its first request goes out). The kernel is asked to watch
+// only by the first watched call, so that a run that calls no command
+// never pays for an inotify instance at its exit. Without it, the first
+// watched call takes the picture.
 func (r *Root) StartWatching() {
 	if r != nil && r.onChange != nil {
 		r.watcher()
@@ -147,39 +158,102 @@ func (w *watcher) start() {
 	defer close(w.ready)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	files := map[string]stamp{}
+	files, dirs := map[string]stamp{}, map[string]int64{}
+	// Each directory's time is taken before it is read: a change made
+	// after shows in it, when the kernel is asked to watch (arm).
+	err := w.root.scanDir(w.root.dir, "", files, func(abs, rel string) error {
+		if w.stopped.Load() {
+			return errStopped
+		}
+		if info, err := os.Lstat(abs); err == nil {
+			dirs[rel] = dirTime(info)
+		}
+		return nil
+	})
+	// Stopped (err), the picture is left partial: only a call already
+	// waiting for it uses it, and that run is ending.
+	w.files, w.dirs = files, dirs
+	_ = err
+}
+
+// arm asks the kernel to watch every directory of the picture, at the
+// first watched call. A directory whose time moved since the picture was
+// taken is read again, its new directories watched, so that nothing made
+// meanwhile goes unheard. Where the kernel cannot watch, the watcher
+// scans instead, from the picture it has. Called with the lock held.
+func (w *watcher) arm() {
+	w.armed = true
 	newKernel := newKernelWatch
 	if w.root.watchKernel != nil {
 		newKernel = w.root.watchKernel
 	}
-	// A run that ends before the picture is taken (an answer with no
-	// call, in a large tree) must not wait for it.
-	unlessStopped := func(add func(abs, rel string) error) func(abs, rel string) error {
-		return func(abs, rel string) error {
-			if w.stopped.Load() {
-				return errStopped
-			}
-			if add == nil {
-				return nil
-			}
-			return add(abs, rel)
-		}
-	}
 	kw, err := newKernel(w.root, &w.mu)
 	if err == nil {
-		if err = w.root.scanDir(w.root.dir, "", files, unlessStopped(kw.addDir)); err == nil {
+		err = w.watchPicture(kw)
+		if err == nil {
 			kw.start()
 			w.kernel = kw
 		} else {
 			go kw.close() // it waits for nothing: never started
 		}
 	}
-	if err != nil && !errors.Is(err, errStopped) {
+	if err != nil {
 		w.problem(err)
-		files = map[string]stamp{}
-		w.root.scanDir(w.root.dir, "", files, unlessStopped(nil))
 	}
-	w.files = files
+	w.dirs = nil
+	w.pendingMu.Lock()
+	pending := w.pending
+	w.pending = nil
+	w.pendingMu.Unlock()
+	for _, rel := range pending {
+		if cur, exists := w.stat(rel); exists {
+			w.files[rel] = cur
+		} else {
+			delete(w.files, rel)
+		}
+	}
+}
+
+// watchPicture adds the picture's directories to kw, parents first, then
+// reads again the ones that changed since.
+func (w *watcher) watchPicture(kw kernelWatch) error {
+	rels := slices.Sorted(maps.Keys(w.dirs))
+	for _, rel := range rels {
+		if err := kw.addDir(w.abs(rel), rel); err != nil {
+			return err
+		}
+	}
+	for _, rel := range rels {
+		abs := w.abs(rel)
+		info, err := os.Lstat(abs)
+		if err == nil && info.IsDir() && dirTime(info) == w.dirs[rel] {
+			continue
+		}
+		for p := range w.files {
+			if parentRel(p) == rel || rel == "" && !strings.Contains(p, "/") {
+				delete(w.files, p)
+			}
+		}
+		if err == nil && info.IsDir() {
+			if err := w.root.scanDir(abs, rel, w.files, kw.addDir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *watcher) abs(rel string) string {
+	if rel == "" {
+		return w.root.dir
+	}
+	return w.root.dir + "/" + rel
+}
+
+// dirTime is what moves when a directory gains or loses an entry.
+func dirTime(info fs.FileInfo) int64 {
+	ctime, _ := statTimes(info)
+	return max(info.ModTime().UnixNano(), ctime)
 }
 
 // errStopped ends the picture of a watcher stopped meanwhile.
@@ -206,6 +280,9 @@ func (r *Root) Watch(tool string) (done func()) {
 	w := r.watcher()
 	<-w.ready
 	w.mu.Lock()
+	if !w.armed {
+		w.arm()
+	}
 	if w.open == 0 {
 		w.settle("") // what changed between calls is no call's doing
 	}
@@ -228,7 +305,12 @@ func (w *watcher) absorb(rel string) {
 	select {
 	case <-w.ready:
 	default:
-		return // the picture being taken will have it, or hear of it
+		// The picture being taken may have read it already: it is
+		// stamped again when the kernel is asked to watch.
+		w.pendingMu.Lock()
+		w.pending = append(w.pending, rel)
+		w.pendingMu.Unlock()
+		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -325,46 +324,63 @@ func TestWatchWhenTheKernelLosesTrack(t *testing.T) {
 	}
 }
 
-// gatedKernel holds the picture at its first directory until released,
-// and counts the directories it was asked to watch.
-type gatedKernel struct {
+// countingKernel counts the directories it was asked to watch.
+type countingKernel struct {
 	lossyKernel
-	entered, release chan struct{}
-	dirs             atomic.Int32
+	made atomic.Int32
+	dirs atomic.Int32
 }
 
-func (k *gatedKernel) addDir(string, string) error {
-	if k.dirs.Add(1) == 1 {
-		close(k.entered)
-		<-k.release
-	}
+func (k *countingKernel) addDir(string, string) error {
+	k.dirs.Add(1)
 	return nil
 }
 
-// A run that ends while the picture is being taken (an answer with no
-// call, in a large tree) does not wait for the rest of it.
-func TestStopWatchingEndsThePicture(t *testing.T) {
+// A run that takes the picture as its first request goes out, and then
+// calls no command, never asks the kernel to watch (an inotify instance
+// costs 10–20 ms at exit); a stop ends the picture.
+func TestPictureAloneAsksNoKernel(t *testing.T) {
 	t.Parallel()
 	w := newWatched(t, map[string]string{"a/x": "", "b/y": "", "c/z": ""}, false)
-	k := &gatedKernel{entered: make(chan struct{}), release: make(chan struct{})}
-	w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return k, nil }
+	k := &countingKernel{}
+	w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { k.made.Add(1); return k, nil }
 	w.root.StartWatching()
-	<-k.entered
 	watcher := w.root.watcher()
-	stopped := make(chan struct{})
-	go func() {
-		w.root.StopWatching()
-		close(stopped)
-	}()
-	for !watcher.stopped.Load() {
-		runtime.Gosched()
+	<-watcher.ready
+	w.root.StopWatching()
+	if k.made.Load() != 0 || k.dirs.Load() != 0 {
+		t.Errorf("the kernel was asked to watch %d directories (%d instances) with no call", k.dirs.Load(), k.made.Load())
 	}
-	close(k.release)
-	<-stopped
-	if n := k.dirs.Load(); n != 1 {
-		t.Errorf("%d directories watched after the stop, want only the first", n-1)
+	if len(watcher.files) != 6 {
+		t.Errorf("picture %v, want the 3 directories and 3 files", watcher.files)
 	}
 	if len(w.problems) > 0 {
 		t.Errorf("a stop is not a problem: %q", w.problems)
+	}
+}
+
+// What changes between the picture and the first watched call is no
+// call's doing, and a directory made meanwhile is watched all the same:
+// the first call's changes in it are reported.
+func TestWatchAfterAnEarlyPicture(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "x\n", "b/y": "y\n"}, false)
+	w.root.StartWatching()
+	<-w.root.watcher().ready
+	dir := w.root.Dir()
+	if err := os.MkdirAll(filepath.Join(dir, "new", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "x"), []byte("changed by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new", "deep", "made.txt"), []byte("m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.sh(t, "echo 1 >> new/deep/made.txt"); !slices.Equal(got, []string{"changed new/deep/made.txt (shell)"}) {
+		t.Errorf("first call: changes = %q", got)
+	}
+	if got := w.sh(t, "echo 2 > new/deep/second.txt; echo 3 >> b/y"); !slices.Equal(got, []string{"changed b/y (shell)", "created new/deep/second.txt (shell)"}) {
+		t.Errorf("second call: changes = %q", got)
 	}
 }

@@ -55,6 +55,10 @@ type Provider struct {
 	// StreamsByDefault: a request body that does not say whether to stream
 	// is answered with a stream (Ollama's /api/chat).
 	StreamsByDefault bool
+	// ListsWindow: the provider tells each model's input window
+	// (providers.WindowReader: OpenRouter's listing, Ollama's /api/show),
+	// which a run reads when --context-window does not give it.
+	ListsWindow bool
 	// StreamInURL: the endpoint, not the body, asks for a stream (Gemini),
 	// so only a flag can say which a body wants.
 	StreamInURL bool

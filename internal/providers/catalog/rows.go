@@ -52,7 +52,7 @@ var all = []Provider{
 		// OpenRouter passes cache_control on to Claude, and to Gemini, which
 		// reads the last mark; the other models it serves cache by
 		// themselves.
-		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true, ReportsCost: true},
+		CacheMarks: []string{"anthropic/", "google/gemini"}, PublicModels: true, ReportsCost: true, ListsWindow: true},
 	{Name: "openai", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.openai.com/v1", BaseURLEnv: []string{"OPENAI_BASE_URL"},
 		KeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o-mini", NativeTools: true, Streaming: true, NativeSchema: true, MaxTemperature: 2, Reasoning: ReasoningEffort, Attach: openAIAttach, CacheKey: true,
 		Tiers: []string{providers.TierFlex}, TierPriceRates: openAITierRates},
@@ -67,7 +67,7 @@ var all = []Provider{
 		MaxTemperature: 2, Reasoning: ThinkingConfig, Attach: geminiAttach},
 	{Name: "ollama", Protocol: "ollama", New: only(ollama.New), BaseURL: "http://localhost:11434", BaseURLEnv: []string{"OLLAMA_HOST"},
 		KeyEnv: []string{"OLLAMA_API_KEY"}, KeyOptional: true, Default: true, DefaultModel: "qwen3", NativeTools: true, Streaming: true, NativeSchema: true, StreamsByDefault: true,
-		MaxTemperature: 2, Reasoning: Think, Attach: imagesOnly},
+		MaxTemperature: 2, Reasoning: Think, Attach: imagesOnly, ListsWindow: true},
 	{Name: "deepseek", Protocol: "openai", New: chatCompletions, BaseURL: "https://api.deepseek.com", BaseURLEnv: []string{"DEEPSEEK_BASE_URL"},
 		KeyEnv: []string{"DEEPSEEK_API_KEY"}, DefaultModel: "deepseek-chat", NativeTools: true, Streaming: true,
 		MaxTemperature: 2, Reasoning: ReasoningEffort},

@@ -2,6 +2,9 @@ package ollama
 
 import (
 	"cmp"
+	"encoding/json"
+	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -44,4 +47,45 @@ func (*Protocol) ParseModels(body []byte) ([]providers.Model, string, error) {
 		out = append(out, providers.Model{ID: id, Name: name, Created: m.Get("modified_at").String(), Size: m.Get("size").Int()})
 	}
 	return out, "", nil
+}
+
+// DefaultNumCtx is the window Ollama runs a model at when its Modelfile
+// sets no num_ctx (the server's default, OLLAMA_CONTEXT_LENGTH).
+const DefaultNumCtx = 4096
+
+// WindowRequest implements providers.WindowReader: POST /api/show.
+func (p *Protocol) WindowRequest(baseURL, model string) (string, string, []byte) {
+	body, _ := json.Marshal(map[string]string{"model": model})
+	return http.MethodPost, strings.TrimSuffix(p.ModelsURL(baseURL, ""), "/tags") + "/show", body
+}
+
+// ParseWindow implements providers.WindowReader. /api/show answers with
+// the Modelfile's parameters as text ("num_ctx 8192\ntemperature 0.7")
+// and model_info, whose "<architecture>.context_length" is the most the
+// model was trained for. The window is num_ctx when the Modelfile sets it,
+// else DefaultNumCtx within the model's most: what Ollama runs it at, which
+// the requests then name as options.num_ctx so that nothing is cut silently.
+func (*Protocol) ParseWindow(body []byte, _ string) (int, error) {
+	if !gjson.ValidBytes(body) {
+		return 0, providers.Malformed("the model's details are not JSON")
+	}
+	for _, line := range strings.Split(gjson.GetBytes(body, "parameters").String(), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "num_ctx" {
+			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
+				return n, nil
+			}
+		}
+	}
+	most := 0
+	gjson.GetBytes(body, "model_info").ForEach(func(k, v gjson.Result) bool {
+		if strings.HasSuffix(k.String(), ".context_length") && v.Int() > 0 {
+			most = int(v.Int())
+			return false
+		}
+		return true
+	})
+	if most > 0 {
+		return min(most, DefaultNumCtx), nil
+	}
+	return DefaultNumCtx, nil
 }

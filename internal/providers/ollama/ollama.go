@@ -206,12 +206,20 @@ func (p *Protocol) buildRequest(r providers.Request) ([]byte, error) {
 	if r.MaxTokens > 0 {
 		numPredict = providers.Int(r.MaxTokens)
 	}
+	// Ollama cuts a prompt over num_ctx without a word: when the run
+	// knows the window, the request says it, so that the server holds it
+	// and the run compacts below it.
+	var numCtx json.RawMessage
+	if r.ContextWindow > 0 {
+		numCtx = providers.Int(r.ContextWindow)
+	}
 	return providers.Object(
 		providers.Field{Key: "model", Value: providers.Quote(r.Model)},
 		providers.ArrayField("messages", msgs),
 		providers.Field{Key: "tools", Value: tools},
 		providers.Field{Key: "stream", Value: providers.Bool(r.Stream)},
 		providers.Field{Key: "options", Value: providers.OptionalObject(
+			providers.Field{Key: "num_ctx", Value: numCtx},
 			providers.Field{Key: "num_predict", Value: numPredict},
 			providers.Field{Key: "temperature", Value: providers.OptionalNumber(r.Temperature)},
 		)},

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/providers/providertest"
 )
@@ -53,6 +55,12 @@ func TestRequestsMatchSpec(t *testing.T) {
 		failed.Messages = slices.Concat(req.Messages[:len(req.Messages)-len(results)], failedResults)
 		failed.Schema = json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)
 		bodies = append(bodies, body{f.next + " (failed result, schema)", failed})
+
+		// The same step when the run knows the window (DESIGN §9): it
+		// goes as options.num_ctx, so that Ollama never cuts silently.
+		windowed := req
+		windowed.ContextWindow, windowed.MaxTokens = 8192, 512
+		bodies = append(bodies, body{f.next + " (num_ctx)", windowed})
 	}
 
 	for _, b := range bodies {
@@ -65,6 +73,9 @@ func TestRequestsMatchSpec(t *testing.T) {
 			}
 			if err := providertest.ValidateSpec(t, spec, chatRequestSchema, rendered); err != nil {
 				t.Errorf("%s, stream %v: %v\n%s", b.name, stream, err, providertest.Indent(rendered))
+			}
+			if got := gjson.GetBytes(rendered, "options.num_ctx"); int(got.Int()) != req.ContextWindow || got.Exists() != (req.ContextWindow > 0) {
+				t.Errorf("%s: options.num_ctx = %s, want the window %d (none when 0)", b.name, got.Raw, req.ContextWindow)
 			}
 		}
 	}
