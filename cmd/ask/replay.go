@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,6 +49,23 @@ func keptTranscript(stdio *IO, ref string) ([]byte, error) {
 	return os.ReadFile(e.Path)
 }
 
+// transcriptNamed is the transcript name gives. A word that may name a
+// kept run (last, an id or its start) is that run before a file of its
+// name: the checkout's file last must not stand in for the person's own
+// run (./last names the file). Anything else is a file, else a kept run.
+func transcriptNamed(stdio *IO, name string) ([]byte, error) {
+	if !strings.Contains(name, "/") && !strings.Contains(name, ".json") {
+		if data, err := keptTranscript(stdio, name); err == nil {
+			return data, nil
+		}
+	}
+	data, err := os.ReadFile(run.AbsPath(stdio.Wd, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return keptTranscript(stdio, name)
+	}
+	return data, err
+}
+
 func replayAction(c *cli.Context, stdio *IO) error {
 	if c.NArg() > 1 {
 		return usageErr("replay takes one transcript file, got %d arguments", c.NArg())
@@ -79,11 +97,7 @@ func replayAction(c *cli.Context, stdio *IO) error {
 	case "-":
 		data, err = io.ReadAll(stdio.In)
 	default:
-		data, err = os.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Not a file: a kept run's id, or last.
-			data, err = keptTranscript(stdio, name)
-		}
+		data, err = transcriptNamed(stdio, name)
 	}
 	if err != nil {
 		return usageErr("replay: %v", err)

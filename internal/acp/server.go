@@ -252,6 +252,9 @@ func (s *server) loadSession(raw json.RawMessage) (any, error) {
 	if transcript == nil {
 		return nil, errorf(CodeInvalidParams, "invalid params: no session %s is kept (ask log lists the kept runs)", p.SessionID)
 	}
+	if err := s.heldHere(p.SessionID); err != nil {
+		return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		if sess, err = s.open(p.SessionID, p); err != nil {
@@ -262,6 +265,24 @@ func (s *server) loadSession(raw json.RawMessage) (any, error) {
 		return nil, errorf(CodeInternalError, "session %s: %v", p.SessionID, err)
 	}
 	return map[string]any{"modes": sess.modes()}, nil
+}
+
+// heldHere refuses a kept session held in a directory this ask acp's
+// sessions may not narrow to, by the check a session's cwd goes through:
+// loading it would replay another project's conversation (the files its
+// model read) to this editor, and append its next turns there.
+func (s *server) heldHere(id string) error {
+	e, err := s.cfg.History.Find(id)
+	if err != nil {
+		return fmt.Errorf("session %s: %v", id, err)
+	}
+	if e.Workdir == "" {
+		return fmt.Errorf("session %s names no working directory, so it cannot be told to be this one's", id)
+	}
+	if _, err := narrow(s.cfg.Settings, s.cfg.Env.Wd, layer{Cwd: e.Workdir}); err != nil {
+		return fmt.Errorf("session %s was held in %s: %v", id, e.Workdir, err)
+	}
+	return nil
 }
 
 // open builds the session id's run under the command line's policy.

@@ -9,10 +9,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -440,17 +438,16 @@ func (b *runner) exec(ctx context.Context, t batch.Task) (out batch.Result) {
 			DurationMS: time.Since(start).Milliseconds()}
 	}
 	// A task line is a lower layer: it may narrow the command line's
-	// settings, never widen them (an error for this task alone).
-	if _, err := settings.NarrowValues(b.settings.Values, t.Settings); err != nil {
+	// settings, never widen them (an error for this task alone). Its
+	// paths are checked, and used, where their links lead.
+	lower := settings.RealPaths(t.Settings, b.env.Wd, run.AbsPath(b.env.Wd, b.settings.Workdir.Value))
+	if _, err := settings.NarrowValues(b.settings.Values, lower); err != nil {
 		return fail(fault.New(fault.Usage, err))
 	}
 	layer := b.flags
-	layer.Values = settings.Over(t.Settings, b.flags.Values)
+	layer.Values = settings.Over(lower, b.flags.Values)
 	s, err := b.resolve(layer)
 	if err != nil {
-		return fail(err)
-	}
-	if err := pathsInside(t, b.settings, b.env.Wd); err != nil {
 		return fail(err)
 	}
 	r, err := run.New(ctx, s, b.env)
@@ -513,50 +510,6 @@ func (b *runner) resolve(flags run.Settings) (run.Settings, error) {
 	return run.Resolve(run.Inputs{Flags: flags, Getenv: b.cfg.Getenv, Config: b.cfg.RunConfig, Wd: b.cfg.Env.Wd})
 }
 
-// pathsInside refuses a task's working directory, attachment or schema
-// file outside the command line's working directory, links followed: a
-// task line may not reach or send the machine's files (its rows' marks,
-// which Narrow reads, see only the words; these paths are read from ask's
-// own directory, wd).
-func pathsInside(t batch.Task, commandLine run.Settings, wd string) error {
-	v := t.Settings
-	var paths []string
-	if v.Workdir.IsGiven() {
-		paths = append(paths, v.Workdir.Value)
-	}
-	if v.Attach.IsGiven() {
-		paths = append(paths, v.Attach.Value...)
-	}
-	if v.Schema.IsGiven() && !strings.HasPrefix(strings.TrimSpace(v.Schema.Value), "{") {
-		paths = append(paths, v.Schema.Value)
-	}
-	if len(paths) == 0 {
-		return nil
-	}
-	root, err := filepath.EvalSymlinks(run.AbsPath(wd, commandLine.Workdir.Value))
-	if err != nil {
-		return fault.Usagef("the working directory: %v", err)
-	}
-	for _, p := range paths {
-		real, err := filepath.EvalSymlinks(run.AbsPath(wd, p))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // the run says it cannot read it
-		}
-		rel, relErr := filepath.Rel(root, real)
-		if err != nil || relErr != nil || !filepath.IsLocal(rel) && rel != "." {
-			key := "attach"
-			switch p {
-			case v.Workdir.Value:
-				key = "workdir"
-			case v.Schema.Value:
-				key = "schema"
-			}
-			return fault.New(fault.Usage, &settings.WideningError{Key: key, Source: fmt.Sprintf("task line %d", t.Line),
-				Why: fmt.Sprintf("it names %s, which is outside the working directory once links are followed", p)})
-		}
-	}
-	return nil
-}
 
 // carryOn continues a held task's run with its reply: one the batch did
 // not answer goes again in the next round, once, then is the task's error.

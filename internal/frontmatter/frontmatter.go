@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ask-cli/ask/internal/noblock"
 )
 
 // MaxSize is the largest file read: a definition is a page of text, and
@@ -102,12 +104,14 @@ func ReadIn(dir, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(name)
+	// Opened without blocking: a fifo planted as SKILL.md must not hang
+	// every run that looks for skills here.
+	f, info, err := noblock.OpenIn(root, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+	if !info.Mode().IsRegular() {
 		return nil, errors.New("not a regular file")
 	}
 	return io.ReadAll(io.LimitReader(f, MaxSize+1))

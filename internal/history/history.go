@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/ask-cli/ask/internal/bytesize"
+	"github.com/ask-cli/ask/internal/noblock"
+	"github.com/ask-cli/ask/internal/owned"
 	"github.com/ask-cli/ask/internal/records"
 )
 
@@ -291,11 +293,27 @@ func (s Store) Resolve(ref, workdir string) (Entry, error) {
 // whole, from its last too (status and answer).
 func (s Store) read(id string, whole bool) (Entry, error) {
 	path := s.Path(id)
-	f, err := os.Open(path)
+	// A run someone else could have written (a shared state directory)
+	// is not read as the person's: it says what ask resume runs and what
+	// --continue sends.
+	if dir, err := os.Stat(s.Dir); err != nil || !dir.IsDir() || owned.Why(dir) != "" {
+		why := "it is not a folder"
+		if err == nil && dir.IsDir() {
+			why = owned.Why(dir)
+		}
+		return Entry{}, fmt.Errorf("%s: %s, so its runs may not be yours: chmod go-w it if it is yours", s.Dir, why)
+	}
+	f, info, err := noblock.Open(path)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer f.Close()
+	if !info.Mode().IsRegular() {
+		return Entry{}, fmt.Errorf("%s is not a transcript", path)
+	}
+	if why := owned.Why(info); why != "" {
+		return Entry{}, fmt.Errorf("%s: %s, so it may not be your run", path, why)
+	}
 	br := bufio.NewReader(f)
 	first, err := br.ReadBytes('\n')
 	if err != nil {

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/ask-cli/ask/internal/owned"
 )
 
 // Grant is what one sign-in to one server gave: the client ask was
@@ -137,7 +139,8 @@ func (s Store) Load(server string) (*Grant, error) {
 	if s.Dir == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(s.path(server), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// O_NONBLOCK: a fifo planted in its place must not hang the run.
+	f, err := os.OpenFile(s.path(server), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -151,6 +154,12 @@ func (s Store) Load(server string) (*Grant, error) {
 	}
 	if !info.Mode().IsRegular() || info.Size() > maxGrantSize {
 		return nil, fmt.Errorf("%s: not a sign-in ask wrote (remove it, then ask mcp login again)", f.Name())
+	}
+	if why := owned.Why(info); why != "" {
+		return nil, fmt.Errorf("%s: %s, so someone else may have put it there (remove it, then ask mcp login again)", f.Name(), why)
+	}
+	if dir, err := os.Lstat(s.Dir); err != nil || !dir.IsDir() || owned.Why(dir) != "" {
+		return nil, fmt.Errorf("%s: not a directory of yours that only you can write, so someone else may have put a sign-in there (remove it, then ask mcp login again)", s.Dir)
 	}
 	var g Grant
 	if err := json.NewDecoder(f).Decode(&g); err != nil {

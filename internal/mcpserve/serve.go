@@ -107,9 +107,42 @@ func (s *Server) reply(ctx context.Context, req *sdk.CallToolRequest, in ReplyAr
 	if !history.IsID(in.RunID) {
 		return nil, Outcome{}, fmt.Errorf("run_id %q is not a run's id: give the run_id an ask call returned", in.RunID)
 	}
-	inputs := s.Inputs
-	inputs.Resume = in.RunID
+	inputs, err := s.carryOn(in.RunID)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
 	return s.execute(ctx, req, inputs, in.Prompt)
+}
+
+// carryOn is the serve command's settings carrying on kept run id. Only a
+// kept run (never a file of the working directory named like one) made in
+// the serve command's working directory may be carried on, and what it
+// carries (its mode, its provider) only narrows the serve command's, as a
+// client's arguments do: another directory's conversation, or the
+// person's own agent-mode run under a server kept to mode ask, would
+// widen what the client may see or do.
+func (s *Server) carryOn(id string) (run.Inputs, error) {
+	in := s.Inputs
+	if s.History == nil || s.History.Dir == "" {
+		return in, errors.New("no runs are kept here, so there is none to reply to")
+	}
+	e, err := s.History.Find(id)
+	if err != nil {
+		return in, err
+	}
+	if _, _, err := inside(s.workdir(), e.Workdir); err != nil {
+		return in, fmt.Errorf("run %s: its working directory is outside this server's working directory %s", id, s.workdir())
+	}
+	in.Resume = e.Path
+	carried, err := run.Resolve(in)
+	if err != nil {
+		return in, err
+	}
+	layer := settings.Layer{"mode": carried.Mode.Value, "provider": carried.Provider.Value}
+	if _, err := settings.Narrow(s.base.Values, layer, "run "+id+", carried on"); err != nil {
+		return in, err
+	}
+	return in, nil
 }
 
 // narrow lays a client's mode and directory over the serve command's
@@ -124,12 +157,9 @@ func (s *Server) narrow(mode, workdir string) (run.Inputs, error) {
 	}
 	var dir string
 	if workdir != "" {
+		var rel string
 		var err error
-		if dir, err = inside(s.workdir(), workdir); err != nil {
-			return in, err
-		}
-		rel, err := filepath.Rel(s.workdir(), dir)
-		if err != nil {
+		if dir, rel, err = inside(s.workdir(), workdir); err != nil {
 			return in, err
 		}
 		layer["workdir"] = rel
@@ -149,27 +179,27 @@ func (s *Server) narrow(mode, workdir string) (run.Inputs, error) {
 
 // inside resolves dir (relative to root, or absolute) and says whether it
 // is root or below it, links resolved: a client may not send a run out of
-// the serve command's working directory.
-func inside(root, dir string) (string, error) {
+// the serve command's working directory. It returns the directory, links
+// resolved, and its path relative to root's real path.
+func inside(root, dir string) (real, rel string, err error) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(root, dir)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", fmt.Errorf("the server's working directory: %w", err)
+		return "", "", fmt.Errorf("the server's working directory: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", fmt.Errorf("workdir %q: %w", dir, errors.Unwrap(err))
+	if real, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", "", fmt.Errorf("workdir %q: %w", dir, errors.Unwrap(err))
 	}
-	rel, err := filepath.Rel(realRoot, real)
+	rel, err = filepath.Rel(realRoot, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("workdir %q is outside this server's working directory %s", dir, root)
+		return "", "", fmt.Errorf("workdir %q is outside this server's working directory %s", dir, root)
 	}
 	if info, err := os.Stat(real); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("workdir %q is not a directory", dir)
+		return "", "", fmt.Errorf("workdir %q is not a directory", dir)
 	}
-	return real, nil
+	return real, rel, nil
 }
 
 // execute builds and runs one run, telling the client of its progress.

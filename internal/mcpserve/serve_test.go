@@ -32,9 +32,19 @@ type serving struct {
 // pairs), with model as the provider.
 func serve(t *testing.T, model *fakeprovider.Server, flags ...any) *serving {
 	t.Helper()
+	return serveWith(t, model, nil, flags...)
+}
+
+// serveWith is serve with setup changing its working directory or its
+// variables (a state or config directory) before the server starts.
+func serveWith(t *testing.T, model *fakeprovider.Server, setup func(*serving), flags ...any) *serving {
+	t.Helper()
 	s := &serving{t: t, wd: t.TempDir(), progress: make(chan *sdk.ProgressNotificationParams, 100),
 		vars: map[string]string{"XDG_STATE_HOME": t.TempDir(), "HOME": t.TempDir(),
 			"ASK_PROVIDER": "openai", "ASK_BASE_URL": model.URL, "OPENAI_API_KEY": "fake-test-not-a-real-key-0000"}}
+	if setup != nil {
+		setup(s)
+	}
 	getenv := func(k string) string { return s.vars[k] }
 	var in run.Inputs
 	in.Getenv, in.Wd, in.Config = getenv, s.wd, run.LoadConfig(getenv, "")

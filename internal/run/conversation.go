@@ -109,14 +109,19 @@ func conversationPath(in Inputs) (path, flag string, err error) {
 			flag = "ask resume " + in.Resume
 		}
 		path = AbsPath(in.Wd, in.Resume)
-		// A file by that name wins; a word that could not be an id
-		// (a path, a .jsonl name) is a file that is missing.
-		_, statErr := os.Stat(path)
-		if statErr == nil || store.Dir == "" || strings.Contains(in.Resume, "/") || strings.Contains(in.Resume, ".json") {
+		// A word that could not be an id (a path, a .jsonl name) is a
+		// file. Else a kept run the word names ("last", an id or its
+		// start) wins over a file of that name: the checkout's file
+		// `last` must not stand in for the person's own run (./last
+		// names the file).
+		if store.Dir == "" || strings.Contains(in.Resume, "/") || strings.Contains(in.Resume, ".json") {
 			return path, flag, nil
 		}
 		e, err := store.Resolve(in.Resume, workdirOf(in))
 		if err != nil {
+			if _, statErr := os.Stat(path); statErr == nil {
+				return path, flag, nil
+			}
 			return "", "", fault.Usagef("%s: %v", flag, err)
 		}
 		return e.Path, flag, nil

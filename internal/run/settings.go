@@ -157,7 +157,9 @@ func Resolve(in Inputs) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	s := over(in.Flags, over(carried, over(fromEnv, over(fromFile, defaults()))))
+	below := over(fromEnv, over(fromFile, defaults()))
+	carried.Mode = narrowCarriedMode(carried.Mode, below.Mode)
+	s := over(in.Flags, over(carried, below))
 	if s.MaxSteps.Source == "default" {
 		s.MaxSteps = Given(policy.DefaultMaxSteps(s.Mode.Value), "default (mode "+s.Mode.Value+")")
 	}
@@ -215,6 +217,18 @@ func Resolve(in Inputs) (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// narrowCarriedMode is the mode a transcript carries, left out when it is
+// less strict than the one the config file (or the defaults) gives: a
+// transcript is a lower layer (DESIGN §1), which may narrow the mode but
+// never lift the config's; a flag still gives any mode.
+func narrowCarriedMode(carried, below Setting[string]) Setting[string] {
+	row, _ := settings.Lookup("mode")
+	if carried.IsGiven() && row.WidensOver(carried.Value, below.Value) != "" {
+		return Setting[string]{}
+	}
+	return carried
 }
 
 // envLayer is what the environment says: each row's variable, through

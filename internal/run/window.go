@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ask-cli/ask/internal/noblock"
 	"github.com/ask-cli/ask/internal/providers"
 )
 
@@ -45,7 +46,7 @@ func (r *Run) listedWindow(ctx context.Context, c *providers.Caller) int {
 	}
 	key := r.Provider.Name + " " + providers.RedactURL(r.BaseURL) + " " + r.ModelName
 	cache := map[string]cachedWindow{}
-	if b, err := os.ReadFile(file); err == nil {
+	if b, err := readCache(file); err == nil {
 		json.Unmarshal(b, &cache) // a broken cache is asked again
 	}
 	now := r.env.Now()
@@ -90,6 +91,24 @@ func askWindow(ctx context.Context, c *providers.Caller, reader providers.Window
 		return 0, err
 	}
 	return reader.ParseWindow(answer, model)
+}
+
+// maxWindowCache bounds what is read of the window cache, which holds a
+// few dozen bytes a model.
+const maxWindowCache = 4 << 20
+
+// readCache reads the window cache: a regular file, read without waiting
+// (a fifo in its place must not hang the run's start) and bounded.
+func readCache(file string) ([]byte, error) {
+	f, info, err := noblock.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !info.Mode().IsRegular() || info.Size() > maxWindowCache {
+		return nil, fmt.Errorf("%s is not a window cache ask wrote", file)
+	}
+	return io.ReadAll(io.LimitReader(f, maxWindowCache))
 }
 
 // writeFileAtomic writes b to file through a temporary file beside it, so

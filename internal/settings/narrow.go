@@ -64,6 +64,82 @@ func Narrow(upper Values, lower Layer, source string) (Values, error) {
 	return NarrowValues(upper, v)
 }
 
+// RealPaths resolves the links in the relative paths lower, a lower
+// layer's settings, gives for the rows whose paths must lie inside the
+// working directory (workdir, attach, a schema file). wd is the directory
+// they are relative to (where ask started), top the command line's
+// working directory (its --workdir, absolute). The rows' marks read a path
+// as written: through a link (`escape -> /home/me`) "escape/photo.pdf" is
+// written inside yet leads out, and with --workdir proj a sibling
+// "secrets" is inside wd yet outside top. A path whose real place is not
+// inside top becomes that real, absolute path, which the mark then
+// refuses; one inside becomes its path from wd's real path, so that the
+// run uses what was checked. A path not there yet is resolved as far as
+// it exists.
+func RealPaths(lower Values, wd, top string) Values {
+	realWd, err := filepath.EvalSymlinks(wd)
+	if err != nil {
+		return lower
+	}
+	realTop := resolveExisting(top)
+	for _, r := range Rows() {
+		if !r.paths {
+			continue
+		}
+		l := r.slot(&lower)
+		if !l.given() {
+			continue
+		}
+		switch v := l.value().(type) {
+		case string:
+			l.set(realPath(realWd, realTop, v), l.source())
+		case []string:
+			out := make([]string, len(v))
+			for i, p := range v {
+				out[i] = realPath(realWd, realTop, p)
+			}
+			l.set(out, l.source())
+		}
+	}
+	return lower
+}
+
+// realPath is p, relative to wd (links resolved), resolved as RealPaths
+// says. An absolute path, or a schema given as text, is left as it is.
+func realPath(wd, top, p string) string {
+	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(strings.TrimSpace(p), "{") {
+		return p
+	}
+	path := resolveExisting(filepath.Join(wd, p))
+	if rel, err := filepath.Rel(top, path); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return path
+	}
+	if path == wd {
+		return "."
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return path
+}
+
+// resolveExisting is path with its links resolved as far as it exists;
+// the rest, not there yet, is joined on as written.
+func resolveExisting(path string) string {
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return filepath.Join(path, rest)
+		}
+		rest = filepath.Join(filepath.Base(path), rest)
+		path = parent
+	}
+}
+
 // NarrowValues is Narrow for a layer whose values were already parsed
 // (each given setting's Source names its layer).
 func NarrowValues(upper, lower Values) (Values, error) {

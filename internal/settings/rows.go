@@ -50,6 +50,9 @@ type Row struct {
 	// widen is the row's widening mark (see Widens): nil for a row no
 	// value of which lets a model do more than the command line allows.
 	widen func(v, upper any) string
+	// paths: its values are paths that must lie inside the working
+	// directory, whose links RealPaths resolves before the mark is read.
+	paths bool
 	// Adds joins the lists of every layer instead of replacing a lower
 	// layer's (deny rules: each layer may only add to them).
 	Adds bool
@@ -343,6 +346,7 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "attach", Category: CategoryPrompt, Short: "a", Kind: List,
 			Recorded: true,
 			samples:  samples{good: []string{"a.png"}, wide: "/etc/passwd"},
+			paths:    true,
 			widen:    insideWorkdir("it sends a file from outside the working directory"),
 			Help:     "send the image (PNG, JPEG, WebP, GIF) or PDF `FILE` with the prompt; repeatable",
 			field:    field(func(v *Values) *Setting[[]string] { return &v.Attach })},
@@ -457,6 +461,7 @@ var Rows = sync.OnceValue(func() []Row {
 		// Widening: the file tools reach what it holds.
 		{Name: "workdir", Category: CategoryTools, Kind: String, Default: ".",
 			samples: samples{good: []string{"sub"}, wide: "/"},
+			paths:   true,
 			widen:   insideWorkdir("it works outside the command line's working directory"),
 			Help:    "the directory the tools work in; file tools never reach outside it",
 			field:   field(func(v *Values) *Setting[string] { return &v.Workdir })},
@@ -464,6 +469,7 @@ var Rows = sync.OnceValue(func() []Row {
 		{Name: "schema", Category: CategoryPrompt, Kind: String, Default: "",
 			Recorded: true,
 			samples:  samples{good: []string{`{"type":"object"}`, "schema.json"}, wide: "/etc/schema.json"},
+			paths:    true,
 			widen:    schemaInside,
 			Help:     "answer with JSON matching this JSON Schema: a `FILE`, or the schema itself when it starts with {",
 			field:    field(func(v *Values) *Setting[string] { return &v.Schema })},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ask-cli/ask/internal/noblock"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -139,12 +140,14 @@ func ReadFile(s Skill, name string) (string, error) {
 		return "", fmt.Errorf("skill %s: %v", s.Name, err)
 	}
 	defer root.Close()
-	f, err := root.Open(name)
+	// Opened without blocking: a fifo a command made there waits for no
+	// writer.
+	f, info, err := noblock.OpenIn(root, name)
 	if err != nil {
 		return "", fmt.Errorf("skill %s: %v", s.Name, err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("skill %s: %s is not a file", s.Name, name)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))

@@ -131,7 +131,7 @@ func (f field) parse(text string) (value any, why string) {
 		return x, ""
 	}
 	if len(f.Enum) > 0 && !slices.Contains(f.Enum, text) {
-		return nil, "choose " + strings.Join(f.Enum, ", ")
+		return nil, "choose " + termtext.Safe(strings.Join(f.Enum, ", ")) // the server's words
 	}
 	return text, ""
 }
