@@ -116,7 +116,9 @@ func mcpServe(c *cli.Context, stdio *IO) error {
 	}
 	if listen != "" {
 		return mcpserve.ServeHTTP(c.Context, mcpSrv, listen, func(a net.Addr) {
-			fmt.Fprintf(stdio.Err, "ask mcp serve: listening on http://%s/\n", a)
+			fmt.Fprintf(stdio.Err, "ask mcp serve: listening on http://%s/ (for this user's processes only)\n", a)
+		}, func(why string) {
+			fmt.Fprintf(stdio.Err, "ask mcp serve: refused %s\n", why)
 		})
 	}
 	return mcpserve.ServeStdio(c.Context, mcpSrv, stdio.In, stdio.Out)

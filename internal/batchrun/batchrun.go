@@ -510,7 +510,6 @@ func (b *runner) resolve(flags run.Settings) (run.Settings, error) {
 	return run.Resolve(run.Inputs{Flags: flags, Getenv: b.cfg.Getenv, Config: b.cfg.RunConfig, Wd: b.cfg.Env.Wd})
 }
 
-
 // carryOn continues a held task's run with its reply: one the batch did
 // not answer goes again in the next round, once, then is the task's error.
 func (b *runner) carryOn(ctx context.Context, r *run.Run, h HeldTask, tag *batch.RunTag, o run.Output) *run.Result {

@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -157,14 +162,16 @@ func TestServeWorkdirUnderALinkedRoot(t *testing.T) {
 	}
 }
 
-// ask mcp serve --listen takes any process that reaches the loopback
-// port, and on a machine shared with other users that is each of them:
-// another user's process connects and runs tools as this one. Loopback
-// alone is no boundary between users; the listener wants a secret the
-// client must show (a bearer token in a 0600 file, or a UNIX socket in a
-// 0700 directory).
-func TestServeHTTPRefusesAClientWithoutTheSecret(t *testing.T) {
-	t.Skip("known: ask mcp serve --listen authenticates no client; any local user's process on 127.0.0.1 runs its tools")
+// ask mcp serve --listen serves the processes of its own user only: a
+// client running as another user (nobody) is refused before it can call
+// anything, and one of the same user is served.
+func TestServeHTTPServesOnlyItsOwnUser(t *testing.T) {
+	if os.Getenv("ASK_TEST_MCP_CLIENT") != "" {
+		t.Skip("the client's side runs in TestServeHTTPClient")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a client as another user")
+	}
 	ready := make(chan net.Addr, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -172,14 +179,63 @@ func TestServeHTTPRefusesAClientWithoutTheSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ServeHTTP(ctx, srv, "127.0.0.1:0", func(a net.Addr) { ready <- a })
-	addr := <-ready
-	client := sdk.NewClient(&sdk.Implementation{Name: "another-user", Version: "1"}, nil)
-	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + addr.String()}, nil)
-	if err == nil {
-		defer session.Close()
-		if _, err := session.ListTools(ctx, nil); err == nil {
-			t.Fatal("a client that showed no secret was served")
+	var refusals atomic.Int32
+	go ServeHTTP(ctx, srv, "127.0.0.1:0", func(a net.Addr) { ready <- a }, func(string) { refusals.Add(1) })
+	addr := (<-ready).String()
+
+	// The test binary, copied where nobody may run it.
+	dir, err := os.MkdirTemp("", "ask-mcpserve-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	self, _ := os.Executable()
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "mcpserve.test")
+	if err := os.WriteFile(bin, b, 0o755); err != nil || os.Chmod(dir, 0o755) != nil {
+		t.Fatalf("cannot set up a directory for nobody: %v", err)
+	}
+	client := func(uid uint32) error {
+		cmd := exec.Command(bin, "-test.run=^TestServeHTTPClient$", "-test.count=1")
+		cmd.Dir = dir
+		cmd.Env = []string{"ASK_TEST_MCP_CLIENT=" + addr, "HOME=" + dir}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
 		}
+		return nil
+	}
+	if err := client(65534); err == nil {
+		t.Fatal("a client running as nobody was served")
+	}
+	if refusals.Load() == 0 {
+		t.Error("the refusal was not told")
+	}
+	if err := client(uint32(os.Getuid())); err != nil {
+		t.Fatalf("a client of the server's own user was refused: %v", err)
+	}
+}
+
+// TestServeHTTPClient is the client side of TestServeHTTPServesOnlyItsOwnUser:
+// it passes only when the server at ASK_TEST_MCP_CLIENT lists its tools.
+func TestServeHTTPClient(t *testing.T) {
+	addr := os.Getenv("ASK_TEST_MCP_CLIENT")
+	if addr == "" {
+		t.Skip("run by TestServeHTTPServesOnlyItsOwnUser")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "client", Version: "1"}, nil)
+	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	if _, err := session.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
 	}
 }

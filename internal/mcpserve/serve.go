@@ -288,10 +288,12 @@ func CheckListen(addr string) error {
 }
 
 // ServeHTTP serves streamable HTTP at addr (a loopback address) until ctx
-// ends; ready, when set, is told the address once it listens. Requests
-// whose Host is not a loopback name are refused (DNS rebinding), and so
-// are cross-origin ones from a browser.
-func ServeHTTP(ctx context.Context, srv *sdk.Server, addr string, ready func(net.Addr)) error {
+// ends; ready, when set, is told the address once it listens. Only the
+// processes of the user ask runs as are served (every user of the machine
+// reaches loopback); refused, when set, is told of each other connection.
+// Requests whose Host is not a loopback name are refused (DNS rebinding),
+// and so are cross-origin ones from a browser.
+func ServeHTTP(ctx context.Context, srv *sdk.Server, addr string, ready func(net.Addr), refused func(why string)) error {
 	if err := CheckListen(addr); err != nil {
 		return err
 	}
@@ -299,6 +301,7 @@ func ServeHTTP(ctx context.Context, srv *sdk.Server, addr string, ready func(net
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
+	ln = sameUserListener{Listener: ln, uid: os.Getuid(), refuse: refused}
 	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	hs := &http.Server{Handler: http.NewCrossOriginProtection().Handler(handler), ReadHeaderTimeout: 10 * time.Second}
 	if ready != nil {

@@ -29,3 +29,6 @@ type gitDir struct{}
 func sweepGitDirs([]gitDir, func(string)) {}
 
 func awaitExit(int) {}
+
+// trialArg names the trial command; with no sandbox it is never run.
+const trialArg = "__ask_sandbox_trial"
