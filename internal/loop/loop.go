@@ -300,6 +300,26 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) {
+	first, ok := r.begin(ctx)
+	if !ok {
+		return
+	}
+	// A prompt that cannot be rendered leaves the result no history.
+	defer func() { r.res.History = r.history }()
+	if first, ok = r.prepare(ctx, first); !ok {
+		return
+	}
+	for step := first; ; step++ {
+		if r.step(ctx, step) {
+			return
+		}
+	}
+}
+
+// begin sets up the history the first request carries: the earlier
+// conversation and the prompt, or a pending run's as it stopped. It
+// returns the first step, and false when the run already ended.
+func (r *runner) begin(ctx context.Context) (int, bool) {
 	r.history = append(r.history, r.cfg.History...)
 	first := 1
 	if rs := r.cfg.Resume; rs != nil {
@@ -311,129 +331,164 @@ func (r *runner) run(ctx context.Context) {
 		user, err := r.protocol().UserMessage(r.cfg.Prompt, r.cfg.Attachments...)
 		if err != nil {
 			r.fail(ctx, fmt.Errorf("render prompt: %w", err))
-			return
+			return 0, false
 		}
 		r.history = append(r.history, user)
 	}
-	defer func() { r.res.History = r.history }()
+	return first, true
+}
+
+// prepare readies the compactor and the answer schema, and decides a
+// paused run's deferred calls. It returns the step the loop starts at,
+// and false when the run already ended.
+func (r *runner) prepare(ctx context.Context, first int) (int, bool) {
 	r.comp = compactor{window: r.cfg.Window, at: cmpOr(r.cfg.CompactAt, DefaultCompactAt), off: r.cfg.NoCompact,
 		taskEnd: len(r.history), firstStep: first}
 	if len(r.cfg.Schema) > 0 {
 		var err error
 		if r.schema, err = CompileSchema(r.cfg.Schema); err != nil {
 			r.fail(ctx, fmt.Errorf("answer schema: %w", err))
-			return
+			return 0, false
 		}
 	}
-
 	if rs := r.cfg.Resume; rs != nil && rs.Paused != nil {
 		r.res.Steps = first
 		if r.decidePaused(ctx, first, rs.Paused) {
-			return
+			return 0, false
 		}
 		first++
 		// The held step's results answer calls in the fixed head.
 		r.comp.taskEnd, r.comp.firstStep = len(r.history), first
 	}
+	return first, true
+}
 
-	for step := first; ; step++ {
-		if step > 1 && r.budget() {
-			return
-		}
-		r.res.Steps = step
-		r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
-		req := providers.Request{
-			System:    r.cfg.System,
-			Messages:  r.history,
-			Tools:     r.cfg.Tools,
-			Stream:    r.cfg.Stream,
-			MaxTokens: r.cfg.MaxTokens,
-			Schema:    r.cfg.Schema,
-			Checked:   r.checked,
-		}
-		// The last step the limit allows withholds the tools and says so,
-		// so that a run stopped by its limit still ends with an answer.
-		if (step == r.cfg.MaxSteps || r.budgetLast) && len(r.cfg.Tools) > 0 {
-			req.NoToolCalls = true
-			// In the system prompt rather than as a message after the
-			// conversation: Gemini refuses two user turns in a row, and
-			// a note folded into a turn of tool results reads as one.
-			// It costs the cache of this one request.
-			req.System = strings.TrimLeft(req.System+"\n\n", "\n") + LastStepNote
-		}
-		req.ContextWindow = r.comp.window
-		req, err := r.fit(ctx, step, req)
-		if err != nil {
-			r.fail(ctx, err)
-			return
-		}
-		turn, err := r.call(ctx, req, r.hooks(step))
-		if err != nil {
-			retry, ok, cerr := r.overflow(ctx, step, req, err)
-			switch {
-			case cerr != nil:
-				err = cerr
-			case ok:
-				req = retry
-				turn, err = r.call(ctx, req, r.hooks(step))
-			}
-		}
-		if err != nil {
-			r.fail(ctx, r.tooLong(err))
-			return
-		}
-		r.comp.learn(turn.Usage)
-		r.checked = len(req.Messages)
-		r.comp.spans = append(r.comp.spans, span{step: step, start: len(r.history)})
-		r.res.Usage = r.res.Usage.Add(turn.Usage)
-		r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
-		usage := turn.Usage
-		r.emit(records.Event{Type: records.TypeAssistant, Step: step, Text: turn.Text, Reasoning: turn.Reasoning, ToolCalls: turn.Calls, Usage: &usage})
-		r.history = append(r.history, turn.Messages...)
-		r.res.Answer = turn.Text
+// step runs one step: a request, and what its turn asks for. It reports
+// whether the run ended.
+func (r *runner) step(ctx context.Context, step int) bool {
+	if step > 1 && r.budget() {
+		return true
+	}
+	r.res.Steps = step
+	r.progress(Progress{Step: step, MaxSteps: r.cfg.MaxSteps})
+	turn, err := r.send(ctx, step, r.request(step))
+	if err != nil {
+		r.fail(ctx, err)
+		return true
+	}
+	if turn.Invalid != "" && len(turn.Calls) == 0 {
+		return r.correct(ctx, step, turn.Invalid)
+	}
+	r.parseFails = 0
+	if len(turn.Calls) == 0 {
+		return r.answered(ctx)
+	}
+	return r.handleCalls(ctx, step, turn)
+}
 
-		if turn.Invalid != "" && len(turn.Calls) == 0 {
-			r.parseFails++
-			if r.parseFails >= parseFailLimit {
-				r.finish(StatusParseFailures)
-				return
-			}
-			if step >= r.cfg.MaxSteps {
-				// A correction is one more request, which the limit forbids.
-				r.finish(StatusMaxSteps)
-				return
-			}
-			msg, err := r.protocol().UserMessage(turn.Invalid)
-			if err != nil {
-				r.fail(ctx, err)
-				return
-			}
-			r.history = append(r.history, msg)
-			continue
-		}
-		r.parseFails = 0
+// request is the step's request, before it is fitted to the window.
+func (r *runner) request(step int) providers.Request {
+	req := providers.Request{
+		System:    r.cfg.System,
+		Messages:  r.history,
+		Tools:     r.cfg.Tools,
+		Stream:    r.cfg.Stream,
+		MaxTokens: r.cfg.MaxTokens,
+		Schema:    r.cfg.Schema,
+		Checked:   r.checked,
+	}
+	// The last step the limit allows withholds the tools and says so,
+	// so that a run stopped by its limit still ends with an answer.
+	if (step == r.cfg.MaxSteps || r.budgetLast) && len(r.cfg.Tools) > 0 {
+		req.NoToolCalls = true
+		// In the system prompt rather than as a message after the
+		// conversation: Gemini refuses two user turns in a row, and
+		// a note folded into a turn of tool results reads as one.
+		// It costs the cache of this one request.
+		req.System = strings.TrimLeft(req.System+"\n\n", "\n") + LastStepNote
+	}
+	req.ContextWindow = r.comp.window
+	return req
+}
 
-		if len(turn.Calls) == 0 {
-			if r.answered(ctx) {
-				return
-			}
-			continue
-		}
-		if r.budgetLast {
-			r.res.Status, r.res.Err = StatusBudget, errors.New(r.budgetWhy)
-			r.closeCalls(turn.Calls, "not run: the run stopped at its budget")
-			return
-		}
-		if step >= r.cfg.MaxSteps {
-			r.finish(StatusMaxSteps)
-			r.closeCalls(turn.Calls, "not run: the run stopped at its step limit")
-			return
-		}
-		outcomes := r.runCalls(ctx, step, turn.Calls)
-		if r.answerCalls(ctx, turn.Calls, outcomes, turn.Terminate) {
-			return
+// send fits req to the window and sends it, compacting and sending once
+// more when the provider says it overflowed, then takes the turn into
+// the history. The error is the one the run fails with.
+func (r *runner) send(ctx context.Context, step int, req providers.Request) (*providers.Turn, error) {
+	req, err := r.fit(ctx, step, req)
+	if err != nil {
+		return nil, err
+	}
+	turn, err := r.call(ctx, req, r.hooks(step))
+	if err != nil {
+		retry, ok, cerr := r.overflow(ctx, step, req, err)
+		switch {
+		case cerr != nil:
+			err = cerr
+		case ok:
+			req = retry
+			turn, err = r.call(ctx, req, r.hooks(step))
 		}
 	}
+	if err != nil {
+		return nil, r.tooLong(err)
+	}
+	r.take(step, req, turn)
+	return turn, nil
+}
+
+// take records the turn the step's request got and adds it to the history.
+func (r *runner) take(step int, req providers.Request, turn *providers.Turn) {
+	r.comp.learn(turn.Usage)
+	r.checked = len(req.Messages)
+	r.comp.spans = append(r.comp.spans, span{step: step, start: len(r.history)})
+	r.res.Usage = r.res.Usage.Add(turn.Usage)
+	r.res.UsagePerStep = append(r.res.UsagePerStep, records.StepUsage{Step: step, Usage: turn.Usage})
+	usage := turn.Usage
+	r.emit(records.Event{Type: records.TypeAssistant, Step: step, Text: turn.Text, Reasoning: turn.Reasoning, ToolCalls: turn.Calls, Usage: &usage})
+	r.history = append(r.history, turn.Messages...)
+	r.res.Answer = turn.Text
+}
+
+// correct answers a turn the protocol could not parse with its
+// correction, unless the run has failed to parse too often or has no
+// step left. It reports whether the run ended.
+func (r *runner) correct(ctx context.Context, step int, invalid string) bool {
+	r.parseFails++
+	if r.parseFails >= parseFailLimit {
+		r.finish(StatusParseFailures)
+		return true
+	}
+	if step >= r.cfg.MaxSteps {
+		// A correction is one more request, which the limit forbids.
+		r.finish(StatusMaxSteps)
+		return true
+	}
+	msg, err := r.protocol().UserMessage(invalid)
+	if err != nil {
+		r.fail(ctx, err)
+		return true
+	}
+	r.history = append(r.history, msg)
+	return false
+}
+
+// handleCalls runs the turn's tool calls and answers them, unless the
+// budget or the step limit stops the run first: then each call is
+// answered as not run. It reports whether the run ended.
+func (r *runner) handleCalls(ctx context.Context, step int, turn *providers.Turn) bool {
+	if r.budgetLast {
+		r.res.Status, r.res.Err = StatusBudget, errors.New(r.budgetWhy)
+		r.closeCalls(turn.Calls, "not run: the run stopped at its budget")
+		return true
+	}
+	if step >= r.cfg.MaxSteps {
+		r.finish(StatusMaxSteps)
+		r.closeCalls(turn.Calls, "not run: the run stopped at its step limit")
+		return true
+	}
+	outcomes := r.runCalls(ctx, step, turn.Calls)
+	return r.answerCalls(ctx, turn.Calls, outcomes, turn.Terminate)
 }
 
 // answerCalls feeds the results of a step's calls back, or pauses the run

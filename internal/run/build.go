@@ -179,23 +179,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	row, err := catalog.Lookup(s.Provider.Value)
+	row, err := resolveProvider(ctx, &s, env)
 	if err != nil {
-		return nil, asKind(Usage, err)
-	}
-	if s.KeyVars != nil {
-		row.KeyEnv = s.KeyVars
-	}
-	if c := s.Conversation; c != nil {
-		if err := c.checkProvider(row); err != nil {
-			return nil, err
-		}
-		s.carryOn(ctx, env)
-	}
-	if err := checkDecisions(s, env); err != nil {
 		return nil, err
 	}
 	r := &Run{Settings: s, Provider: row, ModelName: s.Model.Value, BaseURL: s.BaseURL.Value, Mode: s.Mode.Value,
@@ -207,22 +192,8 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	}()
 	r.MaxSteps = s.stepLimit().Value.(int)
 	r.Window = s.ContextWindow.Value
-	if r.ModelName == "" && !row.LocalProgram {
-		return nil, fault.Usagef("%s has no default model: name one with --model", row.Name)
-	}
-	// Knobs are checked before the key, the tools and the MCP servers: a
-	// flag to fix is reported first, and nothing is started for it.
-	proto, err := row.NewProtocol()
+	proto, err := r.checkChoices()
 	if err != nil {
-		return nil, err
-	}
-	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
-		return nil, err
-	}
-	if s.Tier.Value != "" && env.Billing != "" {
-		return nil, fault.Usagef("--tier %s (%s): these requests go through the %s engine, which has its own price; leave --tier out", s.Tier.Value, s.Tier.Source, env.Billing)
-	}
-	if err := r.checkBudget(); err != nil {
 		return nil, err
 	}
 	key, err := r.key()
@@ -232,27 +203,88 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.attachments, err = r.loadAttachments(); err != nil {
 		return nil, err
 	}
-	workdir, err := r.useWorktree(ctx, AbsPath(env.Wd, s.Workdir.Value))
+	root, secrets, err := r.makeRoot(ctx, key)
 	if err != nil {
 		return nil, err
 	}
+	if err := r.loadTools(ctx, root, secrets); err != nil {
+		return nil, err
+	}
+	if err := r.buildSystem(); err != nil {
+		return nil, err
+	}
+	if row.LocalProgram {
+		return r, r.useLocalProgram(proto)
+	}
+	return r, r.useCaller(ctx, proto, key)
+}
+
+// resolveProvider checks s and finds its provider's row; a conversation
+// carried on is checked against it and takes its settings from the
+// earlier run.
+func resolveProvider(ctx context.Context, s *Settings, env Env) (catalog.Provider, error) {
+	if err := s.check(); err != nil {
+		return catalog.Provider{}, err
+	}
+	row, err := catalog.Lookup(s.Provider.Value)
+	if err != nil {
+		return catalog.Provider{}, asKind(Usage, err)
+	}
+	if s.KeyVars != nil {
+		row.KeyEnv = s.KeyVars
+	}
+	if c := s.Conversation; c != nil {
+		if err := c.checkProvider(row); err != nil {
+			return catalog.Provider{}, err
+		}
+		s.carryOn(ctx, env)
+	}
+	if err := checkDecisions(*s, env); err != nil {
+		return catalog.Provider{}, err
+	}
+	return row, nil
+}
+
+// checkChoices checks the model, its knobs, the tier and the budget, and
+// returns the provider's protocol. They are checked before the key, the
+// tools and the MCP servers: a flag to fix is reported first, and nothing
+// is started for it.
+func (r *Run) checkChoices() (providers.Protocol, error) {
+	s, row := r.Settings, r.Provider
+	if r.ModelName == "" && !row.LocalProgram {
+		return nil, fault.Usagef("%s has no default model: name one with --model", row.Name)
+	}
+	proto, err := row.NewProtocol()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkKnobs(row, proto, r.ModelName); err != nil {
+		return nil, err
+	}
+	if s.Tier.Value != "" && r.env.Billing != "" {
+		return nil, fault.Usagef("--tier %s (%s): these requests go through the %s engine, which has its own price; leave --tier out", s.Tier.Value, s.Tier.Source, r.env.Billing)
+	}
+	if err := r.checkBudget(); err != nil {
+		return nil, err
+	}
+	return proto, nil
+}
+
+// makeRoot makes the directory the tools work in, --worktree's when
+// asked, with what they must not see or inherit, and the sandbox their
+// commands run in. It returns the root and the secrets the tools' output
+// is scrubbed of.
+func (r *Run) makeRoot(ctx context.Context, key string) (*tools.Root, []string, error) {
+	s, env := r.Settings, r.env
+	workdir, err := r.useWorktree(ctx, AbsPath(env.Wd, s.Workdir.Value))
+	if err != nil {
+		return nil, nil, err
+	}
 	root, err := tools.NewRoot(workdir)
 	if err != nil {
-		return nil, fault.Usagef("--workdir: %v", err)
+		return nil, nil, fault.Usagef("--workdir: %v", err)
 	}
-	// ask's own files steer later runs: a model must not read or rewrite
-	// them, even with the working directory at $HOME.
-	if state := history.StateDir(env.Getenv); state != "" {
-		root.Hide(state)
-	}
-	root.Hide(config.Path(env.Getenv))
-	// The MCP tool cache says which tools later runs declare.
-	if cache := MCPCacheDir(env.Getenv); cache != "" {
-		root.Hide(cache)
-	}
-	for _, p := range env.Private {
-		root.Hide(AbsPath(env.Wd, p))
-	}
+	r.hideOwnFiles(root)
 	r.workdir, r.root = root.Dir(), root
 	root.Editor = env.Editor
 	// Every credential the run can know of stays with ask: out of the
@@ -265,36 +297,70 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 		root.KeepOnly(s.SandboxEnv.Value...)
 	}
 	if root.Sandbox, err = r.sandbox(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return root, secrets, nil
+}
+
+// hideOwnFiles hides ask's own files from the tools: they steer later
+// runs, so a model must not read or rewrite them, even with the working
+// directory at $HOME.
+func (r *Run) hideOwnFiles(root *tools.Root) {
+	env := r.env
+	if state := history.StateDir(env.Getenv); state != "" {
+		root.Hide(state)
+	}
+	root.Hide(config.Path(env.Getenv))
+	// The MCP tool cache says which tools later runs declare.
+	if cache := MCPCacheDir(env.Getenv); cache != "" {
+		root.Hide(cache)
+	}
+	for _, p := range env.Private {
+		root.Hide(AbsPath(env.Wd, p))
+	}
+}
+
+// loadTools finds the skills and the subagents, then builds the tools
+// over root, whose results are scrubbed of secrets.
+func (r *Run) loadTools(ctx context.Context, root *tools.Root, secrets []string) error {
 	if err := r.findSkills(); err != nil {
-		return nil, err
+		return err
 	}
 	r.findAgents()
 	if err := r.buildTools(ctx, root); err != nil {
-		return nil, err
+		return err
 	}
 	if len(secrets) > 0 {
 		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(secrets...)}
 	}
+	return nil
+}
+
+// buildSystem writes the system prompt, once the tools and the skills
+// are known; a replay's is the one recorded.
+func (r *Run) buildSystem() error {
 	r.System = prompts.System(prompts.Env{
-		Date: env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
+		Date: r.env.Now(), OS: runtime.GOOS, Workdir: r.workdir, Mode: r.Mode, Tools: len(r.Declared) > 0,
 		Project: r.projectFile(),
-	}, s.System.Value)
+	}, r.Settings.System.Value)
 	_, offered := r.tools[skills.ToolName]
 	r.System += r.skillPrompt(offered)
 	if err := r.useSchema(); err != nil {
-		return nil, err
+		return err
 	}
-	if env.Replay != nil {
-		r.System = env.Replay.system
+	if r.env.Replay != nil {
+		r.System = r.env.Replay.system
 	}
-	if row.LocalProgram {
-		return r, r.useLocalProgram(proto)
-	}
+	return nil
+}
+
+// useCaller makes the caller that sends the run's requests to the
+// provider, a replay's recorded answers instead under Env.Replay.
+func (r *Run) useCaller(ctx context.Context, proto providers.Protocol, key string) error {
+	s, env := r.Settings, r.env
 	caller := &providers.Caller{
-		Provider: row.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
-		Header: row.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
+		Provider: r.Provider.Name, Protocol: proto, BaseURL: r.BaseURL, Model: r.ModelName, Key: key,
+		Header: r.Provider.Header, HTTP: env.HTTP, Retries: s.Retries.Value, IdleTimeout: env.IdleTimeout,
 		Temperature: s.temperature(), Reasoning: s.Reasoning.Value, Tier: s.Tier.Value, Limiter: env.Limiter,
 	}
 	if s.Tier.Value == providers.TierFlex {
@@ -308,7 +374,7 @@ func New(ctx context.Context, s Settings, env Env) (_ *Run, err error) {
 	if r.Window == 0 && env.Replay == nil && !env.Offline {
 		r.Window = r.listedWindow(ctx, caller)
 	}
-	return r, r.useToolProtocol(caller)
+	return r.useToolProtocol(caller)
 }
 
 // projectFile finds the project's instructions for the system prompt,

@@ -88,35 +88,73 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	// The id sorts as the runs started, by the real clock (Env.Now may be
 	// pinned): --continue takes the newest.
 	start := time.Now()
-	id := history.NewID(start)
+	id, last := r.keepHistory(out.History, history.NewID(start), prev, turn)
+	defer r.commitHistory(out.History, last)
+	var step atomic.Int64 // the step running, for the changes the tools report
+	rec, tr := r.recorder(ctx, out, id, start, last, prev, &step)
+	if prev == nil {
+		rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
+			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), ParentID: r.parentID()})
+	}
+	r.skills.start(rec.Emit, func() int { return int(step.Load()) })
+
+	changes := r.watchChanges(rec, &step)
+	defer r.root.StopWatching()
+	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
+	defer cancel()
+	r.useCache(prompt, prev)
+	box, git := r.watchedToolbox(ctx, prev, tr)
+	transcript := ""
+	if out.History != nil && out.History.Dir != "" {
+		transcript = out.History.Path(id)
+	}
+	cfg := r.loopConfig(out, rec, box, changes, &step, prev)
+	before := prev.carried()
+	res := r.runLoop(ctx, id, transcript, rec, prompt, cfg)
+	return r.finishRun(ctx, rec, id, start, res, git, changes, before)
+}
+
+// keepHistory starts keeping the run's transcript among the past runs: a new
+// one under id, or, for a pending run or a session's turn, the one it
+// carries on. It returns the id the run is kept under.
+func (r *Run) keepHistory(h *history.Store, id string, prev *pendingRun, turn *sessionTurn) (string, *history.Recording) {
 	var last *history.Recording
 	var err error
 	switch {
 	case prev != nil:
 		id = prev.id
-		last, err = out.History.KeepAgain(id, prev.transcript)
+		last, err = h.KeepAgain(id, prev.transcript)
 	case turn != nil && turn.prior != nil:
 		id = turn.id
-		last, err = out.History.KeepAgain(id, turn.prior)
+		last, err = h.KeepAgain(id, turn.prior)
 	case turn != nil:
 		id = turn.id
-		last, err = out.History.Keep(r.env.Getenv, id)
+		last, err = h.Keep(r.env.Getenv, id)
 	default:
-		last, err = out.History.Keep(r.env.Getenv, id)
+		last, err = h.Keep(r.env.Getenv, id)
 	}
 	if err != nil && r.env.Verbose {
 		r.note("not keeping this run in the history: %v", err)
 	}
-	defer func() {
-		err := last.Commit()
-		if err == nil && last != nil {
-			err = out.History.PruneAfter(last.Size())
-		}
-		if err != nil && r.env.Verbose {
-			r.note("not keeping this run in the history: %v", err)
-		}
-	}()
-	var step atomic.Int64 // the step running, for the changes the tools report
+	return id, last
+}
+
+// commitHistory ends keeping the transcript, and prunes the past runs to the
+// store's limits.
+func (r *Run) commitHistory(h *history.Store, last *history.Recording) {
+	err := last.Commit()
+	if err == nil && last != nil {
+		err = h.PruneAfter(last.Size())
+	}
+	if err != nil && r.env.Verbose {
+		r.note("not keeping this run in the history: %v", err)
+	}
+}
+
+// recorder is where the run's events go: the sinks, the kept transcript,
+// the observers, the subagents and the trace, which it returns, nil when
+// not tracing.
+func (r *Run) recorder(ctx context.Context, out Output, id string, start time.Time, last *history.Recording, prev *pendingRun, step *atomic.Int64) (*records.Recorder, *trace.Run) {
 	rec := records.NewRecorder(append(out.Sinks, last.Writer())...)
 	rec.Redact(providers.NewRedactor(r.Secrets()...))
 	if out.Observe != nil {
@@ -145,23 +183,25 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 			}
 		}
 	}
-	if prev == nil {
-		rec.Emit(records.Event{Type: records.TypeRunStarted, ID: id, Version: r.env.Version, Provider: r.Provider.Name,
-			Model: r.ModelName, Mode: r.Mode, Settings: r.recorded(prompt), ParentID: r.parentID()})
-	}
-	r.skills.start(rec.Emit, func() int { return int(step.Load()) })
+	return rec, tr
+}
 
-	changes := r.watchChanges(rec, &step)
-	defer r.root.StopWatching()
-	ctx, cancel := loop.WithTimeout(ctx, r.Timeout) // 0: no limit
-	defer cancel()
-	if r.caller != nil {
-		first := r.firstMessage(prompt)
-		if prev != nil && len(prev.end.History) > 0 {
-			first = prev.end.History[0]
-		}
-		r.caller.Cache = r.cache(first)
+// useCache tells the caller which first message the provider's cache
+// is keyed on: a pending run's own, when it is carried on.
+func (r *Run) useCache(prompt string, prev *pendingRun) {
+	if r.caller == nil {
+		return
 	}
+	first := r.firstMessage(prompt)
+	if prev != nil && len(prev.end.History) > 0 {
+		first = prev.end.History[0]
+	}
+	r.caller.Cache = r.cache(first)
+}
+
+// watchedToolbox is the toolbox the loop calls: the run's tools, behind
+// the hooks and the watch for changes, and the git state undo judges by.
+func (r *Run) watchedToolbox(ctx context.Context, prev *pendingRun, tr *trace.Run) (loop.Toolbox, *gitState) {
 	// PostToolUse hooks run inside the watch, so that what a formatter
 	// hook changes after a command is reported with it.
 	box := r.toolbox
@@ -180,10 +220,12 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	if prev == nil || prev.end.Git == nil {
 		git.start(ctx, r)
 	}
-	transcript := ""
-	if out.History != nil && out.History.Dir != "" {
-		transcript = out.History.Path(id)
-	}
+	return box, git
+}
+
+// loopConfig is the loop's configuration for the run, carrying on from
+// where a pending run stopped when prev is set.
+func (r *Run) loopConfig(out Output, rec *records.Recorder, box loop.Toolbox, changes func() []records.Change, step *atomic.Int64, prev *pendingRun) loop.Config {
 	cfg := loop.Config{
 		Model: r.model, System: r.System, Attachments: r.attachments,
 		Tools: r.Declared, Toolbox: box, Gate: r.gate, MaxSteps: r.MaxSteps,
@@ -198,9 +240,6 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 			}
 		},
 	}
-	toolCount, denials := 0, []records.Denial(nil)
-	var before []records.Change
-	var earlier time.Duration
 	if prev != nil {
 		e := prev.end
 		cfg.History = e.History
@@ -208,15 +247,37 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		if e.Usage != nil {
 			cfg.Resume.Usage = *e.Usage
 		}
-		toolCount, denials, before = e.ToolCount, e.Denials, e.Changes
-		earlier = time.Duration(e.DurationMS) * time.Millisecond
 	}
-	res := r.runLoop(ctx, id, transcript, rec, prompt, cfg)
+	return cfg
+}
 
+// priorPart is what the earlier part of a pending run did, which its
+// run.finished counts with this part's.
+type priorPart struct {
+	toolCount int
+	denials   []records.Denial
+	changes   []records.Change
+	took      time.Duration
+}
+
+// carried is what p did before it stopped; nothing for a new run.
+func (p *pendingRun) carried() priorPart {
+	if p == nil {
+		return priorPart{}
+	}
+	e := p.end
+	return priorPart{toolCount: e.ToolCount, denials: e.Denials, changes: e.Changes,
+		took: time.Duration(e.DurationMS) * time.Millisecond}
+}
+
+// finishRun settles what the run came to, with what an earlier part of
+// it did, and records it as run.finished, the transcript's last event.
+func (r *Run) finishRun(ctx context.Context, rec *records.Recorder, id string, start time.Time, res *loop.Result,
+	git *gitState, changes func() []records.Change, before priorPart) *Result {
 	code, why := r.Outcome(res)
 	answer := res.Answer
-	changed := append(slices.Clone(before), changes()...)
-	took := time.Since(start) + earlier
+	changed := append(slices.Clone(before.changes), changes()...)
+	took := time.Since(start) + before.took
 	// The run's cost is the provider's figure, else its tokens at the
 	// config file's prices and the run's rate (tier, batch engine).
 	res.Usage.Cost = r.runCost(res.Usage)
@@ -229,7 +290,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	tier, rate := r.billing()
 	kept := r.settleWorktree(ctx, res.Status)
 	rec.Emit(records.Event{Type: records.TypeRunFinished, Worktree: kept, ID: id, Git: git.get(), Status: res.Status, Answer: &answer, Steps: res.Steps,
-		ToolCount: toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(denials), res.Denials...),
+		ToolCount: before.toolCount + len(res.Calls), Usage: &res.Usage, UsagePerStep: res.UsagePerStep, Denials: append(slices.Clone(before.denials), res.Denials...),
 		Changes: changed, ExitCode: code, DurationMS: took.Milliseconds(), Cost: res.Usage.Cost, Tier: tier, PriceRate: rate,
 		History: res.History, Deferred: res.Deferred, Paused: res.Paused, SkillsUsed: skillsUsed, Children: children})
 	return &Result{Result: res, ID: id, Duration: took, Changes: changed, ExitCode: code, Why: why, WriteErr: rec.Err(), Worktree: kept,
