@@ -28,9 +28,12 @@ and this command is a quick way to check one. It is JSON with these keys:
   providers: {NAME: {base_url, key_env (a variable's name), api_key, model}}
   aliases: {SHORT: MODEL}, so that --model SHORT means MODEL
   profiles: {NAME: {any of the keys above}}, chosen by --profile or $ASK_PROFILE
-  mcpServers: {NAME: {command, args, env} or {url, headers}, with type,
+  mcpServers: {NAME: {command, args, env} or {url, headers, oauth}, with type,
     disabled, sandbox}: the shape of Claude Desktop's and Cursor's files, top
-    level only; "ask mcp list" shows them
+    level only; "ask mcp list" shows them. oauth: {client_id, client_secret,
+    scopes, client_metadata_url, grant_type (authorization_code or
+    client_credentials), private_key_file (a PEM key's path, chmod 600: signs
+    a JWT instead of a client_secret), signing_algorithm (ES256 or RS256)}
 
 A profile's list replaces the top level's, but deny rules (tools.deny, a
 profile's, --deny-tool) add up; --yes=false and --safe=false undo

@@ -78,6 +78,8 @@ func conformanceClient() int {
 	var ctx struct {
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
+		PrivateKey   string `json:"private_key_pem"`
+		Algorithm    string `json:"signing_algorithm"`
 	}
 	json.Unmarshal([]byte(os.Getenv("MCP_CONFORMANCE_CONTEXT")), &ctx)
 	home, err := os.MkdirTemp(os.Getenv("ASKCONF_DIR"), "client-")
@@ -97,6 +99,16 @@ func conformanceClient() int {
 	machine := strings.HasPrefix(scenario, "auth/client-credentials")
 	if machine {
 		oauth["grant_type"] = "client_credentials"
+	}
+	if ctx.PrivateKey != "" {
+		// The key in a file of the user's alone, as ask wants it.
+		keyPath := filepath.Join(home, "client-key.pem")
+		if err := os.WriteFile(keyPath, []byte(ctx.PrivateKey), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		oauth["private_key_file"], oauth["signing_algorithm"] = keyPath, ctx.Algorithm
+		delete(oauth, "client_secret")
 	}
 	if scenario == "auth/basic-cimd" {
 		oauth["client_metadata_url"] = "https://conformance-test.local/client-metadata.json"
@@ -180,8 +192,6 @@ var clientBaseline = map[string]string{
 		"leaves the call failed with a line naming ask mcp login, where the scenario wants a new sign-in in the same session",
 	"auth/2025-03-26-oauth-metadata-backcompat": "the scenario's authorization-server metadata names an issuer " +
 		"other than the URL it is served from; the SDK refuses it, as RFC 8414 §3.3 requires",
-	"auth/client-credentials-jwt": "client authentication by a signed JWT (private_key_jwt) is not built: " +
-		"client credentials take a client_secret",
 	"auth/cross-app-access-complete-flow": "enterprise-managed authorization (an identity provider's token " +
 		"exchanged for an ID-JAG) is not built",
 }

@@ -344,7 +344,15 @@ type MCPOAuth struct {
 	Scopes            []string `json:"scopes"`
 	ClientMetadataURL string   `json:"client_metadata_url"`
 	GrantType         string   `json:"grant_type"`
+	// PrivateKeyFile is a PEM private key's path (never the key): with
+	// client_credentials, the client authenticates with a JWT it signs.
+	PrivateKeyFile   string `json:"private_key_file"`
+	SigningAlgorithm string `json:"signing_algorithm"`
 }
+
+// MCPSigningAlgorithms are the algorithms a client assertion may be
+// signed with.
+var MCPSigningAlgorithms = []string{"ES256", "RS256"}
 
 // MCPGrantTypes are the OAuth grants an mcpServers entry may name.
 var MCPGrantTypes = []string{"authorization_code", "client_credentials"}
@@ -355,8 +363,14 @@ func (o *MCPOAuth) check() (key, why string) {
 	switch {
 	case o.GrantType != "" && !contains(MCPGrantTypes, o.GrantType):
 		return "grant_type", fmt.Sprintf("%q: choose %s", o.GrantType, orList(MCPGrantTypes))
-	case o.GrantType == "client_credentials" && (o.ClientID == "" || o.ClientSecret == ""):
-		return "", "client_credentials needs client_id and client_secret"
+	case o.GrantType == "client_credentials" && (o.ClientID == "" || (o.ClientSecret == "") == (o.PrivateKeyFile == "")):
+		return "", "client_credentials needs client_id and one of client_secret and private_key_file"
+	case o.PrivateKeyFile != "" && o.GrantType != "client_credentials":
+		return "private_key_file", `goes only with grant_type "client_credentials"`
+	case o.SigningAlgorithm != "" && o.PrivateKeyFile == "":
+		return "signing_algorithm", "needs private_key_file beside it"
+	case o.SigningAlgorithm != "" && !contains(MCPSigningAlgorithms, o.SigningAlgorithm):
+		return "signing_algorithm", fmt.Sprintf("%q: choose %s", o.SigningAlgorithm, orList(MCPSigningAlgorithms))
 	case o.ClientSecret != "" && o.ClientID == "":
 		return "client_secret", "needs client_id beside it"
 	case o.ClientMetadataURL != "" && !strings.HasPrefix(o.ClientMetadataURL, "https://"):

@@ -348,3 +348,22 @@ func TestIsEnvName(t *testing.T) {
 		}
 	}
 }
+
+func TestMCPOAuthPrivateKey(t *testing.T) {
+	server := func(oauth string) string {
+		return `{"mcpServers": {"s": {"url": "https://mcp.example/mcp", "oauth": ` + oauth + `}}}`
+	}
+	for _, tt := range []struct{ oauth, want string }{
+		{`{"grant_type": "client_credentials", "client_id": "a", "private_key_file": "/k.pem"}`, ""},
+		{`{"grant_type": "client_credentials", "client_id": "a", "private_key_file": "/k.pem", "signing_algorithm": "RS256"}`, ""},
+		{`{"grant_type": "client_credentials", "client_id": "a", "private_key_file": "/k.pem", "client_secret": "s"}`, "one of client_secret and private_key_file"},
+		{`{"client_id": "a", "private_key_file": "/k.pem"}`, `private_key_file: goes only with grant_type "client_credentials"`},
+		{`{"grant_type": "client_credentials", "client_id": "a", "private_key_file": "/k.pem", "signing_algorithm": "HS256"}`, `signing_algorithm: "HS256": choose ES256 or RS256`},
+		{`{"grant_type": "client_credentials", "client_id": "a", "client_secret": "s", "signing_algorithm": "ES256"}`, "signing_algorithm: needs private_key_file beside it"},
+	} {
+		_, err := Parse("/cfg/config.json", []byte(server(tt.oauth)), providerNames)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: %v, want %q", tt.oauth, err, tt.want)
+		}
+	}
+}

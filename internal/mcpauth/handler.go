@@ -42,6 +42,13 @@ func ForRun(store Store, server, label string, client Client, httpc *http.Client
 	if httpc == nil {
 		httpc = http.DefaultClient
 	}
+	if client.Machine() && client.PrivateKeyFile != "" {
+		signer, err := LoadSigner(client.PrivateKeyFile, client.SigningAlgorithm)
+		if err != nil {
+			return nil, fmt.Errorf("%s: oauth: %w", label, err)
+		}
+		return &jwtHandler{label: label, client: client, signer: signer, httpc: httpc}, nil
+	}
 	if client.Machine() {
 		h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
 			Credentials: &oauthex.ClientCredentials{ClientID: client.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: client.ClientSecret}},

@@ -35,6 +35,12 @@ type Client struct {
 	// or "client_credentials" (a machine, with ClientID and ClientSecret:
 	// no sign-in, each run gets its own token).
 	GrantType string `json:"grant_type,omitempty"`
+	// PrivateKeyFile is a PEM private key's path: with client
+	// credentials, the client authenticates with a JWT signed by it
+	// (private_key_jwt) instead of ClientSecret.
+	PrivateKeyFile string `json:"private_key_file,omitempty"`
+	// SigningAlgorithm is the JWT's: ES256 (the default) or RS256.
+	SigningAlgorithm string `json:"signing_algorithm,omitempty"`
 }
 
 // Grant types a Client may name.
@@ -48,11 +54,20 @@ func (c Client) Check() string {
 	switch c.GrantType {
 	case "", GrantAuthorizationCode:
 	case GrantClientCredentials:
-		if c.ClientID == "" || c.ClientSecret == "" {
-			return `grant_type "client_credentials" needs client_id and client_secret`
+		if c.ClientID == "" || (c.ClientSecret == "") == (c.PrivateKeyFile == "") {
+			return `grant_type "client_credentials" needs client_id and one of client_secret and private_key_file`
 		}
 	default:
 		return fmt.Sprintf("grant_type %q: choose authorization_code or client_credentials", c.GrantType)
+	}
+	if (c.PrivateKeyFile != "" || c.SigningAlgorithm != "") && !c.Machine() {
+		return `private_key_file and signing_algorithm go only with grant_type "client_credentials"`
+	}
+	if c.SigningAlgorithm != "" && c.SigningAlgorithm != AlgES256 && c.SigningAlgorithm != AlgRS256 {
+		return fmt.Sprintf("signing_algorithm %q: choose ES256 or RS256", c.SigningAlgorithm)
+	}
+	if c.SigningAlgorithm != "" && c.PrivateKeyFile == "" {
+		return "signing_algorithm without private_key_file"
 	}
 	if c.ClientSecret != "" && c.ClientID == "" {
 		return "client_secret without client_id"

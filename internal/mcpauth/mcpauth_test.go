@@ -195,7 +195,7 @@ func TestClientCheck(t *testing.T) {
 	}{
 		{Client{}, ""},
 		{Client{ClientID: "a", ClientSecret: "b", GrantType: "client_credentials"}, ""},
-		{Client{GrantType: "client_credentials", ClientID: "a"}, "needs client_id and client_secret"},
+		{Client{GrantType: "client_credentials", ClientID: "a"}, "needs client_id and one of client_secret and private_key_file"},
 		{Client{GrantType: "password"}, "choose authorization_code or client_credentials"},
 		{Client{ClientSecret: "b"}, "client_secret without client_id"},
 		{Client{MetadataURL: "http://example.com/c.json"}, "https://"},

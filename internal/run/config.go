@@ -169,7 +169,8 @@ func oauthClient(o *config.MCPOAuth) *mcpauth.Client {
 		return nil
 	}
 	return &mcpauth.Client{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes,
-		MetadataURL: o.ClientMetadataURL, GrantType: o.GrantType}
+		MetadataURL: o.ClientMetadataURL, GrantType: o.GrantType,
+		PrivateKeyFile: o.PrivateKeyFile, SigningAlgorithm: o.SigningAlgorithm}
 }
 
 func (c *Config) mcpServers() []mcp.Server {

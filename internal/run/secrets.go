@@ -68,6 +68,7 @@ func (r *Run) credentials(key string) (vars, values []string) {
 			// A client secret, as written or from the variable it names.
 			values = append(values, sp.OAuth.ClientSecret)
 			named = append(named, sp.OAuth.ClientSecret)
+			values = append(values, privateKey(sp.OAuth.PrivateKeyFile, getenv)...)
 		}
 	}
 	for _, v := range named {
@@ -126,6 +127,33 @@ func (r *Run) credentials(key string) (vars, values []string) {
 	slices.Sort(vars)
 	slices.Sort(values)
 	return slices.Compact(vars), slices.DeleteFunc(slices.Compact(values), func(v string) bool { return strings.TrimSpace(v) == "" })
+}
+
+// privateKey is the content of an oauth private_key_file, the key that
+// signs a client's assertions: the PEM as a whole, its body on one line,
+// and each line of its body, so that no form of it reaches the model.
+func privateKey(path string, getenv func(string) string) []string {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(os.Expand(strings.ReplaceAll(path, "${env:", "${"), getenv))
+	if err != nil || len(data) > 1<<20 {
+		return nil
+	}
+	text := strings.TrimSpace(string(data))
+	out := []string{text}
+	var body []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "-----") || strings.Contains(line, ":") {
+			continue
+		}
+		body = append(body, line)
+		if len(line) >= 16 {
+			out = append(out, line)
+		}
+	}
+	return append(out, strings.Join(body, ""))
 }
 
 // mcpSignIns are the tokens and client secrets `ask mcp login` kept: a

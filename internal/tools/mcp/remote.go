@@ -333,6 +333,9 @@ func oauthHandler(spec Server, opts Options, httpc *http.Client) (auth.OAuthHand
 		if client.ClientSecret, err = expand(client.ClientSecret, opts.getenv()); err != nil {
 			return nil, fmt.Errorf("oauth client_secret: %v", err)
 		}
+		if client.PrivateKeyFile, err = expand(client.PrivateKeyFile, opts.getenv()); err != nil {
+			return nil, fmt.Errorf("oauth private_key_file: %v", err)
+		}
 	}
 	return mcpauth.ForRun(opts.Auth, server, cmp.Or(spec.Name, spec.URL), client, httpc)
 }
