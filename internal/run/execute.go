@@ -217,9 +217,6 @@ func (r *Run) watchedToolbox(ctx context.Context, prev *pendingRun, tr *trace.Ru
 		git.taken.Store(true)
 	}
 	box = watchedTools{box, r.root, tr, r, git}
-	if prev == nil || prev.end.Git == nil {
-		git.start(ctx, r)
-	}
 	return box, git
 }
 
@@ -403,20 +400,15 @@ func (b *contentBudget) of(c tools.Change) *records.Contents {
 }
 
 // gitState is the repository as the run found it, for `ask undo` to know
-// which files a command changes it may restore from git. It is read while
-// the first request is out (start), off the first command's path, always
-// before a tool of the run changes a file, and recorded only once a
-// command has run (take): a run whose model calls no command records none. Under --safe commands change
-// nothing, and it is not read.
+// which files a command changes it may restore from git. It is read by the
+// first tool that changes a file or runs a command, before it does, and
+// recorded only once a command has run (take): a run whose model calls no
+// command records none, and a one-shot answer starts no git. Under --safe
+// commands change nothing, and it is not read.
 type gitState struct {
 	once  sync.Once
 	taken atomic.Bool
 	state *records.GitState
-}
-
-// start reads the state in the background; take waits for it.
-func (g *gitState) start(ctx context.Context, r *Run) {
-	go g.read(ctx, r)
 }
 
 func (g *gitState) read(ctx context.Context, r *Run) {
