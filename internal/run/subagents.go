@@ -122,7 +122,7 @@ func (t agentTool) Info() tools.Info {
 		Name:        AgentToolName,
 		Description: b.String(),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"prompt":{"type":"string","description":"the task, whole"},` +
+			`"prompt":{"type":"string","pattern":"\\S","description":"the task, whole"},` +
 			`"name":{"type":"string","description":"the subagent's name, from this tool's list"}},` +
 			`"required":["prompt"]}`),
 		// The tool itself changes nothing: each of the child's calls is
@@ -138,9 +138,6 @@ func (t agentTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return "", fmt.Errorf("agent: %v", err)
-	}
-	if strings.TrimSpace(args.Prompt) == "" {
-		return "", errors.New("agent: prompt is required: the whole task for the subagent")
 	}
 	return t.r.startChild(ctx, args.Name, args.Prompt)
 }

@@ -191,6 +191,26 @@ func TestMaxAgents(t *testing.T) {
 	}
 }
 
+// TestAgentToolRefusesABlankPrompt: the agent tool's schema refuses a
+// prompt with nothing in it, and no child starts.
+func TestAgentToolRefusesABlankPrompt(t *testing.T) {
+	t.Parallel()
+	srv := familyModel([]providers.ToolCall{fakeprovider.Call("a1", "agent", `{"prompt":" \n\t"}`)},
+		func([]byte) fakeprovider.Reply { return fakeprovider.Reply{Text: "a child ran"} })
+	defer srv.Close()
+	got := skillWorld(t, srv, map[string]string{".agents/agents/reviewer.md": reviewer}).ask("parent")
+	if got.err != nil {
+		t.Fatalf("run: %v\n%s", got.err, got.stderr)
+	}
+	s := got.summary()
+	if len(s.Children) != 0 {
+		t.Errorf("children = %+v, want none", s.Children)
+	}
+	if len(s.ToolCalls) != 1 || !s.ToolCalls[0].IsError || !strings.Contains(s.ToolCalls[0].Content, "at /properties/prompt: pattern") {
+		t.Errorf("tool calls = %+v, want the schema's refusal of the prompt", s.ToolCalls)
+	}
+}
+
 // TestNoAgents: --no-agents offers no agent tool, definitions or not.
 func TestNoAgents(t *testing.T) {
 	t.Parallel()

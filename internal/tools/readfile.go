@@ -29,7 +29,7 @@ func (readFile) Info() Info {
 		Name:        "read_file",
 		Description: "Read a text file as numbered lines \"N: text\". At most 2000 lines or 50 KB per call; use offset to continue.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string"},` +
+			`"path":{"type":"string","minLength":1},` +
 			`"offset":{"type":"integer","minimum":1,"description":"first line, 1-based"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"max lines"}},` +
 			`"required":["path"]}`),
@@ -46,20 +46,11 @@ func (t readFile) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if err := decodeArgs(raw, &args); err != nil {
 		return "", err
 	}
-	if args.Path == "" {
-		return "", errors.New("read_file: path is required")
-	}
 	offset, limit := 1, readMaxLines
 	if args.Offset.set {
-		if args.Offset.v < 1 {
-			return "", fmt.Errorf("read_file: offset must be 1 or more (the first line is 1), got %d", args.Offset.v)
-		}
 		offset = args.Offset.v
 	}
 	if args.Limit.set {
-		if args.Limit.v < 1 {
-			return "", fmt.Errorf("read_file: limit must be 1 or more, got %d", args.Limit.v)
-		}
 		limit = min(args.Limit.v, readMaxLines)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,9 +58,19 @@ func numberedOutput(from, to int) string {
 	return sb.String()
 }
 
+// runTool calls tool as a run does, through a registry: its arguments are
+// checked against its schema before it runs.
 func runTool(t testing.TB, tool Tool, args string) (string, error) {
 	t.Helper()
-	return tool.Run(context.Background(), json.RawMessage(args))
+	reg, err := NewRegistry(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, failed := reg.Call(context.Background(), tool.Info().Name, args)
+	if failed {
+		return "", errors.New(out)
+	}
+	return out, nil
 }
 
 func TestReadFile(t *testing.T) {
@@ -111,14 +122,15 @@ func TestReadFile(t *testing.T) {
 		{name: "long line of runes is cut on a rune boundary", args: `{"path":"runes.txt"}`,
 			want: "1: a" + strings.Repeat("é", 999) + "… [line truncated: 1999 of 3001 bytes shown]"},
 		{name: "offset past the end", args: `{"path":"10.txt","offset":11}`, wantErr: "offset 11 is past the end of the file (10 lines)"},
-		{name: "offset zero", args: `{"path":"10.txt","offset":0}`, wantErr: "offset must be 1 or more"},
-		{name: "limit zero", args: `{"path":"10.txt","limit":0}`, wantErr: "limit must be 1 or more"},
-		{name: "fractional offset", args: `{"path":"10.txt","offset":1.5}`, wantErr: "want an integer"},
+		{name: "offset zero", args: `{"path":"10.txt","offset":0}`, wantErr: "at /properties/offset: minimum: 0/1 is less than 1"},
+		{name: "limit zero", args: `{"path":"10.txt","limit":0}`, wantErr: "at /properties/limit: minimum: 0/1 is less than 1"},
+		{name: "fractional offset", args: `{"path":"10.txt","offset":1.5}`, wantErr: `at /properties/offset: type: 1.5 has type "number", want "integer"`},
 		{name: "binary", args: `{"path":"bin.dat"}`, wantErr: `"bin.dat" is a binary file`},
 		{name: "NUL after the sniffed prefix is text", args: `{"path":"lateNUL","limit":1}`, contains: []string{"1: aaa"}},
 		{name: "directory", args: `{"path":"sub"}`, wantErr: "is a directory; use list_directory"},
 		{name: "missing", args: `{"path":"nope.txt"}`, wantErr: `"nope.txt" does not exist`},
-		{name: "no path", args: `{}`, wantErr: "path is required"},
+		{name: "no path", args: `{}`, wantErr: `required: missing properties: ["path"]`},
+		{name: "empty path", args: `{"path":""}`, wantErr: "at /properties/path: minLength"},
 		{name: "outside", args: `{"path":"../x"}`, wantErr: "outside the working directory"},
 		{name: "proc", args: `{"path":"/proc/self/environ"}`, wantErr: "/proc, /dev and /sys are not accessible"},
 		{name: "bad JSON", args: `{"path":`, wantErr: "invalid arguments"},

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -292,4 +294,101 @@ func FuzzValidName(f *testing.F) {
 			t.Fatalf("validName(%q) = %v, the regexp says %v", s, got, want)
 		}
 	})
+}
+
+// spyTool is a tool that notes whether it ran and does nothing else.
+type spyTool struct {
+	Tool
+	ran *bool
+}
+
+func (s spyTool) Run(context.Context, json.RawMessage) (string, error) {
+	*s.ran = true
+	return "ran", nil
+}
+
+// TestBuiltinSchemasHoldTheChecks: a built-in tool's arguments are declared
+// once, in its schema, and the registry refuses what the schema refuses
+// before the tool runs. Generated from the schemas: every required
+// argument left out, every string that must not be empty given "" or
+// blanks, every integer below its minimum.
+func TestBuiltinSchemasHoldTheChecks(t *testing.T) {
+	t.Parallel()
+	type property struct {
+		Type      string   `json:"type"`
+		MinLength int      `json:"minLength"`
+		Pattern   string   `json:"pattern"`
+		Minimum   *float64 `json:"minimum"`
+	}
+	checked := 0
+	for _, builtin := range Builtins(nil) {
+		info := builtin.Info()
+		var params struct {
+			Properties map[string]property `json:"properties"`
+			Required   []string            `json:"required"`
+		}
+		if err := json.Unmarshal(info.Parameters, &params); err != nil {
+			t.Fatalf("%s: parameters: %v", info.Name, err)
+		}
+		ran := false
+		reg, err := NewRegistry(spyTool{builtin, &ran})
+		if err != nil {
+			t.Fatal(err)
+		}
+		valid := map[string]any{}
+		for _, name := range params.Required {
+			switch params.Properties[name].Type {
+			case "string":
+				valid[name] = "x"
+			case "integer":
+				valid[name] = 1
+			default:
+				t.Fatalf("%s: required %s of type %q: teach this test a valid value", info.Name, name, params.Properties[name].Type)
+			}
+		}
+		call := func(args map[string]any) (string, bool) {
+			ran = false
+			b, _ := json.Marshal(args)
+			out, failed := reg.Call(context.Background(), info.Name, string(b))
+			return out, failed && !ran
+		}
+		if out, refused := call(valid); refused {
+			t.Fatalf("%s: the smallest valid arguments %v are refused: %s", info.Name, valid, out)
+		}
+		with := func(name string, v any) map[string]any {
+			args := maps.Clone(valid)
+			if v == nil {
+				delete(args, name)
+			} else {
+				args[name] = v
+			}
+			return args
+		}
+		for name, p := range params.Properties {
+			var bad []any
+			if slices.Contains(params.Required, name) {
+				bad = append(bad, nil)
+			}
+			if p.MinLength > 0 || p.Pattern != "" {
+				bad = append(bad, "")
+			}
+			if p.Pattern == `\S` {
+				bad = append(bad, " \t\n")
+			}
+			if p.Minimum != nil {
+				bad = append(bad, *p.Minimum-1)
+			}
+			for _, v := range bad {
+				checked++
+				out, refused := call(with(name, v))
+				if !refused || !strings.HasPrefix(out, "invalid arguments for "+info.Name) || !strings.Contains(out, name) {
+					t.Errorf("%s with %s = %#v: refused before running = %v, result %q; want the schema's refusal naming %s", info.Name, name, v, refused, out, name)
+				}
+			}
+		}
+	}
+	const held = 18 // the checks the built-in schemas hold today
+	if checked < held {
+		t.Errorf("%d refusals checked, %d before: a built-in schema lost a check", checked, held)
+	}
 }

@@ -150,13 +150,13 @@ func TestSandboxedCommands(t *testing.T) {
 func runVia(t *testing.T, root *Root, via, command string) (string, error) {
 	t.Helper()
 	if via == "shell" {
-		return runTool(t, shell{root}, fmt.Sprintf(`{"command":%q}`, command))
+		return shell{root}.Run(context.Background(), json.RawMessage(fmt.Sprintf(`{"command":%q}`, command)))
 	}
 	tools, err := parseToolsFile([]byte(fmt.Sprintf(`[{"name":"probe","description":"d","command":%q}]`, command)), root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runTool(t, tools[0], `{}`)
+	return tools[0].Run(context.Background(), json.RawMessage(`{}`))
 }
 
 // Where the kernel cannot confine, a sandboxed command is refused with one

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -39,7 +38,7 @@ func (search) Info() Info {
 		Name:        "search",
 		Description: "Search text files for a pattern (skips what .gitignore ignores, .git, node_modules, binary and large files). Prints \"file:line: text\" with a line of context around; at most 20 matches.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"pattern":{"type":"string"},` +
+			`"pattern":{"type":"string","minLength":1},` +
 			`"path":{"type":"string","description":"file or directory, default \".\""},` +
 			`"glob":{"type":"string","description":"file name filter, e.g. *.go"},` +
 			`"regex":{"type":"boolean","description":"pattern is a Go regexp (default: literal)"},` +
@@ -60,9 +59,6 @@ func (t search) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return "", err
-	}
-	if args.Pattern == "" {
-		return "", errors.New("search: pattern is required")
 	}
 	if args.Path == "" {
 		args.Path = "."

@@ -68,7 +68,7 @@ func TestSearch(t *testing.T) {
 		{name: "no match", args: `{"pattern":"zebra"}`, contains: []string{"no matches for \"zebra\" in .", "(1 file over 2 MB skipped)"}},
 		{name: "invalid regex", args: `{"pattern":"(","regex":true}`, wantErr: "invalid regex: error parsing regexp"},
 		{name: "invalid glob", args: `{"pattern":"x","glob":"["}`, wantErr: "invalid glob"},
-		{name: "empty pattern", args: `{"pattern":""}`, wantErr: "pattern is required"},
+		{name: "empty pattern", args: `{"pattern":""}`, wantErr: "at /properties/pattern: minLength"},
 		{name: "outside", args: `{"pattern":"x","path":"../"}`, wantErr: "outside the working directory"},
 		{name: "missing path", args: `{"pattern":"x","path":"nope"}`, wantErr: "does not exist"},
 	}

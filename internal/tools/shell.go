@@ -37,7 +37,7 @@ func (t shell) Info() Info {
 		Name:        "shell",
 		Description: "Run a command with /bin/sh -c in the working directory; returns exit code, stdout and stderr (long output keeps head and tail).",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"command":{"type":"string"},` +
+			`"command":{"type":"string","pattern":"\\S"},` +
 			`"timeout_seconds":{"type":"integer","minimum":1,"description":"default 120, max 600"}},` +
 			`"required":["command"]}`),
 		Risk: Exec,
@@ -56,13 +56,7 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if err := decodeArgs(raw, &args); err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(args.Command) == "" {
-		return "", errors.New("shell: command is required")
-	}
-	timeout, err := commandTimeout(ctx, args.TimeoutSeconds)
-	if err != nil {
-		return "", err
-	}
+	timeout := commandTimeout(ctx, args.TimeoutSeconds)
 	done := t.root.Watch("shell")
 	res, err := runShell(ctx, t.root, args.Command, nil, timeout)
 	done()
@@ -78,18 +72,15 @@ func (t shell) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 // commandTimeout is a shell call's time limit: the default, or what the
 // model asked for up to shellMaxTimeout, and never past ctx's deadline (the
 // run's --timeout), so that the result says which limit killed it.
-func commandTimeout(ctx context.Context, asked optInt) (time.Duration, error) {
+func commandTimeout(ctx context.Context, asked optInt) time.Duration {
 	timeout := shellDefaultTimeout
 	if asked.set {
-		if asked.v < 1 {
-			return 0, fmt.Errorf("shell: timeout_seconds must be 1 or more, got %d", asked.v)
-		}
 		timeout = min(time.Duration(asked.v)*time.Second, shellMaxTimeout)
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = max(min(timeout, time.Until(dl)), time.Millisecond)
 	}
-	return timeout, nil
+	return timeout
 }
 
 type shellResult struct {

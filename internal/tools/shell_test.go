@@ -39,8 +39,8 @@ func TestShell(t *testing.T) {
 			contains: []string{"ASK_TEST_VISIBLE=visible"}, absent: []string{"OPENAI_API_KEY", "GITHUB_TOKEN", "must-not-leak"}},
 		{name: "killed by a signal", args: `{"command":"kill -TERM $$"}`, wantErr: true, contains: []string{"exit code: -1 (signal: terminated)"}},
 		{name: "huge timeout is capped, not refused", args: `{"command":"true","timeout_seconds":100000}`, want: "exit code: 0\nstdout: (empty)\nstderr: (empty)"},
-		{name: "empty command", args: `{"command":"  "}`, wantErr: true, want: "shell: command is required"},
-		{name: "zero timeout", args: `{"command":"true","timeout_seconds":0}`, wantErr: true, contains: []string{"timeout_seconds must be 1 or more"}},
+		{name: "empty command", args: `{"command":"  "}`, wantErr: true, contains: []string{`at /properties/command: pattern:`}},
+		{name: "zero timeout", args: `{"command":"true","timeout_seconds":0}`, wantErr: true, contains: []string{"at /properties/timeout_seconds: minimum: 0/1 is less than 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

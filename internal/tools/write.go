@@ -27,8 +27,8 @@ func (editFile) Info() Info {
 		Name:        "edit_file",
 		Description: "Replace the first exact occurrence of old_text in a file with new_text. Copy old_text exactly from read_file output (without line numbers).",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string"},` +
-			`"old_text":{"type":"string"},` +
+			`"path":{"type":"string","minLength":1},` +
+			`"old_text":{"type":"string","minLength":1},` +
 			`"new_text":{"type":"string"}},` +
 			`"required":["path","old_text","new_text"]}`),
 		Risk:             Write,
@@ -38,24 +38,17 @@ func (editFile) Info() Info {
 
 func (t editFile) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	var args struct {
-		Path    string  `json:"path"`
-		OldText string  `json:"old_text"`
-		NewText *string `json:"new_text"`
+		Path    string `json:"path"`
+		OldText string `json:"old_text"`
+		NewText string `json:"new_text"`
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return "", err
 	}
-	switch {
-	case args.Path == "":
-		return "", errors.New("edit_file: path is required")
-	case args.OldText == "":
-		return "", errors.New("edit_file: old_text is required; to create or replace a whole file use write_file")
-	case args.NewText == nil:
-		return "", errors.New("edit_file: new_text is required (an empty string deletes old_text)")
-	case *args.NewText == args.OldText:
+	if args.NewText == args.OldText {
 		return "", errors.New("edit_file: old_text and new_text are the same; nothing to change")
 	}
-	oldText, newText := []byte(args.OldText), []byte(*args.NewText)
+	oldText, newText := []byte(args.OldText), []byte(args.NewText)
 
 	osRoot, rel, err := t.root.openRel(args.Path, false)
 	if err != nil {
@@ -135,7 +128,7 @@ func (writeFile) Info() Info {
 		Name:        "write_file",
 		Description: "Create or overwrite a file with content; parent directories are created.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string"},` +
+			`"path":{"type":"string","minLength":1},` +
 			`"content":{"type":"string"}},` +
 			`"required":["path","content"]}`),
 		Risk:             Write,
@@ -145,17 +138,11 @@ func (writeFile) Info() Info {
 
 func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	var args struct {
-		Path    string  `json:"path"`
-		Content *string `json:"content"`
+		Path    string `json:"path"`
+		Content string `json:"content"`
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return "", err
-	}
-	switch {
-	case args.Path == "":
-		return "", errors.New("write_file: path is required")
-	case args.Content == nil:
-		return "", errors.New("write_file: content is required (use \"\" for an empty file)")
 	}
 	osRoot, rel, err := t.root.openRel(args.Path, true)
 	if err != nil {
@@ -189,7 +176,7 @@ func (t writeFile) Run(ctx context.Context, raw json.RawMessage) (string, error)
 			return "", fmt.Errorf("write_file: create directories for %q: %w", args.Path, unwrapPathError(err))
 		}
 	}
-	data := []byte(*args.Content)
+	data := []byte(args.Content)
 	if err := t.root.writeText(ctx, osRoot, rel, data, perm, keepMode); err != nil {
 		return "", fmt.Errorf("write_file: %q: %w", args.Path, err)
 	}
