@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -117,5 +118,64 @@ func TestMCPServersFromSession(t *testing.T) {
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("%s: err %v, want %q", tc.in, err, tc.wantErr)
 		}
+	}
+}
+
+// TestSessionWidensNoRow is generated from the rows: an editor's session
+// is a lower layer, and for every row marked widening it either carries
+// the row (its cwd is the workdir row, its mode the mode row) and is
+// refused the row's wide sample, or has no way to name the row and leaves
+// the command line's value, whatever mode and MCP servers it asks for.
+func TestSessionWidensNoRow(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	// What a session carries, by row; a field added to layer must be
+	// taught here.
+	carried := map[string]func(wide string) layer{
+		"workdir": func(wide string) layer {
+			if !filepath.IsAbs(wide) {
+				wide = filepath.Join(top, wide)
+			}
+			return layer{Cwd: wide}
+		},
+		"mode": func(wide string) layer { return layer{Cwd: top, Mode: wide} },
+	}
+	if n := reflect.TypeFor[layer]().NumField(); n != 3 {
+		t.Fatalf("a session's layer has %d fields, this test knows 3 (Cwd, Mode, MCP): teach it the new one", n)
+	}
+	server := mcp.Server{Name: "s", URL: "http://127.0.0.1:1/mcp"}
+	rows := 0
+	for _, r := range settings.Rows() {
+		if !r.Widening() || !r.IsSetting() {
+			continue
+		}
+		rows++
+		s := r.Samples()
+		flags := run.Settings{Values: settings.Defaults()}
+		flags.Workdir = run.Given(top, "--workdir")
+		if s.Over != "" && r.Name != "workdir" {
+			if err := flags.Values.Give(r.Name, s.Over, "--"+r.Name); err != nil {
+				t.Fatalf("%s: the Over sample %q: %v", r.Name, s.Over, err)
+			}
+		}
+		if session, ok := carried[r.Name]; ok {
+			if _, err := narrow(flags, "/", session(s.Wide)); err == nil {
+				t.Errorf("%s: a session giving %q was not refused", r.Name, s.Wide)
+			}
+			continue
+		}
+		upper, _, _ := flags.Values.Get(r.Name)
+		for _, mode := range append(allowedModes(flags), "") {
+			got, err := narrow(flags, "/", layer{Cwd: top, Mode: mode, MCP: []mcp.Server{server}})
+			if err != nil {
+				t.Fatalf("%s: a session in mode %q: %v", r.Name, mode, err)
+			}
+			if v, _, _ := got.Values.Get(r.Name); !reflect.DeepEqual(v, upper) {
+				t.Errorf("%s: a session in mode %q made it %#v, the command line gave %#v", r.Name, mode, v, upper)
+			}
+		}
+	}
+	if rows < 20 {
+		t.Errorf("only %d rows are marked widening: the rows lost their marks", rows)
 	}
 }
