@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"encoding/json"
 
@@ -18,7 +19,9 @@ import (
 // Config.CompactAt percent of Config.Window, old tool results become
 // one-line stubs; if that is not enough, one request summarises the oldest
 // steps. The system prompt, the task's prompt, the last steps and every call
-// id stay as they were.
+// id stay as they were. Only when the last step alone would not fit the
+// window are its largest results cut, to their head and tail with a line
+// saying so: a run is not lost to one command's long output.
 
 const (
 	// DefaultCompactAt is the share of the window, in percent, a request
@@ -38,6 +41,8 @@ const (
 	// a conversation whose older part does not fit one request is
 	// summarised a part at a time.
 	summaryRounds = 4
+	// cutKeep is the least of a result a cut leaves, head and tail.
+	cutKeep = 512
 )
 
 // SummaryPrompt is the last user turn of a summarising request.
@@ -69,6 +74,8 @@ type span struct {
 	resultsAt, resultsEnd int
 	results               []providers.ToolResult
 	pruned                bool
+	// uncut are the results as the tools gave them, once one was cut.
+	uncut []providers.ToolResult
 }
 
 // shift moves the span's indices by d, for a change before it.
@@ -94,6 +101,9 @@ type compactor struct {
 	lastBody, lastTokens int
 	// sent is the size of the body being sent now.
 	sent int
+	// fitting is the request being fitted: compaction measures the
+	// history as that request would carry it.
+	fitting providers.Request
 	// firstStep is this run's first; summarised says a summary of the
 	// steps before spans[0] stands at taskEnd.
 	firstStep  int
@@ -172,6 +182,7 @@ func (r *runner) fit(ctx context.Context, step int, req providers.Request) (prov
 		return req, err
 	}
 	if !c.off {
+		c.fitting = req
 		if err := r.compact(ctx, step, "auto", before, c.window); err != nil {
 			return req, err
 		}
@@ -237,6 +248,7 @@ func (r *runner) overflow(ctx context.Context, step int, req providers.Request, 
 	if c.window <= 0 || window < c.window {
 		c.window = window
 	}
+	c.fitting = req
 	if cerr := r.compact(ctx, step, "overflow", before, window); cerr != nil {
 		return req, false, cerr
 	}
@@ -289,6 +301,12 @@ func (r *runner) compact(ctx context.Context, step int, trigger string, before, 
 			}
 		}
 	}
+	if now > window {
+		var err error
+		if note.Cut, now, err = r.cutResults(window, target, now); err != nil {
+			return err
+		}
+	}
 	note.AfterTokens = now
 	r.res.Compactions = append(r.res.Compactions, note)
 	r.emit(records.Event{Type: records.TypeContextCompacted, Step: step, Compaction: &note})
@@ -298,9 +316,11 @@ func (r *runner) compact(ctx context.Context, step int, trigger string, before, 
 	return nil
 }
 
-// plainRequest is a step's request over msgs, for estimates.
+// plainRequest is the request being fitted over msgs, for estimates.
 func (r *runner) plainRequest(msgs []json.RawMessage) providers.Request {
-	return providers.Request{System: r.cfg.System, Messages: msgs, Tools: r.cfg.Tools, MaxTokens: r.cfg.MaxTokens, Schema: r.cfg.Schema}
+	req := r.comp.fitting
+	req.Messages, req.Checked = msgs, 0
+	return req
 }
 
 // prune replaces the results of every step but the last keep by stubs
@@ -319,7 +339,7 @@ func (r *runner) prune(keep int) int {
 		changed := 0
 		for j, res := range s.results {
 			stubs[j] = res
-			stub := Stub(res, s.step)
+			stub := Stub(s.whole()[j], s.step)
 			if len(stub) < len(res.Content) {
 				stubs[j].Content = stub
 				changed++
@@ -337,6 +357,90 @@ func (r *runner) prune(keep int) int {
 		n += changed
 	}
 	return n
+}
+
+// cutResults is compaction's last resort, when the one step it keeps
+// whole does not fit the window: that step's largest result is cut to its
+// head and tail (Cut), from what the tool gave, until the request is under
+// target or no result can be cut more. It returns how many results it cut
+// and the request's size after.
+func (r *runner) cutResults(window, target, now int) (int, int, error) {
+	c := &r.comp
+	cut := map[[2]int]bool{}
+	for now > target {
+		si, ri, longest := -1, -1, 0
+		for i := range c.spans {
+			for j, res := range c.spans[i].whole() {
+				if n := len(res.Content); n > longest && len(c.spans[i].results[j].Content) > cutKeep+len(cutNote) {
+					si, ri, longest = i, j, n
+				}
+			}
+		}
+		if si < 0 {
+			break
+		}
+		s := &c.spans[si]
+		had := len(s.results[ri].Content)
+		results := slices.Clone(s.results)
+		keep := max(had-(now-target)*bytesPerDroppedToken-len(cutNote), cutKeep)
+		results[ri].Content = Cut(s.whole()[ri].Content, keep, window)
+		if len(results[ri].Content) >= had {
+			break
+		}
+		msgs, err := r.protocol().FormatToolResults(results)
+		if err != nil {
+			return len(cut), now, err
+		}
+		if size(msgs) >= size(r.history[s.resultsAt:s.resultsEnd]) {
+			break
+		}
+		if s.uncut == nil {
+			s.uncut = s.results
+		}
+		r.splice(s.resultsAt, s.resultsEnd, msgs, si)
+		s.results = results
+		cut[[2]int{s.step, ri}] = true
+		if now, err = r.size(r.plainRequest(r.history)); err != nil {
+			return len(cut), now, err
+		}
+	}
+	return len(cut), now, nil
+}
+
+// whole are the span's results as the tools gave them.
+func (s *span) whole() []providers.ToolResult {
+	if s.uncut != nil {
+		return s.uncut
+	}
+	return s.results
+}
+
+// cutNote is the line that stands where Cut left bytes out.
+const cutNote = "\n[ask cut %d of this result's %d bytes here to fit the model's %d-token context window; the run's transcript keeps it whole. To see them, narrow the command or read a part.]\n"
+
+// Cut shortens content to about keep bytes: its head and its tail, each
+// ending at a line break where one is near, never inside a character,
+// and between them a line saying how much was left out and where it is
+// whole. Content no longer than keep stays as it is.
+func Cut(content string, keep, window int) string {
+	if keep >= len(content) {
+		return content
+	}
+	headEnd := keep / 2
+	if i := strings.LastIndexByte(content[:headEnd], '\n'); i >= headEnd/2 {
+		headEnd = i + 1
+	}
+	for headEnd > 0 && !utf8.RuneStart(content[headEnd]) {
+		headEnd--
+	}
+	tailStart := len(content) - (keep - headEnd)
+	if i := strings.IndexByte(content[tailStart:], '\n'); i >= 0 && i < (len(content)-tailStart)/2 {
+		tailStart += i + 1
+	}
+	for tailStart < len(content) && !utf8.RuneStart(content[tailStart]) {
+		tailStart++
+	}
+	return content[:headEnd] + fmt.Sprintf(cutNote, tailStart-headEnd, len(content), window) + content[tailStart:]
 }
 
 // Stub is the one line that stands for a pruned tool result.

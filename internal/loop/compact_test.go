@@ -192,6 +192,74 @@ func TestLongRunsFitAWindow(t *testing.T) {
 	}
 }
 
+// A step whose output alone is over the window does not end the run:
+// compaction's last resort cuts that output to its head and tail, with a
+// line saying so, and the transcript keeps it whole. Before the cut, the
+// run ended at that step with the window's error.
+func TestALongResultIsCutNotFatal(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range fakeprovider.Protocols {
+		t.Run(protocol, func(t *testing.T) {
+			if testing.Short() && protocol != "openai" {
+				t.Skip("one protocol under -short")
+			}
+			t.Parallel()
+			run := newAgentRun(60, 7)
+			const at = 30
+			call := run.replies[at].Calls[0]
+			var out strings.Builder
+			for i := range 900 {
+				fmt.Fprintf(&out, "pkg/handler_test.go:%d: want %d, got %d\n", i, i, i+1)
+			}
+			long := out.String() // about 12,000 tokens
+			run.outputs[call.Arguments] = long
+			first, _, _ := strings.Cut(long, "\n")
+			lastLine := long[strings.LastIndex(long[:len(long)-1], "\n")+1 : len(long)-1]
+
+			on := runWindowed(t, protocol, testWindow, run, loop.Config{Window: testWindow})
+			if on.res.Status != loop.StatusCompleted {
+				t.Fatalf("status %s after %d steps: %v", on.res.Status, on.res.Steps, on.res.Err)
+			}
+			cuts := 0
+			for _, c := range on.res.Compactions {
+				cuts += c.Cut
+				if c.Cut > 0 && (c.AfterTokens > testWindow || c.AfterTokens >= c.BeforeTokens) {
+					t.Errorf("the compaction that cut: %+v", c)
+				}
+			}
+			if cuts != 1 {
+				t.Errorf("%d results cut, want the one long one", cuts)
+			}
+			// The request after that step carries its output's head and
+			// tail, and says what was cut.
+			seen := false
+			for _, body := range on.srv.Requests() {
+				s := string(body)
+				if !strings.Contains(s, call.ID) || fakeprovider.IsSummaryRequest(body, loop.SummaryPrompt) || fakeprovider.Tokens(body) > testWindow {
+					continue
+				}
+				if strings.Contains(s, "[ask cut ") && strings.Contains(s, first) && strings.Contains(s, lastLine) &&
+					strings.Contains(s, fmt.Sprintf("of this result's %d bytes here to fit the model's %d-token context window", len(long), testWindow)) {
+					seen = true
+				}
+			}
+			if !seen {
+				t.Error("no request carried the cut output's head, tail and note")
+			}
+			// The transcript keeps it whole.
+			whole := false
+			for _, ev := range on.events {
+				if ev.Type == records.TypeToolFinished && ev.Content == long {
+					whole = true
+				}
+			}
+			if !whole {
+				t.Error("the transcript lost the whole output")
+			}
+		})
+	}
+}
+
 // checkRequests holds every request the model answered to what compaction
 // keeps: the system prompt and the task's prompt in each, the last step's
 // output verbatim, every call answered.

@@ -260,6 +260,10 @@ type Compaction struct {
 	// the steps replaced by a summary.
 	Pruned     int `json:"pruned"`
 	Summarised int `json:"summarised"`
+	// Cut are the last step's results cut to their head and tail because
+	// that step alone would not fit the window (each says so where it
+	// was cut).
+	Cut int `json:"cut,omitempty"`
 	// CacheRead are the summarising requests' input tokens the provider
 	// read from its prompt cache; SummaryTokens what the summary cost in
 	// output tokens.

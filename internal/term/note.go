@@ -73,6 +73,9 @@ func CompactionLine(c records.Compaction) string {
 	if c.Summarised > 0 {
 		did = append(did, termtext.Plural(c.Summarised, "step", "steps")+" summarised")
 	}
+	if c.Cut > 0 {
+		did = append(did, termtext.Plural(c.Cut, "long tool result", "long tool results")+" cut")
+	}
 	why := ""
 	if c.Trigger == "overflow" {
 		why = ", after the provider answered that it was too long"

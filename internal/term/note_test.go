@@ -37,6 +37,10 @@ func TestNoteLine(t *testing.T) {
 		{"an allowed connection, quietly", records.Event{Type: records.TypeNetwork, Step: 4, Host: "proxy.golang.org", Port: 443, Allowed: &yes}, false, ""},
 		{"an allowed connection, verbose", records.Event{Type: records.TypeNetwork, Step: 4, Host: "proxy.golang.org", Port: 443, Allowed: &yes}, true,
 			"step 4: network: proxy.golang.org:443"},
+		{"a compaction", records.Event{Type: records.TypeContextCompacted, Step: 9, Compaction: &records.Compaction{Trigger: "auto", Window: 8000, BeforeTokens: 6600, AfterTokens: 3300, Pruned: 5, Summarised: 12}}, false,
+			"compacted the conversation to fit the model's 8000-token window: 6600 → 3300 tokens (5 tool results pruned, 12 steps summarised)"},
+		{"a compaction that cut a long result", records.Event{Type: records.TypeContextCompacted, Step: 31, Compaction: &records.Compaction{Trigger: "overflow", Window: 8000, BeforeTokens: 11500, AfterTokens: 5100, Pruned: 3, Cut: 1}}, false,
+			"compacted the conversation to fit the model's 8000-token window, after the provider answered that it was too long: 11500 → 5100 tokens (3 tool results pruned, 1 long tool result cut)"},
 	}
 	for _, tt := range tests {
 		if got := NoteLine(tt.ev, tt.verbose); got != tt.want {
