@@ -4,21 +4,25 @@ import (
 	"testing"
 
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/providers"
 )
 
 // BenchmarkCompactionCost is BENCHMARKS.md's cost figure: the input tokens
-// a long run is billed for under an 8,000-token window with compaction,
+// a long run (generated, and the longest recorded one) is billed for under an 8,000-token window with compaction,
 // against the same run under a model with no window (nothing compacted),
 // and the share of the input read from the prompt cache in the requests
 // after the first compaction. The fake's cache serves the longest prefix a
 // request shares with an earlier one, as a provider's prompt cache does
 // (without its block granularity).
 func BenchmarkCompactionCost(b *testing.B) {
-	const steps = 120
-	run := newAgentRun(steps, 7)
+	b.Run("generated-120", func(b *testing.B) { compactionCost(b, newAgentRun(120, 7), nil) })
+	b.Run("recorded-188", func(b *testing.B) { compactionCost(b, loadRecordedRun(b, "session-188"), builtinDeclarations(b)) })
+}
+
+func compactionCost(b *testing.B, run agentRun, tools []providers.Tool) {
 	for range b.N {
-		open := runWindowed(b, "openai", 1<<30, run, loop.Config{})
-		compacted := runWindowed(b, "openai", testWindow, run, loop.Config{Window: testWindow})
+		open := runWindowed(b, "openai", 1<<30, run, loop.Config{Tools: tools})
+		compacted := runWindowed(b, "openai", testWindow, run, loop.Config{Window: testWindow, Tools: tools})
 		if open.res.Status != loop.StatusCompleted || compacted.res.Status != loop.StatusCompleted {
 			b.Fatalf("statuses %s and %s", open.res.Status, compacted.res.Status)
 		}

@@ -25,6 +25,7 @@ import (
 type agentRun struct {
 	replies []fakeprovider.Reply
 	outputs map[string]string // call arguments → the tool's output
+	failed  map[string]bool   // call arguments → whether the tool failed
 }
 
 var agentCommands = []string{"ls -la %s", "cat src/module_%d.py", "grep -rn 'def handler' src/%d", "python -m pytest tests/test_%d.py -x", "sed -n '1,80p' src/util_%d.py", "git diff --stat HEAD~%d"}
@@ -52,7 +53,7 @@ func newAgentRun(steps int, seed uint64) agentRun {
 
 func (a agentRun) Call(_ context.Context, name, args string) (string, bool) {
 	if out, ok := a.outputs[args]; ok {
-		return out, false
+		return out, a.failed[args]
 	}
 	return "no such command: " + args, true
 }
@@ -101,7 +102,9 @@ func runWindowed(t testing.TB, protocol string, window int, run agentRun, cfg lo
 	cfg.Model = &providers.Caller{Provider: "fake-" + protocol, Protocol: p, BaseURL: srv.URL, Model: "m", Key: "k",
 		Sleep: func(context.Context, time.Duration) error { return nil }}
 	cfg.Prompt, cfg.System = task, system
-	cfg.Tools = []providers.Tool{{Name: "shell", Description: "Run a command", Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`)}}
+	if cfg.Tools == nil {
+		cfg.Tools = []providers.Tool{{Name: "shell", Description: "Run a command", Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`)}}
+	}
 	cfg.Toolbox = run
 	cfg.MaxSteps = len(run.replies) + 1
 	cfg.Recorder = records.NewRecorder(&buf)
