@@ -12,6 +12,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/bytesize"
 	"github.com/ask-cli/ask/internal/providers/catalog"
+	"github.com/ask-cli/ask/internal/realpath"
 )
 
 // WideningError is a lower layer's setting that would let the model do
@@ -81,7 +82,7 @@ func RealPaths(lower Values, wd, top string) Values {
 	if err != nil {
 		return lower
 	}
-	realTop := resolveExisting(top)
+	realTop := realpath.Existing(top)
 	for _, r := range Rows() {
 		if !r.paths {
 			continue
@@ -110,7 +111,7 @@ func realPath(wd, top, p string) string {
 	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(strings.TrimSpace(p), "{") {
 		return p
 	}
-	path := resolveExisting(filepath.Join(wd, p))
+	path := realpath.Existing(filepath.Join(wd, p))
 	if rel, err := filepath.Rel(top, path); err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return path
 	}
@@ -121,23 +122,6 @@ func realPath(wd, top, p string) string {
 		return rel
 	}
 	return path
-}
-
-// resolveExisting is path with its links resolved as far as it exists;
-// the rest, not there yet, is joined on as written.
-func resolveExisting(path string) string {
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return filepath.Join(path, rest)
-		}
-		rest = filepath.Join(filepath.Base(path), rest)
-		path = parent
-	}
 }
 
 // NarrowValues is Narrow for a layer whose values were already parsed

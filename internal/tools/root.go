@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ask-cli/ask/internal/realpath"
 	"github.com/ask-cli/ask/internal/sandbox"
 )
 
@@ -101,34 +102,7 @@ func (r *Root) Hide(paths ...string) {
 		if err != nil {
 			continue
 		}
-		r.hidden = append(r.hidden, resolveExisting(abs))
-	}
-}
-
-// resolveExisting resolves the symlinks of the part of abs that exists and
-// appends the rest.
-func resolveExisting(abs string) string {
-	var missing []string
-	cur := abs
-	for {
-		// EvalSymlinks fails wherever Lstat does, and walks the path from
-		// the root each time it is called: Lstat finds the deepest part
-		// that exists with one call a level (the config file and state
-		// directory hidden in every run are often missing).
-		if _, err := os.Lstat(cur); err == nil {
-			if real, err := filepath.EvalSymlinks(cur); err == nil {
-				for i := len(missing) - 1; i >= 0; i-- {
-					real = filepath.Join(real, missing[i])
-				}
-				return real
-			}
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs
-		}
-		missing = append(missing, filepath.Base(cur))
-		cur = parent
+		r.hidden = append(r.hidden, realpath.Existing(abs))
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ask-cli/ask/internal/realpath"
 )
 
 // Dir is the directory, inside the repository's common git directory,
@@ -262,24 +264,7 @@ func Holds(ctx context.Context, dir, path string) bool {
 	}
 	// Links read, as far as the path exists: NAME -> / is under the
 	// worktrees' directory as written, and leads out of it.
-	root, real := resolved(filepath.Join(common, Dir)), resolved(filepath.Clean(path))
+	root, real := realpath.Existing(filepath.Join(common, Dir)), realpath.Existing(filepath.Clean(path))
 	rel, err := filepath.Rel(root, real)
 	return err == nil && rel != "." && filepath.IsLocal(rel)
-}
-
-// resolved is path with its links resolved as far as it exists; the
-// rest, not there yet, is joined on as written.
-func resolved(path string) string {
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return filepath.Join(path, rest)
-		}
-		rest = filepath.Join(filepath.Base(path), rest)
-		path = parent
-	}
 }

@@ -1,4 +1,4 @@
-package tools
+package realpath
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// resolveExisting gives what resolving each ancestor in turn with
-// EvalSymlinks gives (its plain definition, below), with fewer calls.
-func TestResolveExisting(t *testing.T) {
+// Existing gives what resolving each ancestor in turn with EvalSymlinks
+// gives (its plain definition, below), with fewer calls.
+func TestExisting(t *testing.T) {
 	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -31,13 +31,13 @@ func TestResolveExisting(t *testing.T) {
 		"missing", "missing/a/b", "real/file/under-a-file",
 	} {
 		abs := filepath.Join(dir, p)
-		if got, want := resolveExisting(abs), resolveBySteps(abs); got != want {
-			t.Errorf("resolveExisting(%s) = %q, want %q", p, got, want)
+		if got, want := Existing(abs), resolveBySteps(abs); got != want {
+			t.Errorf("Existing(%s) = %q, want %q", p, got, want)
 		}
 	}
 }
 
-// resolveBySteps is resolveExisting's definition: the symlinks of the
+// resolveBySteps is Existing's definition: the symlinks of the
 // deepest ancestor EvalSymlinks resolves, and the rest appended.
 func resolveBySteps(abs string) string {
 	var missing []string
