@@ -48,7 +48,9 @@ func ReadPending(transcript []byte) (string, error) {
 	return p.id, nil
 }
 
-func readPending(transcript []byte) (*pendingRun, error) {
+// readRun reads a kept run's transcript: its events, the first a
+// run.started that names the run.
+func readRun(transcript []byte) ([]records.Event, error) {
 	events, err := records.Read(bytes.NewReader(transcript))
 	if err != nil {
 		return nil, err
@@ -56,10 +58,19 @@ func readPending(transcript []byte) (*pendingRun, error) {
 	if len(events) == 0 {
 		return nil, errors.New("the transcript has no events")
 	}
+	if start := events[0]; start.Type != records.TypeRunStarted || start.ID == "" {
+		return nil, errors.New("the transcript does not start with run.started")
+	}
+	return events, nil
+}
+
+func readPending(transcript []byte) (*pendingRun, error) {
+	events, err := readRun(transcript)
+	if err != nil {
+		return nil, err
+	}
 	start, end := events[0], events[len(events)-1]
 	switch {
-	case start.Type != records.TypeRunStarted || start.ID == "":
-		return nil, errors.New("the transcript does not start with run.started")
 	case end.Type != records.TypeRunFinished || end.Status != loop.StatusPending:
 		return nil, fmt.Errorf("run %s is not pending: its transcript does not end with a run.finished of status pending", start.ID)
 	case len(end.History) == 0 || end.Steps < 1:

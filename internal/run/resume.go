@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -200,17 +199,12 @@ func checkDecisions(s Settings, env Env) error {
 // readDeferred reads the transcript of a run that stopped deferred, for
 // Execute to carry on.
 func readDeferred(transcript []byte) (*pendingRun, error) {
-	events, err := records.Read(bytes.NewReader(transcript))
+	events, err := readRun(transcript)
 	if err != nil {
 		return nil, err
 	}
-	if len(events) == 0 {
-		return nil, errors.New("the transcript has no events")
-	}
 	start, end := events[0], events[len(events)-1]
 	switch {
-	case start.Type != records.TypeRunStarted || start.ID == "":
-		return nil, errors.New("the transcript does not start with run.started")
 	case end.Type != records.TypeRunFinished:
 		return nil, fmt.Errorf("run %s did not finish (its transcript has no run.finished at its end), so it is not deferred", start.ID)
 	case end.Status != loop.StatusDeferred:
