@@ -80,6 +80,11 @@ func conformanceClient() int {
 		ClientSecret string `json:"client_secret"`
 		PrivateKey   string `json:"private_key_pem"`
 		Algorithm    string `json:"signing_algorithm"`
+		// An enterprise identity provider's (cross-app access), with the
+		// ID token a sign-in there gave.
+		IdPIssuer   string `json:"idp_issuer"`
+		IdPClientID string `json:"idp_client_id"`
+		IdPIDToken  string `json:"idp_id_token"`
 	}
 	json.Unmarshal([]byte(os.Getenv("MCP_CONFORMANCE_CONTEXT")), &ctx)
 	home, err := os.MkdirTemp(os.Getenv("ASKCONF_DIR"), "client-")
@@ -110,6 +115,9 @@ func conformanceClient() int {
 		oauth["private_key_file"], oauth["signing_algorithm"] = keyPath, ctx.Algorithm
 		delete(oauth, "client_secret")
 	}
+	if ctx.IdPIssuer != "" {
+		oauth["idp_issuer"], oauth["idp_client_id"] = ctx.IdPIssuer, ctx.IdPClientID
+	}
 	if scenario == "auth/basic-cimd" {
 		oauth["client_metadata_url"] = "https://conformance-test.local/client-metadata.json"
 	}
@@ -135,7 +143,14 @@ func conformanceClient() int {
 		}
 		return 0
 	}
-	if strings.HasPrefix(scenario, "auth/") && !machine {
+	switch {
+	case ctx.IdPIDToken != "":
+		// The person signed in at the identity provider already: its
+		// ID token is handed to the login.
+		if code := run(ctx.IdPIDToken, false, "mcp", "login", "conf", "--id-token-stdin"); code != 0 {
+			return code
+		}
+	case strings.HasPrefix(scenario, "auth/") && !machine:
 		if code := run("", false, "mcp", "login", "conf"); code != 0 {
 			return code
 		}
@@ -192,8 +207,6 @@ var clientBaseline = map[string]string{
 		"leaves the call failed with a line naming ask mcp login, where the scenario wants a new sign-in in the same session",
 	"auth/2025-03-26-oauth-metadata-backcompat": "the scenario's authorization-server metadata names an issuer " +
 		"other than the URL it is served from; the SDK refuses it, as RFC 8414 §3.3 requires",
-	"auth/cross-app-access-complete-flow": "enterprise-managed authorization (an identity provider's token " +
-		"exchanged for an ID-JAG) is not built",
 }
 
 func TestMCPConformanceClient(t *testing.T) {

@@ -63,8 +63,11 @@ func ForRun(store Store, server, label string, client Client, httpc *http.Client
 	if err != nil {
 		return nil, err
 	}
+	if g != nil && client.Enterprise() && g.IDToken != "" {
+		return newEnterpriseRun(enterprise{label: label, client: client, httpc: httpc}, store, g), nil
+	}
 	if g == nil {
-		return &stored{label: label, configured: client.ClientID != "" || client.MetadataURL != "" || len(client.Scopes) > 0 || client.GrantType != ""}, nil
+		return &stored{label: label, configured: client.ClientID != "" || client.MetadataURL != "" || len(client.Scopes) > 0 || client.GrantType != "" || client.Enterprise()}, nil
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, httpc)
 	return &stored{label: label, grant: g, store: store,

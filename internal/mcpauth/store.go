@@ -48,6 +48,14 @@ type Grant struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	SignedIn     time.Time `json:"signed_in"`
+	// A sign-in through an identity provider (enterprise-managed
+	// authorization) keeps what gets the next token with no person: the
+	// provider's ID token and refresh token, and the ID-JAG's audience
+	// (the authorization server's issuer) and resource.
+	Issuer          string `json:"issuer,omitempty"`
+	Resource        string `json:"resource,omitempty"`
+	IDToken         string `json:"id_token,omitempty"`
+	IdPRefreshToken string `json:"idp_refresh_token,omitempty"`
 }
 
 func (g *Grant) config() *oauth2.Config {
@@ -73,7 +81,7 @@ func (g *Grant) setToken(t *oauth2.Token) {
 // Secrets are the values of g no output may show.
 func (g *Grant) Secrets() []string {
 	var out []string
-	for _, s := range []string{g.AccessToken, g.RefreshToken, g.ClientSecret} {
+	for _, s := range []string{g.AccessToken, g.RefreshToken, g.ClientSecret, g.IDToken, g.IdPRefreshToken} {
 		if s != "" {
 			out = append(out, s)
 		}
