@@ -91,7 +91,13 @@ func (g *Grant) Secrets() []string {
 
 // Store keeps grants, one file per server, in a directory of mode 0700
 // whose files are 0600 and never written through a symbolic link.
-type Store struct{ Dir string }
+type Store struct {
+	Dir string
+	// Kept, when set, is told the secrets of each grant saved: a run
+	// that renews a token mid-run hides the new one from its tools'
+	// output too.
+	Kept func(secrets ...string)
+}
 
 // OpenStore is the store under ask's state directory (history.StateDir);
 // a zero Store (no directory) keeps nothing.
@@ -207,6 +213,9 @@ func (s Store) Save(g *Grant) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("keeping the sign-in: %w", err)
+	}
+	if s.Kept != nil {
+		s.Kept(g.Secrets()...) // before the file holds them
 	}
 	if err := os.Rename(tmp.Name(), s.path(g.Server)); err != nil {
 		return fmt.Errorf("keeping the sign-in: %w", err)
