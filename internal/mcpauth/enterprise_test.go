@@ -330,3 +330,36 @@ func FuzzParseIdPMetadata(f *testing.F) {
 		}
 	})
 }
+
+func TestInsufficientScope(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		headers []string
+		want    string
+	}{
+		{[]string{`Bearer error="insufficient_scope", scope="read write"`}, "read write"},
+		{[]string{`Basic realm="x"`, `Bearer scope="a b", error="insufficient_scope"`}, "a b"},
+		{[]string{`Bearer error="invalid_token", scope="read"`}, ""},
+		{[]string{`Bearer scope="read"`}, ""},
+		{[]string{`Basic error="insufficient_scope", scope="read"`}, ""},
+		{[]string{`Bearer error="insufficient_scope"`}, ""},
+		{[]string{`Bearer error="insufficient_scope", scope="unterminated`}, ""},
+		{nil, ""},
+	} {
+		if got := strings.Join(InsufficientScope(c.headers), " "); got != c.want {
+			t.Errorf("InsufficientScope(%q) = %q, want %q", c.headers, got, c.want)
+		}
+	}
+}
+
+func FuzzInsufficientScope(f *testing.F) {
+	f.Add(`Bearer error="insufficient_scope", scope="read write"`)
+	f.Add(`Bearer realm="a\"b", error=insufficient_scope, scope=x`)
+	f.Fuzz(func(t *testing.T, header string) {
+		for _, s := range InsufficientScope([]string{header}) {
+			if s == "" || strings.ContainsAny(s, " \t\n") {
+				t.Errorf("InsufficientScope(%q) gave the scope %q", header, s)
+			}
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // LoginNeeded is a server that wants a sign-in the run cannot do itself:
@@ -130,8 +133,61 @@ func (s *stored) Authorize(_ context.Context, _ *http.Request, resp *http.Respon
 	switch {
 	case s.grant != nil && resp.StatusCode == http.StatusForbidden:
 		reason = "the server asks for more than the kept sign-in grants"
+		if more := s.stepUp(resp); len(more) > 0 {
+			reason = fmt.Sprintf("the server asks for scopes the kept sign-in lacks: %s; the login asks for them", termtext.Safe(strings.Join(more, " ")))
+		}
 	case s.grant != nil:
 		reason = "the server refused the kept token"
 	}
 	return &LoginNeeded{Label: s.label, Reason: reason}
+}
+
+// stepUp keeps the scopes a refusal for insufficient scope asks for
+// that the grant lacks, for the next login to ask for; it returns them.
+func (s *stored) stepUp(resp *http.Response) []string {
+	asked := InsufficientScope(resp.Header.Values("WWW-Authenticate"))
+	var more []string
+	for _, sc := range asked {
+		if !slices.Contains(s.grant.Scopes, sc) {
+			more = append(more, sc)
+		}
+	}
+	if len(more) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := *s.grant
+	if kept, err := s.store.Load(g.Server); err == nil && kept != nil {
+		g = *kept // a refresh in this run may have kept a newer token
+	}
+	g.StepUp = union(g.StepUp, asked)
+	s.store.Save(&g)
+	return more
+}
+
+// InsufficientScope is the scope a Bearer challenge with the error
+// insufficient_scope (RFC 6750 §3.1) asks for; nil when there is none.
+func InsufficientScope(headers []string) []string {
+	challenges, err := oauthex.ParseWWWAuthenticate(headers)
+	if err != nil {
+		return nil
+	}
+	for _, c := range challenges {
+		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
+			return strings.Fields(c.Params["scope"])
+		}
+	}
+	return nil
+}
+
+// union is a with those of b it lacks, in order.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

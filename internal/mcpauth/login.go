@@ -221,9 +221,17 @@ func (l Login) Run(ctx context.Context, store Store) (*Grant, error) {
 	if l.Client.MetadataURL != "" {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: l.Client.MetadataURL}
 	}
-	if len(l.Client.Scopes) > 0 {
-		scopes := l.Client.Scopes
-		cfg.ScopeFilter = func([]string) []string { return scopes }
+	// Scopes the server asked for in a run after the last sign-in (step
+	// up) are asked for too, beside the configured or discovered ones.
+	var stepUp []string
+	if kept, err := store.Load(l.Server); err == nil && kept != nil && len(kept.StepUp) > 0 {
+		stepUp = union(kept.Scopes, kept.StepUp)
+	}
+	cfg.ScopeFilter = func(discovered []string) []string {
+		if len(l.Client.Scopes) > 0 {
+			discovered = l.Client.Scopes
+		}
+		return union(discovered, stepUp)
 	}
 	handler, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {

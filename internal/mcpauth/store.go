@@ -35,14 +35,18 @@ import (
 // state directory only.
 type Grant struct {
 	// Server is the server's URL as the user named it (canonical form).
-	Server       string    `json:"server"`
-	Name         string    `json:"name,omitempty"` // the mcpServers name, when it had one
-	ClientID     string    `json:"client_id"`
-	ClientSecret string    `json:"client_secret,omitempty"`
-	AuthStyle    int       `json:"auth_style,omitempty"` // oauth2.AuthStyle
-	AuthURL      string    `json:"auth_url,omitempty"`
-	TokenURL     string    `json:"token_url"`
-	Scopes       []string  `json:"scopes,omitempty"`
+	Server       string   `json:"server"`
+	Name         string   `json:"name,omitempty"` // the mcpServers name, when it had one
+	ClientID     string   `json:"client_id"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	AuthStyle    int      `json:"auth_style,omitempty"` // oauth2.AuthStyle
+	AuthURL      string   `json:"auth_url,omitempty"`
+	TokenURL     string   `json:"token_url"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// StepUp are scopes the server asked for later (HTTP 403
+	// insufficient_scope) that the grant lacks: the next ask mcp login
+	// asks for them too.
+	StepUp       []string  `json:"step_up,omitempty"`
 	AccessToken  string    `json:"access_token"`
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`

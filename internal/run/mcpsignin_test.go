@@ -161,3 +161,46 @@ func TestMCPEnterpriseSignInStaysWithTheServer(t *testing.T) {
 		}
 	}
 }
+
+// A server that asks for more scopes mid-run (403 insufficient_scope)
+// gets no browser from the run: the call fails, the person is told once
+// to run ask mcp login, and that login asks for the scopes the server
+// asked for, after which the call goes through.
+func TestMCPSignInStepUp(t *testing.T) {
+	t.Parallel()
+	srv := runtest.StartOAuthMCP(t)
+	w := newWorld(t, nil)
+	w.with("ASK_CONFIG", runtest.WriteConfig(t, t.TempDir(), `{"mcpServers": {"work": {"url": "`+srv.URL+`"}}}`))
+	signedIn(t, w, srv, "work")
+	srv.NeedScopeToCall("admin")
+	model := fakeprovider.StartFunc(func(body []byte) fakeprovider.Reply {
+		if strings.Contains(string(body), `"role":"tool"`) {
+			return fakeprovider.Reply{Text: "done"}
+		}
+		return fakeprovider.Reply{Calls: []providers.ToolCall{fakeprovider.Call("a", "work__whoami", `{}`), fakeprovider.Call("b", "work__whoami", `{}`)}}
+	})
+	defer model.Close()
+	w.with("ASK_PROVIDER", "openai", "ASK_BASE_URL", model.URL, "OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
+	before := len(srv.Requests)
+	r := w.ask("who am I?", "yes", true)
+	if r.code != fault.ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	calls := callsByID(r.summary().ToolCalls)
+	if c := calls["a"]; !c.IsError || !strings.Contains(c.Content, "run ask mcp login work") {
+		t.Errorf("the refused call: %+v", c)
+	}
+	if n := strings.Count(r.stderr, "warning: work needs a sign-in (the server asks for scopes the kept sign-in lacks: admin"); n != 1 {
+		t.Errorf("the warning was given %d times, want once: %s", n, r.stderr)
+	}
+	for _, req := range srv.Requests[before:] {
+		if strings.Contains(req, "/authorize") || strings.Contains(req, "/register") {
+			t.Errorf("the run started a sign-in: %s", req)
+		}
+	}
+	signedIn(t, w, srv, "work") // asks for admin, kept from the run
+	r = w.ask("who am I?", "yes", true)
+	if c := callsByID(r.summary().ToolCalls)["a"]; c.IsError || !strings.Contains(c.Content, "signed in as the test user") {
+		t.Errorf("after the new sign-in: %+v; stderr %s", c, r.stderr)
+	}
+}

@@ -298,7 +298,7 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 		case <-startCtx.Done():
 		}
 	}
-	srv := &server{name: name, session: session, stderr: newTailWriter(name, nil), remote: spec.URL}
+	srv := &server{name: name, session: session, stderr: newTailWriter(name, nil), remote: spec.URL, warn: opts.Warn}
 	srv.endSession = endSession
 
 	listed, err := srv.listTools(ctx, startCtx, origin)
