@@ -44,12 +44,14 @@ func mcpCommand(stdio *IO) *cli.Command {
 				"The browser comes back to a port on 127.0.0.1. The tokens are kept in the state directory\n" +
 				"(mode 0600) and refreshed by later runs; no run, tool, transcript or model ever sees them.\n" +
 				"A run never opens a browser: a server that needs a sign-in is left out with a line naming\n" +
-				"this command (exit 4 when --mcp named it).\n\n" +
+				"this command (exit 4 when --mcp named it). A server that asks for more scopes mid-run fails\n" +
+				"that call with the same line; the scopes are kept, and the next login asks for them too.\n\n" +
 				"Enterprise-managed authorization (cross-app access): with idp_issuer, idp_client_id (and\n" +
 				"idp_client_secret, as a ${VAR}) beside client_id and client_secret in the entry's oauth, you sign\n" +
 				"in at your organization's identity provider instead, in the browser; its ID token is exchanged\n" +
 				"there for a grant to this one server (an ID-JAG), which the server's authorization server turns\n" +
-				"into its token. The ID token is kept too (mode 0600), so later runs get new tokens without you.\n" +
+				"into its token. The ID token is kept too (mode 0600), so later runs get new tokens, and more\n" +
+				"scopes when a server asks for them, without you.\n" +
 				"--id-token-stdin takes an ID token you already have (from the provider's own tool) instead of\n" +
 				"opening the browser.",
 			Flags: []cli.Flag{

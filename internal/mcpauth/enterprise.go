@@ -344,13 +344,15 @@ func (h *enterpriseRun) TokenSource(context.Context) (oauth2.TokenSource, error)
 // renewer gets the run's token anew when the kept one has expired.
 type renewer struct{ h *enterpriseRun }
 
-func (r renewer) Token() (*oauth2.Token, error) { return r.h.renew(context.Background()) }
+func (r renewer) Token() (*oauth2.Token, error) { return r.h.renew(context.Background(), nil) }
 
-// renew gets and keeps a new token for the server.
-func (h *enterpriseRun) renew(ctx context.Context) (*oauth2.Token, error) {
+// renew gets and keeps a new token for the server, for the kept grant's
+// scopes and more.
+func (h *enterpriseRun) renew(ctx context.Context, more []string) (*oauth2.Token, error) {
 	h.mu.Lock()
 	g := *h.grant
 	h.mu.Unlock()
+	g.Scopes = union(g.Scopes, more)
 	fail := func(why string, err error) (*oauth2.Token, error) {
 		if err != nil {
 			why += ": " + err.Error()
@@ -384,7 +386,9 @@ func (h *enterpriseRun) renew(ctx context.Context) (*oauth2.Token, error) {
 	if oauth2.AuthStyle(g.AuthStyle) == oauth2.AuthStyleInParams {
 		t.AuthMethods = []string{"client_secret_post"}
 	}
-	tok, err := h.token(ctx, idpTokenURL, t, g.IDToken)
+	e := h.enterprise
+	e.client.Scopes = nil // the kept scopes are the configured ones, and any the server asked for since
+	tok, err := e.token(ctx, idpTokenURL, t, g.IDToken)
 	if err != nil {
 		return fail("the exchange of the kept ID token failed", err)
 	}
@@ -396,26 +400,40 @@ func (h *enterpriseRun) renew(ctx context.Context) (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// Authorize is asked when the server refuses the token: once per run a
-// new one is got without a person; asked again, or for more scopes (403),
-// it is a LoginNeeded.
+// Authorize is asked when the server refuses the token. Without a
+// person, a new token is got once per run for a refused one, and one
+// for more scopes when the server asks for scopes the grant lacks (403
+// insufficient_scope: the provider's policy decides whether it grants
+// them); anything else is a LoginNeeded.
 func (h *enterpriseRun) Authorize(ctx context.Context, _ *http.Request, resp *http.Response) error {
 	resp.Body.Close()
-	if resp.StatusCode == http.StatusForbidden {
-		return &LoginNeeded{Label: h.label, Reason: "the server asks for more than the kept sign-in grants"}
-	}
 	h.mu.Lock()
-	renewed := h.renewed
+	renewed, had := h.renewed, h.grant.Scopes
 	h.mu.Unlock()
-	if renewed {
+	var more []string
+	switch {
+	case resp.StatusCode == http.StatusForbidden:
+		asked := InsufficientScope(resp.Header.Values("WWW-Authenticate"))
+		if len(union(had, asked)) == len(had) {
+			return &LoginNeeded{Label: h.label, Reason: "the server refuses what the identity provider granted"}
+		}
+		more = asked
+	case renewed:
 		return &LoginNeeded{Label: h.label, Reason: "the server refused the token the identity provider's sign-in got"}
 	}
-	tok, err := h.renew(ctx)
+	tok, err := h.renew(ctx, more)
 	if err != nil {
 		return err
 	}
 	h.mu.Lock()
 	h.source = oauth2.ReuseTokenSource(tok, renewer{h})
 	h.mu.Unlock()
+	// A token response names its scope when it grants less than asked
+	// (RFC 6749 §5.1): then the retry would be refused again.
+	if granted, ok := tok.Extra("scope").(string); ok && len(more) > 0 {
+		if missing := slices.DeleteFunc(slices.Clone(more), func(s string) bool { return slices.Contains(strings.Fields(granted), s) }); len(missing) > 0 {
+			return &LoginNeeded{Label: h.label, Reason: "the identity provider did not grant the scopes the server asks for: " + termtext.Safe(strings.Join(missing, " "))}
+		}
+	}
 	return nil
 }

@@ -3,6 +3,7 @@ package mcpauth
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,4 +363,59 @@ func FuzzInsufficientScope(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A server that asks for more scopes mid-run (403 insufficient_scope)
+// gets them through the provider, with no person: the kept ID token is
+// exchanged again for the scopes the grant had and those asked for; when
+// the provider's policy withholds them, it is a LoginNeeded, not a loop.
+func TestEnterpriseRunStepsUp(t *testing.T) {
+	t.Parallel()
+	for _, withhold := range []bool{false, true} {
+		e := runtest.StartEnterprise(t)
+		store := OpenStore(t.TempDir())
+		g, _, err := enterpriseSignIn(t, e, store, e.IDToken())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Set(func(e *runtest.Enterprise) {
+			e.CallScope = "admin"
+			if withhold {
+				e.Withhold = "admin"
+			}
+		})
+		h, err := ForRun(store, g.Server, "corp", enterpriseClient(e), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+		s, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: e.URL, OAuthHandler: h, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "whoami"})
+		var again error
+		if withhold {
+			_, again = s.CallTool(context.Background(), &sdk.CallToolParams{Name: "whoami"})
+		}
+		s.Close()
+		var need *LoginNeeded
+		switch {
+		case !withhold && (err != nil || res.IsError):
+			t.Errorf("the step-up failed: %v", err)
+		case !withhold:
+			kept, _ := store.Load(g.Server)
+			if !slices.Contains(kept.Scopes, "admin") || kept.AccessToken != e.Access() {
+				t.Errorf("the stepped-up grant was not kept: %+v", kept)
+			}
+		case !errors.As(err, &need) || !strings.Contains(need.Reason, "did not grant the scopes the server asks for: admin"):
+			t.Errorf("with the scope withheld: %v, want LoginNeeded", err)
+		}
+		if withhold && (!errors.As(again, &need) || !strings.Contains(need.Reason, "refuses what the identity provider granted")) {
+			t.Errorf("the next call, the scope withheld: %v, want LoginNeeded", again)
+		}
+		if n := e.Count(&e.Exchanges); n != 2 {
+			t.Errorf("withhold=%v: %d exchanges, want the login's and the step-up's", withhold, n)
+		}
+	}
 }

@@ -1,10 +1,12 @@
 package runtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -34,8 +36,13 @@ type Enterprise struct {
 	mu sync.Mutex
 	// IDTokenLife is how long an ID token the provider issues lasts.
 	IDTokenLife time.Duration
-	// Deny makes the provider refuse every exchange (its policy).
-	Deny bool
+	// Deny makes the provider refuse every exchange (its policy);
+	// Withhold is a scope its policy never grants.
+	Deny     bool
+	Withhold string
+	// CallScope, when set, is a scope a tools/call needs: a token without
+	// it is refused with HTTP 403 insufficient_scope.
+	CallScope string
 	// Exchanges, IdPRefreshes and SignIns count what the provider did.
 	Exchanges, IdPRefreshes, SignIns int
 	// Requests are the paths asked of any of the three, in order.
@@ -45,10 +52,11 @@ type Enterprise struct {
 	idTokens   map[string]bool
 	idpRefresh string
 	access     string
+	granted    string // the scope of access
 	issued     int
 }
 
-type jag struct{ audience, resource, clientID string }
+type jag struct{ audience, resource, clientID, scope string }
 
 // Access is the access token the MCP server takes now.
 func (e *Enterprise) Access() string {
@@ -202,7 +210,13 @@ func StartEnterprise(t *testing.T) *Enterprise {
 			grant := FakeJWT(map[string]any{"iss": e.IdPIssuer, "sub": "user@example.com", "aud": f.Get("audience"),
 				"resource": f.Get("resource"), "client_id": e.ClientID, "jti": fmt.Sprint(e.Exchanges),
 				"exp": time.Now().Add(5 * time.Minute).Unix()})
-			e.jags[grant] = jag{audience: f.Get("audience"), resource: f.Get("resource"), clientID: e.ClientID}
+			var scopes []string
+			for _, sc := range strings.Fields(f.Get("scope")) {
+				if sc != e.Withhold {
+					scopes = append(scopes, sc)
+				}
+			}
+			e.jags[grant] = jag{audience: f.Get("audience"), resource: f.Get("resource"), clientID: e.ClientID, scope: strings.Join(scopes, " ")}
 			writeJSON(w, 200, map[string]any{"access_token": grant, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
 				"token_type": "N_A", "expires_in": 300})
 		default:
@@ -249,13 +263,20 @@ func StartEnterprise(t *testing.T) *Enterprise {
 		}
 		delete(e.jags, r.PostForm.Get("assertion")) // used once
 		e.issued++
-		e.access = fmt.Sprintf("enterprise-access-%d-secret", e.issued)
-		writeJSON(w, 200, map[string]any{"access_token": e.access, "token_type": "Bearer", "expires_in": 3600})
+		e.access, e.granted = fmt.Sprintf("enterprise-access-%d-secret", e.issued), g.scope
+		writeJSON(w, 200, map[string]any{"access_token": e.access, "token_type": "Bearer", "expires_in": 3600, "scope": e.granted})
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		ok := e.access != "" && r.Header.Get("Authorization") == "Bearer "+e.access
+		need := e.CallScope
+		stepUp := need != "" && !strings.Contains(" "+e.granted+" ", " "+need+" ")
 		e.mu.Unlock()
+		if ok && stepUp && isCall(r) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, need, e.Issuer))
+			http.Error(w, "insufficient scope", http.StatusForbidden)
+			return
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, e.Issuer))
 			http.Error(w, "sign in first", http.StatusUnauthorized)
@@ -267,6 +288,18 @@ func StartEnterprise(t *testing.T) *Enterprise {
 	e.Issuer = strings.Replace(srv.URL, "localhost", "127.0.0.1", 1)
 	e.URL = e.Issuer + "/mcp"
 	return e
+}
+
+// isCall reports whether r is a JSON-RPC tools/call; its body stays
+// readable.
+func isCall(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct{ Method string }
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
 }
 
 // claim is one claim of a FakeJWT, nil when it has none.

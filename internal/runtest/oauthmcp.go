@@ -1,13 +1,11 @@
 package runtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -157,15 +155,10 @@ func StartOAuthMCP(t *testing.T) *OAuthMCP {
 		need := o.callScope
 		stepUp := need != "" && !strings.Contains(" "+o.granted+" ", " "+need+" ")
 		o.mu.Unlock()
-		if ok && stepUp && r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var msg struct{ Method string }
-			if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, need, base))
-				http.Error(w, "insufficient scope", http.StatusForbidden)
-				return
-			}
+		if ok && stepUp && isCall(r) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, need, base))
+			http.Error(w, "insufficient scope", http.StatusForbidden)
+			return
 		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
