@@ -115,6 +115,7 @@ func TestMCPLoginWithAnIDToken(t *testing.T) {
 		{"corp", "not a token", "the ID token: not a JWT"},
 		{"corp", expired, "the ID token expired at 1970-01-01T00:00:01Z"},
 		{"corp", " \n", "stdin holds no ID token"},
+		{"corp", "", "--id-token-stdin reads the ID token from stdin: pipe it in"}, // stdin a terminal
 		{"plain", idToken, "mcp server plain signs in without an identity provider"},
 	} {
 		r := runAsk(t, askEnv{env: vars, stdin: c.stdin}, "mcp", "login", c.target, "--id-token-stdin")
