@@ -112,6 +112,12 @@ func TestMCPEnterpriseSignInStaysWithTheServer(t *testing.T) {
 	w := newWorld(t, nil)
 	w.environ = []string{"PATH=" + os.Getenv("PATH")}
 	const idpSecret = "idp-client-secret-0000"
+	// A file in the workdir holds the secrets the config names by
+	// variable, as a careless checkout might: the tool that reads it must
+	// not hand them on.
+	if err := os.WriteFile(filepath.Join(w.wd, "notes.txt"), []byte(e.ClientSecret+"\n"+idpSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	config := `{"mcpServers": {"corp": {"url": "` + e.URL + `", "oauth": {"client_id": "` + e.ClientID +
 		`", "client_secret": "${CORP_SECRET}", "idp_issuer": "` + e.IdPIssuer + `", "idp_client_id": "` + e.IdPClientID +
 		`", "idp_client_secret": "${CORP_IDP_SECRET}"}}}}`
@@ -128,7 +134,7 @@ func TestMCPEnterpriseSignInStaysWithTheServer(t *testing.T) {
 	model := fakeprovider.Start(
 		fakeprovider.Reply{Calls: []providers.ToolCall{
 			fakeprovider.Call("who", "corp__whoami", `{}`),
-			fakeprovider.Call("env", "shell", `{"command":"env; cat `+grantFiles+`"}`),
+			fakeprovider.Call("env", "shell", `{"command":"env; cat notes.txt `+grantFiles+`"}`),
 		}},
 		fakeprovider.Reply{Text: "done"})
 	defer model.Close()
