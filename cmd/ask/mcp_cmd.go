@@ -37,7 +37,7 @@ func mcpCommand(stdio *IO) *cli.Command {
 		}, {
 			Name:      "login",
 			Usage:     "sign in to a remote MCP server with OAuth, and keep the sign-in for later runs",
-			UsageText: "ask mcp login NAME|URL",
+			UsageText: "ask mcp login NAME|URL [--id-token-stdin]",
 			Description: "NAME is a server of the config file's mcpServers, or give its URL. ask finds the server's\n" +
 				"authorization server, registers itself there (or uses the entry's oauth client_id), and opens the\n" +
 				"authorization URL with $BROWSER, else the system's opener; the URL is printed on stderr too.\n" +
