@@ -3,6 +3,9 @@ package mcpauth
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -344,6 +347,7 @@ func TestInsufficientScope(t *testing.T) {
 		{[]string{`Bearer scope="read"`}, ""},
 		{[]string{`Basic error="insufficient_scope", scope="read"`}, ""},
 		{[]string{`Bearer error="insufficient_scope"`}, ""},
+		{[]string{`Bearer error="insufficient_scope", scope="ok ` + strings.Repeat("x", 300) + `"`}, "ok"},
 		{[]string{`Bearer error="insufficient_scope", scope="unterminated`}, ""},
 		{nil, ""},
 	} {
@@ -358,7 +362,7 @@ func FuzzInsufficientScope(f *testing.F) {
 	f.Add(`Bearer realm="a\"b", error=insufficient_scope, scope=x`)
 	f.Fuzz(func(t *testing.T, header string) {
 		for _, s := range InsufficientScope([]string{header}) {
-			if s == "" || strings.ContainsAny(s, " \t\n") {
+			if s == "" || strings.ContainsAny(s, " \t\n") || len(s) > maxScope {
 				t.Errorf("InsufficientScope(%q) gave the scope %q", header, s)
 			}
 		}
@@ -417,5 +421,41 @@ func TestEnterpriseRunStepsUp(t *testing.T) {
 		if n := e.Count(&e.Exchanges); n != 2 {
 			t.Errorf("withhold=%v: %d exchanges, want the login's and the step-up's", withhold, n)
 		}
+	}
+}
+
+// A run's refusal for insufficient scope is kept with the sign-in for
+// the next login, within a bound a server cannot grow without end.
+func TestStoredKeepsStepUp(t *testing.T) {
+	t.Parallel()
+	store := OpenStore(t.TempDir())
+	g := &Grant{Server: "https://mcp.example.com/mcp", AccessToken: "kept-access-token", Scopes: []string{"read"}}
+	if err := store.Save(g); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ForRun(store, g.Server, "work", Client{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse := func(scope string) error {
+		resp := &http.Response{StatusCode: http.StatusForbidden, Body: io.NopCloser(strings.NewReader("")),
+			Header: http.Header{"Www-Authenticate": {`Bearer error="insufficient_scope", scope="` + scope + `"`}}}
+		return h.Authorize(context.Background(), &http.Request{}, resp)
+	}
+	err = refuse("read write")
+	var need *LoginNeeded
+	if !errors.As(err, &need) || !strings.Contains(err.Error(), "lacks: write") {
+		t.Fatalf("Authorize = %v, want LoginNeeded naming write", err)
+	}
+	if kept, _ := store.Load(g.Server); strings.Join(kept.StepUp, " ") != "read write" || kept.AccessToken != g.AccessToken {
+		t.Errorf("kept = %+v", kept)
+	}
+	var many []string
+	for i := range maxStepUp {
+		many = append(many, fmt.Sprintf("s%d", i))
+	}
+	refuse(strings.Join(many, " "))
+	if kept, _ := store.Load(g.Server); len(kept.StepUp) != 2 {
+		t.Errorf("a refusal with %d scopes was kept: %d", len(many), len(kept.StepUp))
 	}
 }

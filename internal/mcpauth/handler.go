@@ -161,10 +161,16 @@ func (s *stored) stepUp(resp *http.Response) []string {
 	if kept, err := s.store.Load(g.Server); err == nil && kept != nil {
 		g = *kept // a refresh in this run may have kept a newer token
 	}
-	g.StepUp = union(g.StepUp, asked)
-	s.store.Save(&g)
+	if stepUp := union(g.StepUp, asked); len(stepUp) <= maxStepUp {
+		g.StepUp = stepUp
+		s.store.Save(&g)
+	}
 	return more
 }
+
+// maxStepUp bounds the scopes kept for the next login: a server cannot
+// grow the kept file without end.
+const maxStepUp = 64
 
 // InsufficientScope is the scope a Bearer challenge with the error
 // insufficient_scope (RFC 6750 §3.1) asks for; nil when there is none.
@@ -175,11 +181,14 @@ func InsufficientScope(headers []string) []string {
 	}
 	for _, c := range challenges {
 		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
-			return strings.Fields(c.Params["scope"])
+			return slices.DeleteFunc(strings.Fields(c.Params["scope"]), func(s string) bool { return len(s) > maxScope })
 		}
 	}
 	return nil
 }
+
+// maxScope is the longest scope taken from a server's challenge.
+const maxScope = 256
 
 // union is a with those of b it lacks, in order.
 func union(a, b []string) []string {
