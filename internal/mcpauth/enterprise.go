@@ -354,8 +354,12 @@ func (h *enterpriseRun) renew(ctx context.Context, more []string) (*oauth2.Token
 	h.mu.Unlock()
 	g.Scopes = union(g.Scopes, more)
 	fail := func(why string, err error) (*oauth2.Token, error) {
-		if err != nil {
-			why += ": " + err.Error()
+		var re *oauth2.RetrieveError
+		switch {
+		case errors.As(err, &re) && re.ErrorCode != "":
+			why += ": " + termtext.Safe(re.ErrorCode) // the server's own words stay out of the line
+		case err != nil:
+			why += ": " + termtext.Safe(err.Error())
 		}
 		return nil, &LoginNeeded{Label: h.label, Reason: why}
 	}
@@ -371,7 +375,7 @@ func (h *enterpriseRun) renew(ctx context.Context, more []string) (*oauth2.Token
 			Endpoint: oauth2.Endpoint{TokenURL: idpTokenURL, AuthStyle: oauth2.AuthStyleInParams}}
 		tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.httpc), &oauth2.Token{RefreshToken: g.IdPRefreshToken}).Token()
 		if err != nil {
-			return fail("the identity provider would not renew the ID token", nil)
+			return fail("the identity provider would not renew the ID token", err)
 		}
 		id, _ := tok.Extra("id_token").(string)
 		if id == "" {

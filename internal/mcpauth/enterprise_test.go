@@ -167,8 +167,8 @@ func TestEnterpriseRunRenews(t *testing.T) {
 	e.ExpireAccess()
 	err = run()
 	var need *LoginNeeded
-	if !errors.As(err, &need) || !strings.Contains(err.Error(), "ask mcp login corp") {
-		t.Fatalf("with the exchange refused: %v, want LoginNeeded", err)
+	if !errors.As(err, &need) || !strings.Contains(err.Error(), "ask mcp login corp") || !strings.Contains(need.Reason, "invalid_grant") {
+		t.Fatalf("with the exchange refused: %v, want LoginNeeded with the provider's error code", err)
 	}
 	if n := e.Count(&e.SignIns); n != 1 {
 		t.Errorf("the run signed in at the provider: %d sign-ins", n)
