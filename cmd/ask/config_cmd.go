@@ -33,7 +33,9 @@ and this command is a quick way to check one. It is JSON with these keys:
     level only; "ask mcp list" shows them. oauth: {client_id, client_secret,
     scopes, client_metadata_url, grant_type (authorization_code or
     client_credentials), private_key_file (a PEM key's path, chmod 600: signs
-    a JWT instead of a client_secret), signing_algorithm (ES256 or RS256)}
+    a JWT instead of a client_secret), signing_algorithm (ES256 or RS256),
+    idp_issuer, idp_client_id, idp_client_secret (sign in through an
+    enterprise identity provider: see ask mcp login --help)}
 
 A profile's list replaces the top level's, but deny rules (tools.deny, a
 profile's, --deny-tool) add up; --yes=false and --safe=false undo

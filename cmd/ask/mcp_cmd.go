@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,14 +37,26 @@ func mcpCommand(stdio *IO) *cli.Command {
 		}, {
 			Name:      "login",
 			Usage:     "sign in to a remote MCP server with OAuth, and keep the sign-in for later runs",
-			UsageText: "ask mcp login NAME|URL",
+			UsageText: "ask mcp login NAME|URL [--id-token-stdin]",
 			Description: "NAME is a server of the config file's mcpServers, or give its URL. ask finds the server's\n" +
 				"authorization server, registers itself there (or uses the entry's oauth client_id), and opens the\n" +
 				"authorization URL with $BROWSER, else the system's opener; the URL is printed on stderr too.\n" +
 				"The browser comes back to a port on 127.0.0.1. The tokens are kept in the state directory\n" +
 				"(mode 0600) and refreshed by later runs; no run, tool, transcript or model ever sees them.\n" +
 				"A run never opens a browser: a server that needs a sign-in is left out with a line naming\n" +
-				"this command (exit 4 when --mcp named it).",
+				"this command (exit 4 when --mcp named it). A server that asks for more scopes mid-run fails\n" +
+				"that call with the same line; the scopes are kept, and the next login asks for them too.\n\n" +
+				"Enterprise-managed authorization (cross-app access): with idp_issuer, idp_client_id (and\n" +
+				"idp_client_secret, as a ${VAR}) beside client_id and client_secret in the entry's oauth, you sign\n" +
+				"in at your organization's identity provider instead, in the browser; its ID token is exchanged\n" +
+				"there for a grant to this one server (an ID-JAG), which the server's authorization server turns\n" +
+				"into its token. The ID token is kept too (mode 0600), so later runs get new tokens, and more\n" +
+				"scopes when a server asks for them, without you.\n" +
+				"--id-token-stdin takes an ID token you already have (from the provider's own tool) instead of\n" +
+				"opening the browser.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "id-token-stdin", Usage: "read the identity provider's ID token from stdin instead of signing in there in the browser (a server whose oauth names idp_issuer)"},
+			},
 			Action: func(c *cli.Context) error { return mcpLogin(c, stdio) },
 		}, {
 			Name:      "serve",
@@ -68,6 +82,9 @@ func mcpCommand(stdio *IO) *cli.Command {
 	}
 }
 
+// maxIDToken bounds the ID token --id-token-stdin reads.
+const maxIDToken = 64 << 10
+
 func mcpLogin(c *cli.Context, stdio *IO) error {
 	if c.NArg() != 1 {
 		return usageErr("mcp login takes one server: a name from the config file's mcpServers, or its URL")
@@ -75,8 +92,22 @@ func mcpLogin(c *cli.Context, stdio *IO) error {
 	if _, err := resolve(c, stdio); err != nil { // reads the config file, and says what is wrong with it
 		return err
 	}
+	var idToken string
+	if c.Bool("id-token-stdin") {
+		if stdio.InTTY {
+			return usageErr("--id-token-stdin reads the ID token from stdin: pipe it in (ask mcp login NAME --id-token-stdin < FILE)")
+		}
+		data, err := io.ReadAll(io.LimitReader(stdio.In, maxIDToken+1))
+		if err != nil {
+			return usageErr("reading the ID token from stdin: %v", err)
+		}
+		if idToken = strings.TrimSpace(string(data)); idToken == "" || len(data) > maxIDToken {
+			return usageErr("--id-token-stdin: stdin holds no ID token (one JWT, under %d KiB)", maxIDToken>>10)
+		}
+		stdio.redactor.Add(idToken)
+	}
 	env := runEnv(c, stdio, statusFor(stdio, c.Bool("quiet")))
-	g, err := run.MCPLogin(c.Context, stdio.config, env, c.Args().First())
+	g, err := run.MCPLogin(c.Context, stdio.config, env, c.Args().First(), idToken)
 	if err != nil {
 		return err
 	}

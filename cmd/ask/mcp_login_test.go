@@ -73,3 +73,54 @@ func TestMCPLoginListLogout(t *testing.T) {
 		t.Errorf("login of an unknown name: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// ask mcp login --id-token-stdin signs in to a server behind an
+// enterprise identity provider with an ID token the person already has:
+// no browser; the token exchanged is kept, shown by no command; a token
+// that is no JWT, or has expired, or a server with no identity provider,
+// is a usage error naming what is wrong.
+func TestMCPLoginWithAnIDToken(t *testing.T) {
+	t.Parallel()
+	e := runtest.StartEnterprise(t)
+	home := t.TempDir()
+	config := runtest.WriteConfig(t, home, `{"mcpServers": {"corp": {"url": "`+e.URL+`", "oauth": {"client_id": "`+e.ClientID+
+		`", "client_secret": "${CORP_SECRET}", "idp_issuer": "`+e.IdPIssuer+`", "idp_client_id": "`+e.IdPClientID+`"}},
+		"plain": {"url": "https://mcp.example.com/mcp", "oauth": {"client_id": "x"}}}}`)
+	vars := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "ASK_CONFIG": config,
+		"CORP_SECRET": e.ClientSecret, "BROWSER": "false", "PATH": os.Getenv("PATH")}
+	idToken := e.IDToken()
+	r := runAsk(t, askEnv{env: vars, stdin: idToken + "\n"}, "mcp", "login", "corp", "--id-token-stdin")
+	if r.code != 0 || !strings.Contains(r.stderr, "signed in to corp") {
+		t.Fatalf("login: exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "/authorize") {
+		t.Errorf("a browser sign-in was started: %s", r.stderr)
+	}
+	token := e.Access()
+	list := runAsk(t, askEnv{env: vars}, "mcp", "list", "--json", "--tools")
+	cfg := runAsk(t, askEnv{env: vars}, "config", "--json")
+	if !strings.Contains(list.stdout, `"signed in"`) || !strings.Contains(list.stdout, "whoami") {
+		t.Errorf("mcp list --json --tools = %s; stderr %s", list.stdout, list.stderr)
+	}
+	for what, text := range map[string]string{"login": r.stdout + r.stderr, "mcp list": list.stdout + list.stderr, "ask config": cfg.stdout + cfg.stderr} {
+		for _, secret := range []string{token, idToken, e.ClientSecret} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s shows %.12s…", what, secret)
+			}
+		}
+	}
+
+	expired := runtest.FakeJWT(map[string]any{"exp": 1})
+	for _, c := range []struct{ target, stdin, want string }{
+		{"corp", "not a token", "the ID token: not a JWT"},
+		{"corp", expired, "the ID token expired at 1970-01-01T00:00:01Z"},
+		{"corp", " \n", "stdin holds no ID token"},
+		{"corp", "", "--id-token-stdin reads the ID token from stdin: pipe it in"}, // stdin a terminal
+		{"plain", idToken, "mcp server plain signs in without an identity provider"},
+	} {
+		r := runAsk(t, askEnv{env: vars, stdin: c.stdin}, "mcp", "login", c.target, "--id-token-stdin")
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("login %s with %q: exit %d: %s; want exit 2 and %q", c.target, c.stdin, r.code, r.stderr, c.want)
+		}
+	}
+}

@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -348,6 +349,13 @@ type MCPOAuth struct {
 	// client_credentials, the client authenticates with a JWT it signs.
 	PrivateKeyFile   string `json:"private_key_file"`
 	SigningAlgorithm string `json:"signing_algorithm"`
+	// IdPIssuer is an enterprise identity provider's issuer URL: the
+	// server is signed in to through it (enterprise-managed
+	// authorization), with ask's client there, IdPClientID and
+	// IdPClientSecret (a ${VAR}, as client_secret may be).
+	IdPIssuer       string `json:"idp_issuer"`
+	IdPClientID     string `json:"idp_client_id"`
+	IdPClientSecret string `json:"idp_client_secret"`
 }
 
 // MCPSigningAlgorithms are the algorithms a client assertion may be
@@ -375,8 +383,29 @@ func (o *MCPOAuth) check() (key, why string) {
 		return "client_secret", "needs client_id beside it"
 	case o.ClientMetadataURL != "" && !strings.HasPrefix(o.ClientMetadataURL, "https://"):
 		return "client_metadata_url", "must be an https:// URL"
+	case o.IdPIssuer == "" && o.IdPClientID != "":
+		return "idp_client_id", "needs idp_issuer beside it"
+	case o.IdPIssuer == "" && o.IdPClientSecret != "":
+		return "idp_client_secret", "needs idp_issuer beside it"
+	case o.IdPIssuer == "":
+		return "", ""
+	case o.GrantType != "":
+		return "grant_type", "goes not with idp_issuer: a server signed in to through an identity provider takes no grant_type"
+	case o.ClientID == "" || o.IdPClientID == "":
+		return "", "idp_issuer needs client_id (ask's client at the server's authorization server) and idp_client_id (at the identity provider)"
+	case o.ClientMetadataURL != "":
+		return "client_metadata_url", "goes not with idp_issuer: give client_id"
+	}
+	if u, err := url.Parse(o.IdPIssuer); err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" ||
+		u.Scheme != "https" && (u.Scheme != "http" || !loopbackHost(u.Hostname())) {
+		return "idp_issuer", "must be the identity provider's issuer: an https:// URL (http:// only on a loopback address)"
 	}
 	return "", ""
+}
+
+func loopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // checkMCPServers checks each server of mcpServers: a command or a URL,

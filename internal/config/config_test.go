@@ -367,3 +367,30 @@ func TestMCPOAuthPrivateKey(t *testing.T) {
 		}
 	}
 }
+
+// A server signed in to through an enterprise identity provider: the
+// provider's issuer and ask's client there, beside ask's client at the
+// server's authorization server.
+func TestMCPOAuthIdentityProvider(t *testing.T) {
+	server := func(oauth string) string {
+		return `{"mcpServers": {"s": {"url": "https://mcp.example/mcp", "oauth": ` + oauth + `}}}`
+	}
+	for _, tt := range []struct{ oauth, want string }{
+		{`{"client_id": "a", "client_secret": "${S}", "idp_issuer": "https://idp.example", "idp_client_id": "i"}`, ""},
+		{`{"client_id": "a", "idp_issuer": "https://idp.example/tenant", "idp_client_id": "i", "idp_client_secret": "${IDP_SECRET}"}`, ""},
+		{`{"client_id": "a", "idp_issuer": "http://127.0.0.1:8080", "idp_client_id": "i"}`, ""},
+		{`{"client_id": "a", "idp_issuer": "http://idp.example", "idp_client_id": "i"}`, "idp_issuer: must be the identity provider's issuer: an https:// URL"},
+		{`{"client_id": "a", "idp_issuer": "idp.example", "idp_client_id": "i"}`, "idp_issuer: must be"},
+		{`{"client_id": "a", "idp_client_id": "i"}`, "idp_client_id: needs idp_issuer beside it"},
+		{`{"client_id": "a", "idp_client_secret": "x"}`, "idp_client_secret: needs idp_issuer beside it"},
+		{`{"idp_issuer": "https://idp.example", "idp_client_id": "i"}`, "idp_issuer needs client_id"},
+		{`{"client_id": "a", "idp_issuer": "https://idp.example"}`, "and idp_client_id"},
+		{`{"grant_type": "authorization_code", "client_id": "a", "idp_issuer": "https://idp.example", "idp_client_id": "i"}`, "grant_type: goes not with idp_issuer"},
+		{`{"client_id": "a", "client_metadata_url": "https://c.example/m.json", "idp_issuer": "https://idp.example", "idp_client_id": "i"}`, "client_metadata_url: goes not with idp_issuer"},
+	} {
+		_, err := Parse("/cfg/config.json", []byte(server(tt.oauth)), providerNames)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: %v, want %q", tt.oauth, err, tt.want)
+		}
+	}
+}

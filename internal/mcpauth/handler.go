@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/ask-cli/ask/internal/termtext"
 )
 
 // LoginNeeded is a server that wants a sign-in the run cannot do itself:
@@ -63,8 +66,11 @@ func ForRun(store Store, server, label string, client Client, httpc *http.Client
 	if err != nil {
 		return nil, err
 	}
+	if g != nil && client.Enterprise() && g.IDToken != "" {
+		return newEnterpriseRun(enterprise{label: label, client: client, httpc: httpc}, store, g), nil
+	}
 	if g == nil {
-		return &stored{label: label, configured: client.ClientID != "" || client.MetadataURL != "" || len(client.Scopes) > 0 || client.GrantType != ""}, nil
+		return &stored{label: label, configured: client.ClientID != "" || client.MetadataURL != "" || len(client.Scopes) > 0 || client.GrantType != "" || client.Enterprise()}, nil
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, httpc)
 	return &stored{label: label, grant: g, store: store,
@@ -127,8 +133,70 @@ func (s *stored) Authorize(_ context.Context, _ *http.Request, resp *http.Respon
 	switch {
 	case s.grant != nil && resp.StatusCode == http.StatusForbidden:
 		reason = "the server asks for more than the kept sign-in grants"
+		if more := s.stepUp(resp); len(more) > 0 {
+			reason = fmt.Sprintf("the server asks for scopes the kept sign-in lacks: %s; the login asks for them", termtext.Safe(strings.Join(more, " ")))
+		}
 	case s.grant != nil:
 		reason = "the server refused the kept token"
 	}
 	return &LoginNeeded{Label: s.label, Reason: reason}
+}
+
+// stepUp keeps the scopes a refusal for insufficient scope asks for
+// that the grant lacks, for the next login to ask for; it returns them.
+func (s *stored) stepUp(resp *http.Response) []string {
+	asked := InsufficientScope(resp.Header.Values("WWW-Authenticate"))
+	var more []string
+	for _, sc := range asked {
+		if !slices.Contains(s.grant.Scopes, sc) {
+			more = append(more, sc)
+		}
+	}
+	if len(more) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := *s.grant
+	if kept, err := s.store.Load(g.Server); err == nil && kept != nil {
+		g = *kept // a refresh in this run may have kept a newer token
+	}
+	if stepUp := union(g.StepUp, asked); len(stepUp) <= maxStepUp {
+		g.StepUp = stepUp
+		s.store.Save(&g)
+	}
+	return more
+}
+
+// maxStepUp bounds the scopes kept for the next login: a server cannot
+// grow the kept file without end.
+const maxStepUp = 64
+
+// InsufficientScope is the scope a Bearer challenge with the error
+// insufficient_scope (RFC 6750 §3.1) asks for; nil when there is none.
+func InsufficientScope(headers []string) []string {
+	challenges, err := oauthex.ParseWWWAuthenticate(headers)
+	if err != nil {
+		return nil
+	}
+	for _, c := range challenges {
+		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
+			return slices.DeleteFunc(strings.Fields(c.Params["scope"]), func(s string) bool { return len(s) > maxScope })
+		}
+	}
+	return nil
+}
+
+// maxScope is the longest scope taken from a server's challenge.
+const maxScope = 256
+
+// union is a with those of b it lacks, in order.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

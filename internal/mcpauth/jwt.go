@@ -215,28 +215,40 @@ func (h *jwtHandler) Authorize(ctx context.Context, req *http.Request, resp *htt
 	if err != nil {
 		return fmt.Errorf("%s: oauth: the server's WWW-Authenticate: %v", h.label, err)
 	}
-	issuer, tokenURL, scopes, err := h.discover(ctx, challenges, req.URL.String())
+	t, err := discover(ctx, h.httpc, challenges, req.URL.String())
 	if err != nil {
 		return fmt.Errorf("%s: oauth: %w", h.label, err)
 	}
+	scopes := t.Scopes
 	if len(h.client.Scopes) > 0 {
 		scopes = h.client.Scopes
 	}
 	src := &assertionSource{ctx: context.WithValue(context.Background(), oauth2.HTTPClient, h.httpc),
-		h: h, issuer: issuer, tokenURL: tokenURL, scopes: scopes}
-	t, err := src.token(context.WithValue(ctx, oauth2.HTTPClient, h.httpc))
+		h: h, issuer: t.Issuer, tokenURL: t.TokenURL, scopes: scopes}
+	tok, err := src.token(context.WithValue(ctx, oauth2.HTTPClient, h.httpc))
 	if err != nil {
 		return fmt.Errorf("%s: oauth: the client credentials token request: %w", h.label, err)
 	}
 	h.mu.Lock()
-	h.source = oauth2.ReuseTokenSource(t, src)
+	h.source = oauth2.ReuseTokenSource(tok, src)
 	h.mu.Unlock()
 	return nil
 }
 
-// discover is the authorization server's issuer and token endpoint, and
-// the scopes the resource asks for.
-func (h *jwtHandler) discover(ctx context.Context, challenges []oauthex.Challenge, resource string) (issuer, tokenURL string, scopes []string, err error) {
+// target is where a server's tokens come from: what its refusal and
+// metadata (protected-resource, then authorization-server) say.
+type target struct {
+	Resource    string // the server's resource identifier (RFC 9728)
+	Issuer      string // the authorization server's issuer identifier
+	TokenURL    string
+	AuthMethods []string // token_endpoint_auth_methods_supported
+	Scopes      []string // those the refusal or the resource metadata ask for
+}
+
+// discover finds the target of the server at resource from the
+// WWW-Authenticate challenges of its refusal.
+func discover(ctx context.Context, httpc *http.Client, challenges []oauthex.Challenge, resource string) (target, error) {
+	t := target{Resource: resource}
 	var metaURL string
 	for _, c := range challenges {
 		if c.Scheme != "bearer" {
@@ -245,13 +257,13 @@ func (h *jwtHandler) discover(ctx context.Context, challenges []oauthex.Challeng
 		if u := c.Params["resource_metadata"]; u != "" && metaURL == "" {
 			metaURL = u
 		}
-		if s := c.Params["scope"]; s != "" && scopes == nil {
-			scopes = strings.Fields(s)
+		if s := c.Params["scope"]; s != "" && t.Scopes == nil {
+			t.Scopes = strings.Fields(s)
 		}
 	}
 	ru, err := url.Parse(resource)
 	if err != nil {
-		return "", "", nil, err
+		return t, err
 	}
 	root := *ru
 	root.Path, root.RawPath, root.RawQuery, root.Fragment = "", "", "", ""
@@ -266,31 +278,34 @@ func (h *jwtHandler) discover(ctx context.Context, challenges []oauthex.Challeng
 	bare.Path = "/.well-known/oauth-protected-resource"
 	tries = append(tries, try{pathed.String(), resource}, try{bare.String(), root.String()})
 	authServer := root.String() // the 2025-03-26 fallback: the server's root
-	for _, t := range tries {
-		prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.url, t.resource, h.httpc)
+	for _, tr := range tries {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, tr.url, tr.resource, httpc)
 		if err != nil || prm == nil {
 			continue
 		}
 		if len(prm.AuthorizationServers) == 0 {
-			return "", "", nil, errors.New("the server's protected resource metadata names no authorization server")
+			return t, errors.New("the server's protected resource metadata names no authorization server")
 		}
 		authServer = prm.AuthorizationServers[0]
-		if scopes == nil {
-			scopes = prm.ScopesSupported
+		t.Resource = cmp.Or(prm.Resource, t.Resource)
+		if t.Scopes == nil {
+			t.Scopes = prm.ScopesSupported
 		}
 		break
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, authServer, h.httpc)
+	asm, err := auth.GetAuthServerMetadata(ctx, authServer, httpc)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("the authorization server's metadata: %w", err)
+		return t, fmt.Errorf("the authorization server's metadata: %w", err)
 	}
 	if asm == nil {
-		return authServer, strings.TrimRight(authServer, "/") + "/token", scopes, nil
+		t.Issuer, t.TokenURL = authServer, strings.TrimRight(authServer, "/")+"/token"
+		return t, nil
 	}
 	if asm.TokenEndpoint == "" {
-		return "", "", nil, errors.New("the authorization server's metadata names no token endpoint")
+		return t, errors.New("the authorization server's metadata names no token endpoint")
 	}
-	return cmp.Or(asm.Issuer, authServer), asm.TokenEndpoint, scopes, nil
+	t.Issuer, t.TokenURL, t.AuthMethods = cmp.Or(asm.Issuer, authServer), asm.TokenEndpoint, asm.TokenEndpointAuthMethodsSupported
+	return t, nil
 }
 
 // assertionSource asks the token endpoint for a token, with a fresh

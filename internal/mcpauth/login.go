@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -41,6 +42,15 @@ type Client struct {
 	PrivateKeyFile string `json:"private_key_file,omitempty"`
 	// SigningAlgorithm is the JWT's: ES256 (the default) or RS256.
 	SigningAlgorithm string `json:"signing_algorithm,omitempty"`
+	// IdPIssuer is the enterprise identity provider's issuer URL: with it
+	// the server is signed in to through that provider (enterprise-managed
+	// authorization): the person signs in there, and the provider's ID
+	// token is exchanged for each server's token. ClientID and
+	// ClientSecret are then ask's client at the server's authorization
+	// server, IdPClientID and IdPClientSecret its client at the provider.
+	IdPIssuer       string `json:"idp_issuer,omitempty"`
+	IdPClientID     string `json:"idp_client_id,omitempty"`
+	IdPClientSecret string `json:"idp_client_secret,omitempty"`
 }
 
 // Grant types a Client may name.
@@ -72,11 +82,55 @@ func (c Client) Check() string {
 	if c.ClientSecret != "" && c.ClientID == "" {
 		return "client_secret without client_id"
 	}
+	if why := c.checkIdP(); why != "" {
+		return why
+	}
 	if c.MetadataURL != "" && !strings.HasPrefix(c.MetadataURL, "https://") {
 		return "client_metadata_url must be an https:// URL"
 	}
 	return ""
 }
+
+// checkIdP says what is wrong with c's identity provider keys.
+func (c Client) checkIdP() string {
+	switch {
+	case c.IdPIssuer == "" && (c.IdPClientID != "" || c.IdPClientSecret != ""):
+		return "idp_client_id and idp_client_secret go only with idp_issuer"
+	case c.IdPIssuer == "":
+		return ""
+	case c.GrantType != "":
+		return "idp_issuer signs in through the identity provider: leave grant_type out"
+	case c.ClientID == "" || c.IdPClientID == "":
+		return "idp_issuer needs client_id (ask's client at the server's authorization server) and idp_client_id (at the identity provider)"
+	case c.MetadataURL != "":
+		return "idp_issuer goes with client_id, not client_metadata_url"
+	}
+	return CheckIssuer(c.IdPIssuer)
+}
+
+// CheckIssuer says what is wrong with an identity provider's issuer URL:
+// https, or http on a loopback address only (a provider on this machine).
+func CheckIssuer(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Sprintf("idp_issuer %q is no issuer URL (https://host[/path])", raw)
+	}
+	if u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("idp_issuer %q must be an https:// URL (http:// only on a loopback address)", raw)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Enterprise reports whether c signs in through an identity provider.
+func (c Client) Enterprise() bool { return c.IdPIssuer != "" }
 
 // Machine reports whether c signs in with no person (client credentials).
 func (c Client) Machine() bool { return c.GrantType == GrantClientCredentials }
@@ -96,12 +150,18 @@ type Login struct {
 	Version string
 	// Wait bounds the wait for the browser's redirect; 0 is 5 minutes.
 	Wait time.Duration
+	// IDToken is an ID token from the identity provider of a Client with
+	// IdPIssuer, got elsewhere (the provider's own tool): given, no
+	// browser is opened.
+	IDToken string
 }
 
 // Run signs in: it connects to the server, and when the server asks for
 // authorization, runs the authorization code flow with a redirect to a
-// loopback port on 127.0.0.1, then keeps the grant in store. It proves
-// the token by listing the server's tools.
+// loopback port on 127.0.0.1 (with IdPIssuer: gets an ID token at the
+// identity provider, the same way unless one is given, and exchanges it
+// for the server's token), then keeps the grant in store. It proves the
+// token by listing the server's tools.
 func (l Login) Run(ctx context.Context, store Store) (*Grant, error) {
 	if why := l.Client.Check(); why != "" {
 		return nil, fmt.Errorf("oauth: %s", why)
@@ -113,15 +173,21 @@ func (l Login) Run(ctx context.Context, store Store) (*Grant, error) {
 	if httpc == nil {
 		httpc = http.DefaultClient
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("listening for the browser's redirect on 127.0.0.1: %w", err)
+	if l.Client.Enterprise() {
+		h := &enterpriseLogin{enterprise: enterprise{label: l.label(), client: l.Client, httpc: httpc}, l: &l}
+		if err := l.connect(ctx, httpc, h); err != nil {
+			return nil, err
+		}
+		return l.keep(store, h.grant)
 	}
-	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
-	cb := newCallback(l.label())
-	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
+	if l.IDToken != "" {
+		return nil, fmt.Errorf("%s signs in without an identity provider: an ID token goes only with the oauth key idp_issuer", l.label())
+	}
+	redirect, cb, stop, err := listenLoopback(l.label())
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
 
 	var grant *Grant
 	cfg := &auth.AuthorizationCodeHandlerConfig{
@@ -155,23 +221,45 @@ func (l Login) Run(ctx context.Context, store Store) (*Grant, error) {
 	if l.Client.MetadataURL != "" {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: l.Client.MetadataURL}
 	}
-	if len(l.Client.Scopes) > 0 {
-		scopes := l.Client.Scopes
-		cfg.ScopeFilter = func([]string) []string { return scopes }
+	// Scopes the server asked for in a run after the last sign-in (step
+	// up) are asked for too, beside the configured or discovered ones.
+	var stepUp []string
+	if kept, err := store.Load(l.Server); err == nil && kept != nil && len(kept.StepUp) > 0 {
+		stepUp = union(kept.Scopes, kept.StepUp)
+	}
+	cfg.ScopeFilter = func(discovered []string) []string {
+		if len(l.Client.Scopes) > 0 {
+			discovered = l.Client.Scopes
+		}
+		return union(discovered, stepUp)
 	}
 	handler, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
+	if err := l.connect(ctx, httpc, handler); err != nil {
+		return nil, err
+	}
+	return l.keep(store, grant)
+}
+
+// connect connects to the server with handler, which signs in when the
+// server asks, and proves the sign-in by listing the server's tools.
+func (l Login) connect(ctx context.Context, httpc *http.Client, handler auth.OAuthHandler) error {
 	client := sdk.NewClient(&sdk.Implementation{Name: "ask", Version: l.Version}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: l.Server, HTTPClient: httpc, OAuthHandler: handler, MaxRetries: 1}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("signing in to %s: %w", l.label(), err)
+		return fmt.Errorf("signing in to %s: %w", l.label(), err)
 	}
 	defer session.Close()
 	if _, err := session.ListTools(ctx, nil); err != nil {
-		return nil, fmt.Errorf("signed in to %s, but listing its tools failed: %w", l.label(), err)
+		return fmt.Errorf("signed in to %s, but listing its tools failed: %w", l.label(), err)
 	}
+	return nil
+}
+
+// keep saves the grant a sign-in got; nil is a server that asked for none.
+func (l Login) keep(store Store, grant *Grant) (*Grant, error) {
 	if grant == nil {
 		return nil, fmt.Errorf("%s did not ask ask to sign in: it takes requests without a login", l.label())
 	}
@@ -179,6 +267,20 @@ func (l Login) Run(ctx context.Context, store Store) (*Grant, error) {
 		return nil, err
 	}
 	return grant, nil
+}
+
+// listenLoopback listens on a port of 127.0.0.1 for the browser's
+// redirect back; stop closes it.
+func listenLoopback(label string) (redirect string, cb *callback, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("listening for the browser's redirect on 127.0.0.1: %w", err)
+	}
+	redirect = fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	cb = newCallback(label)
+	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return redirect, cb, func() { srv.Close() }, nil
 }
 
 func (l Login) label() string {

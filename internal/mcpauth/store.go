@@ -35,19 +35,31 @@ import (
 // state directory only.
 type Grant struct {
 	// Server is the server's URL as the user named it (canonical form).
-	Server       string    `json:"server"`
-	Name         string    `json:"name,omitempty"` // the mcpServers name, when it had one
-	ClientID     string    `json:"client_id"`
-	ClientSecret string    `json:"client_secret,omitempty"`
-	AuthStyle    int       `json:"auth_style,omitempty"` // oauth2.AuthStyle
-	AuthURL      string    `json:"auth_url,omitempty"`
-	TokenURL     string    `json:"token_url"`
-	Scopes       []string  `json:"scopes,omitempty"`
+	Server       string   `json:"server"`
+	Name         string   `json:"name,omitempty"` // the mcpServers name, when it had one
+	ClientID     string   `json:"client_id"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	AuthStyle    int      `json:"auth_style,omitempty"` // oauth2.AuthStyle
+	AuthURL      string   `json:"auth_url,omitempty"`
+	TokenURL     string   `json:"token_url"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// StepUp are scopes the server asked for later (HTTP 403
+	// insufficient_scope) that the grant lacks: the next ask mcp login
+	// asks for them too.
+	StepUp       []string  `json:"step_up,omitempty"`
 	AccessToken  string    `json:"access_token"`
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	SignedIn     time.Time `json:"signed_in"`
+	// A sign-in through an identity provider (enterprise-managed
+	// authorization) keeps what gets the next token with no person: the
+	// provider's ID token and refresh token, and the ID-JAG's audience
+	// (the authorization server's issuer) and resource.
+	Issuer          string `json:"issuer,omitempty"`
+	Resource        string `json:"resource,omitempty"`
+	IDToken         string `json:"id_token,omitempty"`
+	IdPRefreshToken string `json:"idp_refresh_token,omitempty"`
 }
 
 func (g *Grant) config() *oauth2.Config {
@@ -73,7 +85,7 @@ func (g *Grant) setToken(t *oauth2.Token) {
 // Secrets are the values of g no output may show.
 func (g *Grant) Secrets() []string {
 	var out []string
-	for _, s := range []string{g.AccessToken, g.RefreshToken, g.ClientSecret} {
+	for _, s := range []string{g.AccessToken, g.RefreshToken, g.ClientSecret, g.IDToken, g.IdPRefreshToken} {
 		if s != "" {
 			out = append(out, s)
 		}
@@ -83,7 +95,13 @@ func (g *Grant) Secrets() []string {
 
 // Store keeps grants, one file per server, in a directory of mode 0700
 // whose files are 0600 and never written through a symbolic link.
-type Store struct{ Dir string }
+type Store struct {
+	Dir string
+	// Kept, when set, is told the secrets of each grant saved: a run
+	// that renews a token mid-run hides the new one from its tools'
+	// output too.
+	Kept func(secrets ...string)
+}
 
 // OpenStore is the store under ask's state directory (history.StateDir);
 // a zero Store (no directory) keeps nothing.
@@ -199,6 +217,9 @@ func (s Store) Save(g *Grant) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("keeping the sign-in: %w", err)
+	}
+	if s.Kept != nil {
+		s.Kept(g.Secrets()...) // before the file holds them
 	}
 	if err := os.Rename(tmp.Name(), s.path(g.Server)); err != nil {
 		return fmt.Errorf("keeping the sign-in: %w", err)

@@ -135,6 +135,8 @@ type Run struct {
 	model   loop.Model
 	caller  *providers.Caller // nil for a local program
 	toolbox loop.Toolbox
+	// toolSecrets hides the run's secrets in what the tools return.
+	toolSecrets *providers.Redactor
 	// registry is the tools behind toolbox, nil for none.
 	registry *tools.Registry
 	tools    map[string]tools.Info
@@ -327,12 +329,13 @@ func (r *Run) loadTools(ctx context.Context, root *tools.Root, secrets []string)
 		return err
 	}
 	r.findAgents()
+	// Made before the tools: a token an MCP server's sign-in renews
+	// mid-run joins it.
+	r.toolSecrets = providers.NewRedactor(secrets...)
 	if err := r.buildTools(ctx, root); err != nil {
 		return err
 	}
-	if len(secrets) > 0 {
-		r.toolbox = keyFilter{r.toolbox, providers.NewRedactor(secrets...)}
-	}
+	r.toolbox = keyFilter{r.toolbox, r.toolSecrets}
 	return nil
 }
 

@@ -170,7 +170,8 @@ func oauthClient(o *config.MCPOAuth) *mcpauth.Client {
 	}
 	return &mcpauth.Client{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes,
 		MetadataURL: o.ClientMetadataURL, GrantType: o.GrantType,
-		PrivateKeyFile: o.PrivateKeyFile, SigningAlgorithm: o.SigningAlgorithm}
+		PrivateKeyFile: o.PrivateKeyFile, SigningAlgorithm: o.SigningAlgorithm,
+		IdPIssuer: o.IdPIssuer, IdPClientID: o.IdPClientID, IdPClientSecret: o.IdPClientSecret}
 }
 
 func (c *Config) mcpServers() []mcp.Server {

@@ -62,24 +62,38 @@ func signInStore(env Env) mcpauth.Store {
 // MCPLogin signs in to the remote MCP server target names (ask mcp
 // login): it opens the authorization URL in a browser ($BROWSER, else the
 // system's opener), prints it on env.Notes too, and keeps the grant in the
-// state directory.
-func MCPLogin(ctx context.Context, cfg *Config, env Env, target string) (*mcpauth.Grant, error) {
+// state directory. idToken, when given, is an ID token from the identity
+// provider of a server signed in to through one (oauth idp_issuer): no
+// browser is opened then.
+func MCPLogin(ctx context.Context, cfg *Config, env Env, target, idToken string) (*mcpauth.Grant, error) {
 	server, name, client, err := signInTarget(cfg, target)
 	if err != nil {
 		return nil, err
 	}
+	label := cmp.Or(name, server)
 	if why := client.Check(); why != "" {
-		return nil, fault.Usagef("mcp server %s: oauth: %s", cmp.Or(name, server), why)
+		return nil, fault.Usagef("mcp server %s: oauth: %s", label, why)
+	}
+	if idToken != "" {
+		if !client.Enterprise() {
+			return nil, fault.Usagef("mcp server %s signs in without an identity provider: an ID token goes only with its oauth idp_issuer", label)
+		}
+		if err := mcpauth.CheckIDToken(idToken, time.Now()); err != nil {
+			return nil, fault.Usagef("%v", err)
+		}
 	}
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
+	if client, err = mcp.ExpandOAuth(client, getenv); err != nil {
+		return nil, fault.Usagef("mcp server %s: %v", label, err)
+	}
 	transport := http.DefaultTransport
 	if env.HTTP != nil && env.HTTP.Transport != nil {
 		transport = env.HTTP.Transport
 	}
-	l := mcpauth.Login{Server: server, Name: name, Client: client, Notes: env.Notes, Version: env.Version,
+	l := mcpauth.Login{Server: server, Name: name, Client: client, Notes: env.Notes, Version: env.Version, IDToken: idToken,
 		HTTP: &http.Client{Transport: transport, Timeout: 30 * time.Second},
 		Open: func(u string) error { return mcpauth.OpenBrowser(getenv, u) }}
 	g, err := l.Run(ctx, signInStore(env))

@@ -66,8 +66,8 @@ func (r *Run) credentials(key string) (vars, values []string) {
 		}
 		if sp.OAuth != nil {
 			// A client secret, as written or from the variable it names.
-			values = append(values, sp.OAuth.ClientSecret)
-			named = append(named, sp.OAuth.ClientSecret)
+			values = append(values, sp.OAuth.ClientSecret, sp.OAuth.IdPClientSecret)
+			named = append(named, sp.OAuth.ClientSecret, sp.OAuth.IdPClientSecret)
 			values = append(values, privateKey(sp.OAuth.PrivateKeyFile, getenv)...)
 		}
 	}

@@ -68,7 +68,7 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	opts := mcp.Options{Dir: root.Dir(), Env: root.ChildEnv(), Reserved: taken, Version: r.env.Version,
 		Getenv: r.env.Getenv, Warn: r.env.Notes, NoNetwork: s.Safe.Value && !s.AllowNetwork.Value && len(s.AllowHosts.Value) == 0, Sandbox: root.Sandbox,
 		CacheDir: MCPCacheDir(r.env.Getenv), Starting: r.env.MCPStarting,
-		Auth: mcpauth.OpenStore(history.StateDir(r.env.Getenv)), Ask: r.env.Ask}
+		Auth: r.signIns(), Ask: r.env.Ask}
 	if r.env.Verbose {
 		opts.Stderr = r.env.Notes
 	}
@@ -85,6 +85,14 @@ func (r *Run) loadExtraTools(ctx context.Context, root *tools.Root, builtins []t
 	}
 	r.closers = append(r.closers, servers.Close)
 	return append(extra, servers.Tools()...), nil
+}
+
+// signIns is the store of MCP sign-ins the run's servers use; a token
+// renewed in the run is hidden from the tools' output from then on.
+func (r *Run) signIns() mcpauth.Store {
+	store := mcpauth.OpenStore(history.StateDir(r.env.Getenv))
+	store.Kept = r.toolSecrets.Add
+	return store
 }
 
 // confineServers holds the servers to what the run may do. Under --safe,

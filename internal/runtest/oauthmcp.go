@@ -32,6 +32,18 @@ type OAuthMCP struct {
 	// Requests are the paths asked, in order.
 	Requests  []string
 	challenge map[string]string // code → its PKCE challenge
+	scope     map[string]string // code → the scope asked for
+	granted   string            // the scope the current token has
+	// callScope, when set, is a scope a tools/call needs (step-up).
+	callScope string
+}
+
+// NeedScopeToCall makes a tools/call need scope: a token without it is
+// refused with HTTP 403 insufficient_scope, as a server that steps up.
+func (o *OAuthMCP) NeedScopeToCall(scope string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.callScope = scope
 }
 
 // Access is the access token the server takes now ("" before a sign-in).
@@ -52,7 +64,7 @@ func (o *OAuthMCP) Expire() {
 // StartOAuthMCP starts the server.
 func StartOAuthMCP(t *testing.T) *OAuthMCP {
 	t.Helper()
-	o := &OAuthMCP{challenge: map[string]string{}}
+	o := &OAuthMCP{challenge: map[string]string{}, scope: map[string]string{}}
 	s := sdk.NewServer(&sdk.Implementation{Name: "oauth-test", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "whoami", Description: "Say who is signed in", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
@@ -92,6 +104,7 @@ func StartOAuthMCP(t *testing.T) *OAuthMCP {
 		o.mu.Lock()
 		code := fmt.Sprintf("code-%d", len(o.challenge)+1)
 		o.challenge[code] = q.Get("code_challenge")
+		o.scope[code] = q.Get("scope")
 		o.mu.Unlock()
 		to, err := url.Parse(q.Get("redirect_uri"))
 		if err != nil || to.Hostname() != "127.0.0.1" {
@@ -108,8 +121,10 @@ func StartOAuthMCP(t *testing.T) *OAuthMCP {
 		r.ParseForm()
 		o.mu.Lock()
 		defer o.mu.Unlock()
+		granted := o.granted
 		switch r.PostForm.Get("grant_type") {
 		case "authorization_code":
+			granted = o.scope[r.PostForm.Get("code")]
 			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 			if want := o.challenge[r.PostForm.Get("code")]; want == "" || base64.RawURLEncoding.EncodeToString(sum[:]) != want {
 				w.WriteHeader(http.StatusBadRequest)
@@ -129,6 +144,7 @@ func StartOAuthMCP(t *testing.T) *OAuthMCP {
 			return
 		}
 		o.issued++
+		o.granted = granted
 		o.access = fmt.Sprintf("test-access-token-%d-secret", o.issued)
 		o.refresh = fmt.Sprintf("test-refresh-token-%d-secret", o.issued)
 		writeJSON(w, map[string]any{"access_token": o.access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": o.refresh})
@@ -136,7 +152,14 @@ func StartOAuthMCP(t *testing.T) *OAuthMCP {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		o.mu.Lock()
 		ok := o.access != "" && r.Header.Get("Authorization") == "Bearer "+o.access
+		need := o.callScope
+		stepUp := need != "" && !strings.Contains(" "+o.granted+" ", " "+need+" ")
 		o.mu.Unlock()
+		if ok && stepUp && isCall(r) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, need, base))
+			http.Error(w, "insufficient scope", http.StatusForbidden)
+			return
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
 			http.Error(w, "sign in first", http.StatusUnauthorized)

@@ -156,6 +156,19 @@ type server struct {
 	// endSession ends a remote session's context, after Close.
 	endSession func()
 	stopWatch  func() bool // stops the context watch
+	// warn receives what the person must do for a remote server (sign in
+	// again), once.
+	warn   io.Writer
+	warned sync.Once
+}
+
+// warnOnce tells the person, once a run, that the server needs a new
+// sign-in.
+func (s *server) warnOnce(login *mcpauth.LoginNeeded) {
+	if s.warn == nil {
+		return
+	}
+	s.warned.Do(func() { fmt.Fprintf(s.warn, "ask: warning: %v\n", login) })
 }
 
 // Server is one MCP server to start (a command) or to connect to (a URL).

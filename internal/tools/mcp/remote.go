@@ -298,7 +298,7 @@ func connectRemote(ctx context.Context, spec Server, name string, opts Options) 
 		case <-startCtx.Done():
 		}
 	}
-	srv := &server{name: name, session: session, stderr: newTailWriter(name, nil), remote: spec.URL}
+	srv := &server{name: name, session: session, stderr: newTailWriter(name, nil), remote: spec.URL, warn: opts.Warn}
 	srv.endSession = endSession
 
 	listed, err := srv.listTools(ctx, startCtx, origin)
@@ -329,15 +329,27 @@ func oauthHandler(spec Server, opts Options, httpc *http.Client) (auth.OAuthHand
 	}
 	var client mcpauth.Client
 	if spec.OAuth != nil {
-		client = *spec.OAuth
-		if client.ClientSecret, err = expand(client.ClientSecret, opts.getenv()); err != nil {
-			return nil, fmt.Errorf("oauth client_secret: %v", err)
-		}
-		if client.PrivateKeyFile, err = expand(client.PrivateKeyFile, opts.getenv()); err != nil {
-			return nil, fmt.Errorf("oauth private_key_file: %v", err)
+		if client, err = ExpandOAuth(*spec.OAuth, opts.getenv()); err != nil {
+			return nil, err
 		}
 	}
 	return mcpauth.ForRun(opts.Auth, server, cmp.Or(spec.Name, spec.URL), client, httpc)
+}
+
+// ExpandOAuth is c with the variables its secrets and key path name
+// (${VAR}) put in.
+func ExpandOAuth(c mcpauth.Client, getenv func(string) string) (mcpauth.Client, error) {
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{{"client_secret", &c.ClientSecret}, {"private_key_file", &c.PrivateKeyFile}, {"idp_client_secret", &c.IdPClientSecret}} {
+		v, err := expand(*f.v, getenv)
+		if err != nil {
+			return c, fmt.Errorf("oauth %s: %v", f.key, err)
+		}
+		*f.v = v
+	}
+	return c, nil
 }
 
 func transportName(sse bool) string {

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/tools"
 )
 
@@ -74,6 +75,14 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: the call was cancelled (%v)", t.info.Name, context.Cause(ctx))
+		}
+		var login *mcpauth.LoginNeeded
+		if errors.As(err, &login) {
+			// The server wants more than the kept sign-in: the person is
+			// told the command that signs in again, the model that the
+			// call failed for it.
+			srv.warnOnce(login)
+			return "", fmt.Errorf("%s: %v", t.info.Name, login)
 		}
 		if srv.remote != "" {
 			// Gone, restarted (its session lost) or unreachable, whether
