@@ -13,6 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
@@ -109,6 +110,9 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		transcript = out.History.Path(id)
 	}
 	cfg := r.loopConfig(out, rec, box, changes, &step, prev)
+	if cfg.Gate != nil {
+		cfg.Gate = gitAhead{cfg.Gate, git, r}
+	}
 	before := prev.carried()
 	res := r.runLoop(ctx, id, transcript, rec, prompt, cfg)
 	return r.finishRun(ctx, rec, id, start, res, git, changes, before)
@@ -218,6 +222,26 @@ func (r *Run) watchedToolbox(ctx context.Context, prev *pendingRun, tr *trace.Ru
 	}
 	box = watchedTools{box, r.root, tr, r, git}
 	return box, git
+}
+
+// gitAhead starts reading the git state as a step's calls are put to the
+// gate, before any of them runs: it is read while a person decides and
+// while the change watcher gets ready, not after. A step of readers
+// alone, and a run that calls no tool, start no git.
+type gitAhead struct {
+	loop.Gate
+	git *gitState
+	run *Run
+}
+
+func (g gitAhead) Check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict {
+	for _, c := range calls {
+		if !tools.ChangesNothing(c.Name) {
+			g.git.start(ctx, g.run)
+			break
+		}
+	}
+	return g.Gate.Check(ctx, calls)
 }
 
 // loopConfig is the loop's configuration for the run, carrying on from
@@ -411,6 +435,11 @@ type gitState struct {
 	state *records.GitState
 }
 
+// start reads the state in the background; read and take wait for it.
+func (g *gitState) start(ctx context.Context, r *Run) {
+	go g.read(ctx, r)
+}
+
 func (g *gitState) read(ctx context.Context, r *Run) {
 	g.once.Do(func() {
 		if r.Settings.Safe.Value {
@@ -459,13 +488,18 @@ func (w watchedTools) Call(ctx context.Context, name, arguments string) (string,
 	}
 	if tools.ReportsOwnChanges(name) {
 		// The state is the repository's before anything of the run's
-		// changed it: a file tool waits for the read under way.
-		w.git.read(ctx, w.run)
+		// changed it: a file tool that writes waits for the read under
+		// way.
+		if !tools.ChangesNothing(name) {
+			w.git.read(ctx, w.run)
+		}
 		return w.Toolbox.Call(ctx, name, arguments)
 	}
-	w.git.take(ctx, w.run)
+	// The watcher gets ready while the state is read (gitAhead), and
+	// the call waits for both.
 	done := w.root.Watch(name)
 	defer done()
+	w.git.take(ctx, w.run)
 	return w.Toolbox.Call(ctx, name, arguments)
 }
 

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,7 +48,7 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 // nil, with no error, when dir is in no repository or git is not
 // installed.
 func GitStateOf(ctx context.Context, dir string) (*records.GitState, error) {
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := exec.LookPath("git"); err != nil || !mayBeInRepository(dir) {
 		return nil, nil
 	}
 	// One process in the usual case, a repository with a commit; a second
@@ -78,6 +80,27 @@ func GitStateOf(ctx context.Context, dir string) (*records.GitState, error) {
 		}
 	}
 	return st, nil
+}
+
+// mayBeInRepository reports whether git could find a repository from dir:
+// a .git in dir or a directory above it (git looks from the real path), or
+// GIT_DIR naming one. Outside any, a run's first command starts no git.
+func mayBeInRepository(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return true // let git say
+	}
+	for d := real; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // errNotInGit is a file git cannot give back: not in the commit.
