@@ -3,6 +3,7 @@ package run
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,7 @@ func TestGitStateReadBeforeTheFirstChange(t *testing.T) {
 	bin := t.TempDir()
 	logf := filepath.Join(t.TempDir(), "git.log")
 	// git is run as git -c core.fsmonitor=false -C DIR SUBCOMMAND ...
-	script := "#!/bin/sh\n{ echo \"$5\"; cat \"$4/f.txt\"; } >> " + logf + "\nexit 128\n"
+	script := "#!/bin/sh\necho \"$5 $(cat \"$4/f.txt\")\" >> " + logf + "\nexit 128\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,14 @@ func TestGitStateReadBeforeTheFirstChange(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		calls []providers.ToolCall
-		want  string // the log: git's arguments and f.txt as git found it
+		want  string // the log, sorted: git's subcommands and f.txt as each found it
 	}{
 		{name: "one-shot answer"},
 		{name: "readers alone", calls: []providers.ToolCall{
 			fakeprovider.Call("c1", "read_file", `{"path":"f.txt"}`),
 			fakeprovider.Call("c2", "list_directory", `{"path":"."}`)}},
 		{name: "a command", calls: []providers.ToolCall{fakeprovider.Call("c1", "shell", `{"command":"echo changed > f.txt"}`)},
-			want: "rev-parse\nas found\nrev-parse\nas found\n"},
+			want: "rev-parse as found\nrev-parse as found\nstatus as found\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(logf)
@@ -62,8 +63,10 @@ func TestGitStateReadBeforeTheFirstChange(t *testing.T) {
 			if r.err != nil || r.Status != "completed" {
 				t.Fatalf("run: %v %v", r.err, r.Status)
 			}
-			got, _ := os.ReadFile(logf)
-			if string(got) != tt.want {
+			log, _ := os.ReadFile(logf)
+			lines := strings.SplitAfter(string(log), "\n")
+			slices.Sort(lines)
+			if got := strings.Join(lines, ""); got != tt.want {
 				t.Errorf("git log:\n%s\nwant:\n%s", got, tt.want)
 			}
 			if tt.want != "" && !strings.Contains(string(must(os.ReadFile(filepath.Join(w.wd, "f.txt")))), "changed") {
