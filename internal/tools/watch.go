@@ -213,11 +213,9 @@ func (w *watcher) watchSoFar() {
 	if err != nil {
 		return
 	}
-	for rel := range w.dirs {
-		if err := kw.addDir(w.abs(rel), rel); err != nil {
-			go kw.close() // never started
-			return
-		}
+	if err := w.addDirs(kw, slices.Collect(maps.Keys(w.dirs))); err != nil {
+		go kw.close() // never started
+		return
 	}
 	w.kernel, w.prewatched = kw, map[string]bool{}
 }
@@ -335,21 +333,26 @@ func (w *watcher) arm() {
 func (w *watcher) watchPicture(kw kernelWatch, pre bool) error {
 	rels := slices.Sorted(maps.Keys(w.dirs))
 	if !pre {
-		for _, rel := range rels {
-			if err := kw.addDir(w.abs(rel), rel); err != nil {
-				return err
-			}
+		if err := w.addDirs(kw, rels); err != nil {
+			return err
 		}
 	}
-	for _, rel := range rels {
-		if w.prewatched[rel] {
+	// The first call waits for this: the directories are looked at on
+	// two threads, and only those that changed are read again.
+	moved := make([]bool, len(rels))
+	inTwo(len(rels), func(i int) {
+		if w.prewatched[rels[i]] {
+			return
+		}
+		info, err := os.Lstat(w.abs(rels[i]))
+		moved[i] = err != nil || !info.IsDir() || dirTime(info) != w.dirs[rels[i]]
+	})
+	for i, rel := range rels {
+		if !moved[i] {
 			continue
 		}
 		abs := w.abs(rel)
 		info, err := os.Lstat(abs)
-		if err == nil && info.IsDir() && dirTime(info) == w.dirs[rel] {
-			continue
-		}
 		for p := range w.files {
 			if parentRel(p) == rel || rel == "" && !strings.Contains(p, "/") {
 				delete(w.files, p)
@@ -362,6 +365,45 @@ func (w *watcher) watchPicture(kw kernelWatch, pre bool) error {
 		}
 	}
 	return nil
+}
+
+// addDirs adds the directories rels to kw, on two threads where the
+// kernel's watch can take them so (its cost is mostly the kernel's
+// looking up each path).
+func (w *watcher) addDirs(kw kernelWatch, rels []string) error {
+	abs := make([]string, len(rels))
+	for i, rel := range rels {
+		abs[i] = w.abs(rel)
+	}
+	if bw, ok := kw.(batchWatch); ok {
+		return bw.addDirs(abs, rels)
+	}
+	for i, rel := range rels {
+		if err := kw.addDir(abs[i], rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchWatch is a kernel watch that adds many directories at once.
+type batchWatch interface {
+	addDirs(abs, rels []string) error
+}
+
+// inTwo calls f for each of 0..n-1, on two goroutines.
+func inTwo(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < n; i += 2 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (w *watcher) abs(rel string) string {

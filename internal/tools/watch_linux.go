@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -94,17 +95,42 @@ func newKernelWatch(root *Root, mu *sync.Mutex) (kernelWatch, error) {
 }
 
 func (k *inotify) addDir(abs, rel string) error {
+	wd, err := k.add(abs)
+	if wd >= 0 {
+		k.dirs[wd] = rel
+	}
+	return err
+}
+
+// addDirs adds many directories on two threads: the kernel looks each
+// path up by itself, and that is most of what watching costs.
+func (k *inotify) addDirs(abs, rels []string) error {
+	wds := make([]int32, len(abs))
+	errs := make([]error, len(abs))
+	inTwo(len(abs), func(i int) { wds[i], errs[i] = k.add(abs[i]) })
+	var first error
+	for i, wd := range wds {
+		if wd >= 0 {
+			k.dirs[wd] = rels[i]
+		}
+		first = cmp.Or(first, errs[i])
+	}
+	return first
+}
+
+// add watches one directory; a directory gone already, or unreadable, is
+// no error (nothing to hear from it) and has no watch (-1).
+func (k *inotify) add(abs string) (int32, error) {
 	wd, err := unix.InotifyAddWatch(k.fd, abs, inotifyMask)
 	switch {
 	case err == nil:
-		k.dirs[int32(wd)] = rel
-		return nil
+		return int32(wd), nil
 	case errors.Is(err, unix.ENOSPC):
-		return fmt.Errorf("inotify: the limit of watched directories (fs.inotify.max_user_watches) is reached at %s", abs)
+		return -1, fmt.Errorf("inotify: the limit of watched directories (fs.inotify.max_user_watches) is reached at %s", abs)
 	case errors.Is(err, unix.ENOMEM):
-		return fmt.Errorf("inotify: %s: %w", abs, err)
+		return -1, fmt.Errorf("inotify: %s: %w", abs, err)
 	}
-	return nil // gone already, or unreadable: nothing to hear from it
+	return -1, nil
 }
 
 func (k *inotify) start() {
