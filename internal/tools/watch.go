@@ -118,7 +118,7 @@ type watcher struct {
 	mu     sync.Mutex
 	files  map[string]stamp // the picture: every path under the root but ask's hidden ones
 	kernel kernelWatch      // nil: scan the tree instead
-	// since is the file systems' clock as the watched calls running
+	// since is the file system's clock as the watched calls running
 	// began (fsNow), for judge.
 	since int64
 	// dirs are the picture's directories and their times, until the
@@ -227,12 +227,12 @@ func (w *watcher) newKernel() (kernelWatch, error) {
 	return newKernelWatch(w.root, &w.mu)
 }
 
-// listDir puts the picture of the tree under the directory abs (rel in
-// the root) into files: each file by its name and type alone, as the
-// directory's listing gives them, each directory by its mode, with its
-// time into dirs. A directory's time is taken before it is read: a change
-// made after shows in it, when the kernel is asked to watch (arm).
-func (w *watcher) listDir(abs, rel string, time int64) error {
+// listDir puts the tree under the directory abs (rel in the root) into
+// the picture: each file by its name and type alone, as the directory's
+// listing gives them, each directory by its mode (files) and its time (at,
+// into dirs), taken before it is read: a change made after shows in it,
+// when the kernel is asked to watch (arm).
+func (w *watcher) listDir(abs, rel string, at int64) error {
 	if w.stopped.Load() {
 		return errStopped
 	}
@@ -242,7 +242,7 @@ func (w *watcher) listDir(abs, rel string, time int64) error {
 	if !w.hurried && w.hurry.Load() {
 		w.watchSoFar()
 	}
-	w.dirs[rel] = time
+	w.dirs[rel] = at
 	if w.kernel != nil {
 		if err := w.kernel.addDir(abs, rel); err != nil {
 			go w.kernel.close() // never started; arm tries again
