@@ -111,7 +111,7 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 	}
 	cfg := r.loopConfig(out, rec, box, changes, &step, prev)
 	if cfg.Gate != nil {
-		cfg.Gate = gitAhead{cfg.Gate, git, r}
+		cfg.Gate = readyAhead{cfg.Gate, git, r}
 	}
 	before := prev.carried()
 	res := r.runLoop(ctx, id, transcript, rec, prompt, cfg)
@@ -224,22 +224,29 @@ func (r *Run) watchedToolbox(ctx context.Context, prev *pendingRun, tr *trace.Ru
 	return box, git
 }
 
-// gitAhead starts reading the git state as a step's calls are put to the
-// gate, before any of them runs: it is read while a person decides and
-// while the change watcher gets ready, not after. A step of readers
-// alone, and a run that calls no tool, start no git.
-type gitAhead struct {
+// readyAhead starts making ready what a step's calls wait for as they are
+// put to the gate, before any of them runs: the git state undo needs, for
+// a call that may change something, and the change watcher, for a call it
+// watches. Both get ready while a person decides, and while the state and
+// the watcher wait for each other, not one after the other. A step of
+// readers alone, and a run that calls no tool, start neither.
+type readyAhead struct {
 	loop.Gate
 	git *gitState
 	run *Run
 }
 
-func (g gitAhead) Check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict {
+func (g readyAhead) Check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict {
+	git, watch := false, false
 	for _, c := range calls {
-		if !tools.ChangesNothing(c.Name) {
-			g.git.start(ctx, g.run)
-			break
-		}
+		git = git || !tools.ChangesNothing(c.Name)
+		watch = watch || !tools.ReportsOwnChanges(c.Name)
+	}
+	if git {
+		g.git.start(ctx, g.run)
+	}
+	if watch {
+		g.run.root.ReadyWatching()
 	}
 	return g.Gate.Check(ctx, calls)
 }
@@ -495,7 +502,7 @@ func (w watchedTools) Call(ctx context.Context, name, arguments string) (string,
 		}
 		return w.Toolbox.Call(ctx, name, arguments)
 	}
-	// The watcher gets ready while the state is read (gitAhead), and
+	// The watcher gets ready while the state is read (readyAhead), and
 	// the call waits for both.
 	done := w.root.Watch(name)
 	defer done()

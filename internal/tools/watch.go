@@ -153,6 +153,25 @@ func (r *Root) StartWatching() {
 	}
 }
 
+// ReadyWatching asks the kernel to watch, in the background, for a
+// watched call about to come (the model asked for it, and it waits for a
+// person's approval or its hooks): the call then finds it ready.
+func (r *Root) ReadyWatching() {
+	if r == nil || r.onChange == nil {
+		return
+	}
+	w := r.watcher()
+	w.hurry.Store(true)
+	go func() {
+		<-w.ready
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.armed && !w.stopped.Load() {
+			w.arm()
+		}
+	}()
+}
+
 // StopWatching releases what watching holds in the kernel; a later
 // watched call starts again from a new picture. A call still running keeps
 // the old watcher, scanning.

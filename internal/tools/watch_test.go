@@ -522,3 +522,26 @@ func TestWatchFirstCallWhenTheKernelLosesTrack(t *testing.T) {
 		t.Errorf("changes = %q", got)
 	}
 }
+
+// A call about to come has the kernel watch ahead of it, once, and what it
+// changes is reported as ever.
+func TestReadyWatchingAheadOfTheCall(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "x\n", "b/y": "y\n"}, false)
+	var made atomic.Int32
+	w.root.watchKernel = func(root *Root, mu *sync.Mutex) (kernelWatch, error) {
+		made.Add(1)
+		return newKernelWatch(root, mu)
+	}
+	w.root.StartWatching()
+	w.root.ReadyWatching()
+	for made.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if got := w.sh(t, "echo 1 >> a/x; echo n > b/new"); !slices.Equal(got, []string{"changed a/x (shell)", "created b/new (shell)"}) {
+		t.Errorf("changes = %q", got)
+	}
+	if made.Load() != 1 {
+		t.Errorf("the kernel was asked %d times, want once", made.Load())
+	}
+}
