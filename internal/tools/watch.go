@@ -454,7 +454,10 @@ func (w *watcher) problem(err error) {
 // function it returns, called once the call has ended, reports what changed
 // in the meantime, each file once. Calls running at once share the watch:
 // what changed is reported by the first to end. With nobody listening
-// (OnChange), nothing is watched.
+// (OnChange), nothing is watched. A call that comes before the picture is
+// finished waits for the rest of it (its names only, the kernel watching
+// each directory as it is read): a file the call removes can be reported
+// only if its name was read before the call began.
 func (r *Root) Watch(tool string) (done func()) {
 	if r == nil || r.onChange == nil {
 		return func() {}
