@@ -545,3 +545,20 @@ func TestReadyWatchingAheadOfTheCall(t *testing.T) {
 		t.Errorf("the kernel was asked %d times, want once", made.Load())
 	}
 }
+
+// A working directory inside one of ask's hidden paths (a run in its own
+// state directory) has nothing to report: the picture skips it as the
+// tools do.
+func TestWatchInsideAHiddenPath(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "x\n", "b": "b\n"}, false)
+	w.root.Hide(filepath.Dir(w.root.Dir()))
+	w.root.StartWatching()
+	<-w.root.watcher().ready
+	if n := len(w.root.watcher().files); n != 0 {
+		t.Errorf("the picture holds %d hidden paths", n)
+	}
+	if got := w.sh(t, "echo y >> a/x; rm b; echo n > new"); len(got) > 0 {
+		t.Errorf("changes = %q, want none", got)
+	}
+}
