@@ -19,15 +19,15 @@ import (
 // reply, then the step's shell call) in a 10-step run, the first step's
 // against the median of the others (issue 41: within 2×), with a model
 // that answers at once and with one that takes 20 ms (a fast local
-// model). A run's first step pays what later ones find ready: reading the
-// repository's state for undo (a git process, about 4.5 ms), the change
-// watcher's picture, the tools' schemas; these now start as the first
-// request goes out, so a model that takes longer than they do hides them.
+// model). A run's first step pays what later ones find ready: the change
+// watcher's picture and the tools' schemas, which start as the first
+// request goes out, so that a model that takes longer hides them; the
+// kernel's watch and, in a repository, the state undo needs (two git
+// processes at once), which start only as the model's calls are put to
+// the gate, so that a one-shot answer pays for neither.
 //
 // Each runs outside any repository (model-*), where no git is started,
-// and in a git repository with a commit (model-*-in-git), where the
-// first command waits for the state undo needs (two git processes at
-// once, started as the calls are put to the gate).
+// and in a git repository with a commit (model-*-in-git).
 func BenchmarkFirstStep(b *testing.B) {
 	_, err := exec.LookPath("git")
 	for _, inGit := range []bool{false, true} {
