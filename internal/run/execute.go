@@ -13,6 +13,7 @@ import (
 
 	"github.com/ask-cli/ask/internal/history"
 	"github.com/ask-cli/ask/internal/loop"
+	"github.com/ask-cli/ask/internal/policy"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/records"
 	"github.com/ask-cli/ask/internal/tools"
@@ -109,6 +110,9 @@ func (r *Run) execute(ctx context.Context, prompt string, out Output, prev *pend
 		transcript = out.History.Path(id)
 	}
 	cfg := r.loopConfig(out, rec, box, changes, &step, prev)
+	if cfg.Gate != nil {
+		cfg.Gate = readyAhead{cfg.Gate, git, r}
+	}
 	before := prev.carried()
 	res := r.runLoop(ctx, id, transcript, rec, prompt, cfg)
 	return r.finishRun(ctx, rec, id, start, res, git, changes, before)
@@ -218,6 +222,33 @@ func (r *Run) watchedToolbox(ctx context.Context, prev *pendingRun, tr *trace.Ru
 	}
 	box = watchedTools{box, r.root, tr, r, git}
 	return box, git
+}
+
+// readyAhead starts making ready what a step's calls wait for as they are
+// put to the gate, before any of them runs: the git state undo needs, for
+// a call that may change something, and the change watcher, for a call it
+// watches. Both get ready while a person decides, and while the state and
+// the watcher wait for each other, not one after the other. A step of
+// readers alone, and a run that calls no tool, start neither.
+type readyAhead struct {
+	loop.Gate
+	git *gitState
+	run *Run
+}
+
+func (g readyAhead) Check(ctx context.Context, calls []providers.ToolCall) []policy.Verdict {
+	git, watch := false, false
+	for _, c := range calls {
+		git = git || !tools.ChangesNothing(c.Name)
+		watch = watch || !tools.ReportsOwnChanges(c.Name)
+	}
+	if git {
+		g.git.start(ctx, g.run)
+	}
+	if watch {
+		g.run.root.ReadyWatching()
+	}
+	return g.Gate.Check(ctx, calls)
 }
 
 // loopConfig is the loop's configuration for the run, carrying on from
@@ -411,6 +442,11 @@ type gitState struct {
 	state *records.GitState
 }
 
+// start reads the state in the background; read and take wait for it.
+func (g *gitState) start(ctx context.Context, r *Run) {
+	go g.read(ctx, r)
+}
+
 func (g *gitState) read(ctx context.Context, r *Run) {
 	g.once.Do(func() {
 		if r.Settings.Safe.Value {
@@ -459,13 +495,18 @@ func (w watchedTools) Call(ctx context.Context, name, arguments string) (string,
 	}
 	if tools.ReportsOwnChanges(name) {
 		// The state is the repository's before anything of the run's
-		// changed it: a file tool waits for the read under way.
-		w.git.read(ctx, w.run)
+		// changed it: a file tool that writes waits for the read under
+		// way.
+		if !tools.ChangesNothing(name) {
+			w.git.read(ctx, w.run)
+		}
 		return w.Toolbox.Call(ctx, name, arguments)
 	}
-	w.git.take(ctx, w.run)
+	// The watcher gets ready while the state is read (readyAhead), and
+	// the call waits for both.
 	done := w.root.Watch(name)
 	defer done()
+	w.git.take(ctx, w.run)
 	return w.Toolbox.Call(ctx, name, arguments)
 }
 

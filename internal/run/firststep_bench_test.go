@@ -3,6 +3,8 @@ package run
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -17,17 +19,34 @@ import (
 // reply, then the step's shell call) in a 10-step run, the first step's
 // against the median of the others (issue 41: within 2×), with a model
 // that answers at once and with one that takes 20 ms (a fast local
-// model). A run's first step pays what later ones find ready: reading the
-// repository's state for undo (a git process, about 4.5 ms), the change
-// watcher's picture, the tools' schemas; these now start as the first
-// request goes out, so a model that takes longer than they do hides them.
+// model). A run's first step pays what later ones find ready: the change
+// watcher's picture and the tools' schemas, which start as the first
+// request goes out, so that a model that takes longer hides them; the
+// kernel's watch and, in a repository, the state undo needs (two git
+// processes at once), which start only as the model's calls are put to
+// the gate, so that a one-shot answer pays for neither.
+//
+// Each runs outside any repository (model-*), where no git is started,
+// and in a git repository with a commit (model-*-in-git).
 func BenchmarkFirstStep(b *testing.B) {
-	for _, latency := range []time.Duration{0, 20 * time.Millisecond} {
-		b.Run(fmt.Sprintf("model-%s", latency), func(b *testing.B) { firstStep(b, latency) })
+	_, err := exec.LookPath("git")
+	for _, inGit := range []bool{false, true} {
+		for _, latency := range []time.Duration{0, 20 * time.Millisecond} {
+			name := fmt.Sprintf("model-%s", latency)
+			if inGit {
+				name += "-in-git"
+			}
+			b.Run(name, func(b *testing.B) {
+				if inGit && err != nil {
+					b.Skip("git is not installed")
+				}
+				firstStep(b, latency, inGit)
+			})
+		}
 	}
 }
 
-func firstStep(b *testing.B, latency time.Duration) {
+func firstStep(b *testing.B, latency time.Duration, inGit bool) {
 	const steps = 10
 	var first, median []float64
 	for b.Loop() {
@@ -45,6 +64,11 @@ func firstStep(b *testing.B, latency time.Duration) {
 		})
 		w := newWorld(b, srv)
 		w.environ = []string{"PATH=" + os.Getenv("PATH")}
+		if inGit {
+			b.StopTimer()
+			gitInit(b, w.wd)
+			b.StartTimer()
+		}
 		r := w.ask("log", "yes", true, "no-stream", true)
 		srv.Close()
 		if r.err != nil || r.Status != "completed" {
@@ -68,6 +92,21 @@ func firstStep(b *testing.B, latency time.Duration) {
 	b.ReportMetric(f, "first-step-ms")
 	b.ReportMetric(m, "median-step-ms")
 	b.ReportMetric(f/m, "first/median")
+}
+
+// gitInit makes dir a repository with one commit of one file.
+func gitInit(b *testing.B, dir string) {
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("r\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README"},
+		{"-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "-m", "start"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %s: %v\n%s", args[0], err, out)
+		}
+	}
 }
 
 func medianOf(xs []float64) float64 {

@@ -132,6 +132,16 @@ func ReportsOwnChanges(name string) bool {
 	return false
 }
 
+// ChangesNothing reports whether a tool is one of ask's readers, which
+// change no file and run nothing.
+func ChangesNothing(name string) bool {
+	switch name {
+	case "read_file", "list_directory", "search":
+		return true
+	}
+	return false
+}
+
 // lineDelta counts the lines that a change from old to new adds and
 // removes, each line matched at most once (the +N -M a diffstat shows,
 // without aligning the lines).

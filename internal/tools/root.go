@@ -56,6 +56,7 @@ type Root struct {
 	watch          *watcher
 	onWatchProblem func(string)
 	watchKernel    func(*Root, *sync.Mutex) (kernelWatch, error) // nil: newKernelWatch; tests replace it
+	pictureDir     func(rel string)                              // tests: called as the picture reads each directory
 	// Sandbox confines every process the tools start (the shell tool,
 	// user tools); nil confines nothing.
 	Sandbox *sandbox.Sandbox
@@ -110,6 +111,17 @@ func (r *Root) Hide(paths ...string) {
 func (r *Root) isHidden(real string) bool {
 	for _, h := range r.hidden {
 		if within(real, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// hidesWithin reports whether a hidden path lies in the directory abs, or
+// abs in one.
+func (r *Root) hidesWithin(abs string) bool {
+	for _, h := range r.hidden {
+		if within(h, abs) || within(abs, h) {
 			return true
 		}
 	}

@@ -15,10 +15,13 @@ import (
 
 // The change watcher finds what a call changed in the working directory
 // when the tool does not say it itself (the shell, user tools, MCP tools).
-// It keeps a picture of the tree, one stamp a path, taken once; from then
-// on the kernel (inotify) says which paths were touched, so that a call
-// costs what it touched rather than what the tree holds. Where the kernel
-// cannot tell, the tree is scanned before and after each call instead,
+// It keeps a picture of the tree, taken once: every path's name and type,
+// read from the directories alone (a file's own stamp is taken only once
+// a call touches it, since stating every file of a large tree costs
+// several times what listing it does); from then on the kernel (inotify)
+// says which paths were touched, so that a call costs what it touched
+// rather than what the tree holds. Where the kernel cannot tell, the tree
+// is stamped whole and scanned before and after each call instead,
 // whatever its size, and OnWatchProblem hears of it once.
 
 // stamp is what tells that a path changed: for a file its size, times
@@ -32,6 +35,9 @@ type stamp struct {
 	ino          uint64
 	mode         fs.FileMode
 	target       string
+	// partial: only the file's type is known, from its directory's
+	// listing (the picture); whether it changed is judged by judge.
+	partial bool
 }
 
 func (s stamp) isDir() bool { return s.mode.IsDir() }
@@ -68,6 +74,22 @@ func action(old stamp, had bool, cur stamp, exists bool) string {
 	return ""
 }
 
+// judge is what became of a path between the picture or the last stamp
+// (old) and now (cur). A file the picture knows only by name changed if
+// the kernel said it was written, its attributes changed, or it was made,
+// removed or moved (sure); else, when it was only closed after being
+// opened for writing or the kernel lost track, if its ctime is the call's
+// or later (since).
+func (w *watcher) judge(old stamp, had bool, cur stamp, exists, sure bool) string {
+	if had && old.partial && exists && !cur.isDir() {
+		if sure || cur.ctime >= w.since {
+			return "changed"
+		}
+		return ""
+	}
+	return action(old, had, cur, exists)
+}
+
 // kernelWatch is the kernel's side: which paths were touched.
 type kernelWatch interface {
 	// addDir watches a directory, before it is read; an error means the
@@ -76,9 +98,11 @@ type kernelWatch interface {
 	// start follows the kernel's reports from now on.
 	start()
 	// take returns, and forgets, the paths touched since it was last
-	// called and the directories removed or moved away (their whole
-	// trees touched); lost when the kernel lost track (scan then); err
-	// when it can no longer watch. Called with the watcher's lock held.
+	// called, each true when the kernel saw it changed rather than only
+	// closed after writing, and the directories removed or moved away
+	// (their whole trees touched); lost when the kernel lost track (scan
+	// then); err when it can no longer watch. Called with the watcher's
+	// lock held.
 	take() (touched map[string]bool, gone []string, lost bool, err error)
 	// forget hears what the kernel has said so far and forgets that rel
 	// was touched. Called with the watcher's lock held.
@@ -94,10 +118,20 @@ type watcher struct {
 	mu     sync.Mutex
 	files  map[string]stamp // the picture: every path under the root but ask's hidden ones
 	kernel kernelWatch      // nil: scan the tree instead
+	// since is the file system's clock as the watched calls running
+	// began (fsNow), for judge.
+	since int64
 	// dirs are the picture's directories and their times, until the
 	// first watched call asks the kernel to watch them (armed).
 	dirs  map[string]int64
 	armed bool
+	// hurry is set when a watched call waits for the picture: the kernel
+	// is asked to watch the directories read so far, and each of the rest
+	// before it is read (prewatched), so that arm need not go over them
+	// again.
+	hurry      atomic.Bool
+	hurried    bool
+	prewatched map[string]bool
 	// pending are the paths file tools changed while the picture was
 	// being taken, stamped again at arm.
 	pendingMu sync.Mutex
@@ -117,6 +151,25 @@ func (r *Root) StartWatching() {
 	if r != nil && r.onChange != nil {
 		r.watcher()
 	}
+}
+
+// ReadyWatching asks the kernel to watch, in the background, for a
+// watched call about to come (the model asked for it, and it waits for a
+// person's approval or its hooks): the call then finds it ready.
+func (r *Root) ReadyWatching() {
+	if r == nil || r.onChange == nil {
+		return
+	}
+	w := r.watcher()
+	w.hurry.Store(true)
+	go func() {
+		<-w.ready
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.armed && !w.stopped.Load() {
+			w.arm()
+		}
+	}()
 }
 
 // StopWatching releases what watching holds in the kernel; a later
@@ -159,21 +212,96 @@ func (w *watcher) start() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	files, dirs := map[string]stamp{}, map[string]int64{}
-	// Each directory's time is taken before it is read: a change made
-	// after shows in it, when the kernel is asked to watch (arm).
-	err := w.root.scanDir(w.root.dir, "", files, func(abs, rel string) error {
-		if w.stopped.Load() {
-			return errStopped
-		}
-		if info, err := os.Lstat(abs); err == nil {
-			dirs[rel] = dirTime(info)
-		}
-		return nil
-	})
-	// Stopped (err), the picture is left partial: only a call already
-	// waiting for it uses it, and that run is ending.
 	w.files, w.dirs = files, dirs
-	_ = err
+	info, err := os.Lstat(w.root.dir)
+	if err != nil {
+		return
+	}
+	// Stopped (err), the picture is left unfinished: only a call already
+	// waiting for it uses it, and that run is ending.
+	_ = w.listDir(w.root.dir, "", dirTime(info))
+}
+
+// watchSoFar asks the kernel to watch the directories the picture has
+// read so far, for a call waiting for the rest; a kernel that cannot is
+// left to arm, which tries again and scans if it must. Called with the
+// lock held.
+func (w *watcher) watchSoFar() {
+	w.hurried = true
+	kw, err := w.newKernel()
+	if err != nil {
+		return
+	}
+	if err := w.addDirs(kw, slices.Collect(maps.Keys(w.dirs))); err != nil {
+		go kw.close() // never started
+		return
+	}
+	w.kernel, w.prewatched = kw, map[string]bool{}
+}
+
+func (w *watcher) newKernel() (kernelWatch, error) {
+	if w.root.watchKernel != nil {
+		return w.root.watchKernel(w.root, &w.mu)
+	}
+	return newKernelWatch(w.root, &w.mu)
+}
+
+// listDir puts the tree under the directory abs (rel in the root) into
+// the picture: each file by its name and type alone, as the directory's
+// listing gives them, each directory by its mode (files) and its time (at,
+// into dirs), taken before it is read: a change made after shows in it,
+// when the kernel is asked to watch (arm).
+func (w *watcher) listDir(abs, rel string, at int64) error {
+	if w.stopped.Load() {
+		return errStopped
+	}
+	if w.root.pictureDir != nil {
+		w.root.pictureDir(rel)
+	}
+	if !w.hurried && w.hurry.Load() {
+		w.watchSoFar()
+	}
+	w.dirs[rel] = at
+	if w.kernel != nil {
+		if err := w.kernel.addDir(abs, rel); err != nil {
+			go w.kernel.close() // never started; arm tries again
+			w.kernel, w.prewatched = nil, nil
+		} else {
+			w.prewatched[rel] = true
+		}
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil // gone, or unreadable: nothing to see in it
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(ents) == 0 {
+		return nil
+	}
+	// Most directories hold nothing hidden or special: their entries
+	// need no look each.
+	check := w.root.hidesWithin(abs) || abs == "/"
+	for _, e := range ents {
+		childRel := joinRel(rel, e.Name())
+		if check && (w.root.isHidden(abs+"/"+e.Name()) || isSpecial(abs+"/"+e.Name())) {
+			continue
+		}
+		if !e.IsDir() {
+			w.files[childRel] = stamp{mode: e.Type(), partial: true}
+			continue
+		}
+		childAbs := abs + "/" + e.Name()
+		info, err := os.Lstat(childAbs)
+		if err != nil || !info.IsDir() {
+			continue // gone, or replaced: the kernel or arm sees to it
+		}
+		w.files[childRel] = stampOf(childAbs, info)
+		if err := w.listDir(childAbs, childRel, dirTime(info)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // arm asks the kernel to watch every directory of the picture, at the
@@ -183,13 +311,12 @@ func (w *watcher) start() {
 // scans instead, from the picture it has. Called with the lock held.
 func (w *watcher) arm() {
 	w.armed = true
-	newKernel := newKernelWatch
-	if w.root.watchKernel != nil {
-		newKernel = w.root.watchKernel
+	kw, err, pre := w.kernel, error(nil), w.kernel != nil
+	if !pre {
+		kw, err = w.newKernel()
 	}
-	kw, err := newKernel(w.root, &w.mu)
 	if err == nil {
-		err = w.watchPicture(kw)
+		err = w.watchPicture(kw, pre)
 		if err == nil {
 			kw.start()
 			w.kernel = kw
@@ -199,8 +326,13 @@ func (w *watcher) arm() {
 	}
 	if err != nil {
 		w.problem(err)
+		// Scanning compares stamps, which the picture's files lack:
+		// they are taken now, before the call.
+		full := map[string]stamp{}
+		_ = w.root.scanDir(w.root.dir, "", full, nil)
+		w.files = full
 	}
-	w.dirs = nil
+	w.dirs, w.prewatched = nil, nil
 	w.pendingMu.Lock()
 	pending := w.pending
 	w.pending = nil
@@ -214,21 +346,32 @@ func (w *watcher) arm() {
 	}
 }
 
-// watchPicture adds the picture's directories to kw, parents first, then
-// reads again the ones that changed since.
-func (w *watcher) watchPicture(kw kernelWatch) error {
+// watchPicture adds the picture's directories to kw, parents first,
+// unless the picture did (pre), then reads again the ones that changed
+// since they were read without the kernel watching.
+func (w *watcher) watchPicture(kw kernelWatch, pre bool) error {
 	rels := slices.Sorted(maps.Keys(w.dirs))
-	for _, rel := range rels {
-		if err := kw.addDir(w.abs(rel), rel); err != nil {
+	if !pre {
+		if err := w.addDirs(kw, rels); err != nil {
 			return err
 		}
 	}
-	for _, rel := range rels {
-		abs := w.abs(rel)
-		info, err := os.Lstat(abs)
-		if err == nil && info.IsDir() && dirTime(info) == w.dirs[rel] {
+	// The first call waits for this: the directories are looked at on
+	// two threads, and only those that changed are read again.
+	moved := make([]bool, len(rels))
+	inTwo(len(rels), func(i int) {
+		if w.prewatched[rels[i]] {
+			return
+		}
+		info, err := os.Lstat(w.abs(rels[i]))
+		moved[i] = err != nil || !info.IsDir() || dirTime(info) != w.dirs[rels[i]]
+	})
+	for i, rel := range rels {
+		if !moved[i] {
 			continue
 		}
+		abs := w.abs(rel)
+		info, err := os.Lstat(abs)
 		for p := range w.files {
 			if parentRel(p) == rel || rel == "" && !strings.Contains(p, "/") {
 				delete(w.files, p)
@@ -241,6 +384,45 @@ func (w *watcher) watchPicture(kw kernelWatch) error {
 		}
 	}
 	return nil
+}
+
+// addDirs adds the directories rels to kw, on two threads where the
+// kernel's watch can take them so (its cost is mostly the kernel's
+// looking up each path).
+func (w *watcher) addDirs(kw kernelWatch, rels []string) error {
+	abs := make([]string, len(rels))
+	for i, rel := range rels {
+		abs[i] = w.abs(rel)
+	}
+	if bw, ok := kw.(batchWatch); ok {
+		return bw.addDirs(abs, rels)
+	}
+	for i, rel := range rels {
+		if err := kw.addDir(abs[i], rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchWatch is a kernel watch that adds many directories at once.
+type batchWatch interface {
+	addDirs(abs, rels []string) error
+}
+
+// inTwo calls f for each of 0..n-1, on two goroutines.
+func inTwo(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < n; i += 2 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (w *watcher) abs(rel string) string {
@@ -272,18 +454,27 @@ func (w *watcher) problem(err error) {
 // function it returns, called once the call has ended, reports what changed
 // in the meantime, each file once. Calls running at once share the watch:
 // what changed is reported by the first to end. With nobody listening
-// (OnChange), nothing is watched.
+// (OnChange), nothing is watched. A call that comes before the picture is
+// finished waits for the rest of it (its names only, the kernel watching
+// each directory as it is read): a file the call removes can be reported
+// only if its name was read before the call began.
 func (r *Root) Watch(tool string) (done func()) {
 	if r == nil || r.onChange == nil {
 		return func() {}
 	}
 	w := r.watcher()
-	<-w.ready
+	select {
+	case <-w.ready:
+	default:
+		w.hurry.Store(true)
+		<-w.ready
+	}
 	w.mu.Lock()
 	if !w.armed {
 		w.arm()
 	}
 	if w.open == 0 {
+		w.since = fsNow(w.root.dir)
 		w.settle("") // what changed between calls is no call's doing
 	}
 	w.open++
@@ -357,7 +548,7 @@ func (w *watcher) settle(tool string) []Change {
 	}
 	for p, st := range cur {
 		old, had := w.files[p]
-		report(p, action(old, had, st, true))
+		report(p, w.judge(old, had, st, true, false))
 	}
 	for p, old := range w.files {
 		if _, still := cur[p]; !still {
@@ -369,7 +560,8 @@ func (w *watcher) settle(tool string) []Change {
 }
 
 // update stamps the touched paths again, parents first, so that a path
-// under what is now a symbolic link or a file is known to be gone.
+// under what is now a symbolic link or a file is known to be gone; each
+// is true when the kernel saw it changed.
 func (w *watcher) update(touched map[string]bool, gone []string, report func(p, act string)) {
 	if len(gone) > 0 {
 		goneSet := make(map[string]bool, len(gone))
@@ -388,7 +580,7 @@ func (w *watcher) update(touched map[string]bool, gone []string, report func(p, 
 	for _, p := range slices.Sorted(maps.Keys(touched)) {
 		old, had := w.files[p]
 		cur, exists := w.stat(p)
-		report(p, action(old, had, cur, exists))
+		report(p, w.judge(old, had, cur, exists, touched[p]))
 		if exists {
 			w.files[p] = cur
 		} else {

@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,13 +26,40 @@ func statTimes(info fs.FileInfo) (ctime int64, ino uint64) {
 	return 0, 0
 }
 
+// fsNow is the clock the file system in dir stamps files with: the ctime
+// of a file made there and gone at once (O_TMPFILE: never named, so that
+// nobody sees it). A file changed from now on has a ctime no earlier.
+// Where none can be made (a directory ask may not write, a file system
+// without O_TMPFILE), it is the kernel's clock floored to the second, so
+// that a file system with coarser times is not ahead of it.
+func fsNow(dir string) int64 {
+	if fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600); err == nil {
+		var st unix.Stat_t
+		err := unix.Fstat(fd, &st)
+		unix.Close(fd)
+		if err == nil {
+			return st.Ctim.Nano()
+		}
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts); err != nil {
+		return time.Now().Truncate(time.Second).UnixNano()
+	}
+	return ts.Sec * int64(time.Second)
+}
+
 // inotifyMask is what a watched directory reports: every way an entry in
 // it can come, go or change (content, mode, owner, times, links), and the
 // directory itself going away.
-const inotifyMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_ATTRIB |
-	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE |
+const inotifyMask = changedMask | unix.IN_CLOSE_WRITE |
 	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
+
+// changedMask is what says surely that an entry changed; a close after
+// writing alone does not (a program may open a file to write and write
+// nothing), and is judged by the file's ctime.
+const changedMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_ATTRIB |
+	unix.IN_MOVED_FROM | unix.IN_MOVED_TO
 
 // inotify watches every directory of the tree; a reader drains the kernel's
 // queue as it fills, so that a long command does not overflow it.
@@ -66,17 +95,42 @@ func newKernelWatch(root *Root, mu *sync.Mutex) (kernelWatch, error) {
 }
 
 func (k *inotify) addDir(abs, rel string) error {
+	wd, err := k.add(abs)
+	if wd >= 0 {
+		k.dirs[wd] = rel
+	}
+	return err
+}
+
+// addDirs adds many directories on two threads: the kernel looks each
+// path up by itself, and that is most of what watching costs.
+func (k *inotify) addDirs(abs, rels []string) error {
+	wds := make([]int32, len(abs))
+	errs := make([]error, len(abs))
+	inTwo(len(abs), func(i int) { wds[i], errs[i] = k.add(abs[i]) })
+	var first error
+	for i, wd := range wds {
+		if wd >= 0 {
+			k.dirs[wd] = rels[i]
+		}
+		first = cmp.Or(first, errs[i])
+	}
+	return first
+}
+
+// add watches one directory; a directory gone already, or unreadable, is
+// no error (nothing to hear from it) and has no watch (-1).
+func (k *inotify) add(abs string) (int32, error) {
 	wd, err := unix.InotifyAddWatch(k.fd, abs, inotifyMask)
 	switch {
 	case err == nil:
-		k.dirs[int32(wd)] = rel
-		return nil
+		return int32(wd), nil
 	case errors.Is(err, unix.ENOSPC):
-		return fmt.Errorf("inotify: the limit of watched directories (fs.inotify.max_user_watches) is reached at %s", abs)
+		return -1, fmt.Errorf("inotify: the limit of watched directories (fs.inotify.max_user_watches) is reached at %s", abs)
 	case errors.Is(err, unix.ENOMEM):
-		return fmt.Errorf("inotify: %s: %w", abs, err)
+		return -1, fmt.Errorf("inotify: %s: %w", abs, err)
 	}
-	return nil // gone already, or unreadable: nothing to hear from it
+	return -1, nil
 }
 
 func (k *inotify) start() {
@@ -150,7 +204,7 @@ func (k *inotify) event(wd int32, mask uint32, name string) {
 		return
 	}
 	p := joinRel(dir, name)
-	k.touched[p] = true
+	k.touched[p] = k.touched[p] || mask&changedMask != 0
 	if mask&unix.IN_ISDIR == 0 {
 		return
 	}

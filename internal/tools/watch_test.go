@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ask-cli/ask/internal/sandbox"
 )
@@ -384,5 +385,180 @@ func TestWatchAfterAnEarlyPicture(t *testing.T) {
 	}
 	if got := w.sh(t, "echo 2 > new/deep/second.txt; echo 3 >> b/y"); !slices.Equal(got, []string{"changed b/y (shell)", "created new/deep/second.txt (shell)"}) {
 		t.Errorf("second call: changes = %q", got)
+	}
+}
+
+// The first call of a run may come while the picture is still being taken
+// (a model that answers at once): whatever it does deep in the tree is
+// reported all the same, made, changed, removed or moved, and nothing
+// else; a change made by hand while the picture is taken is no call's.
+func TestWatchFirstCallDuringThePicture(t *testing.T) {
+	t.Parallel()
+	for _, scan := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scan=%v", scan), func(t *testing.T) {
+			t.Parallel()
+			w := newWatched(t, nil, scan)
+			dir := w.root.Dir()
+			makeTree(t, dir, 100, 5)
+			deep := "d010/a/b/c"
+			f := func(i int) string { return fmt.Sprintf("%s/t%d", deep, i) }
+			if err := os.MkdirAll(filepath.Join(dir, deep), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 7 {
+				if err := os.WriteFile(filepath.Join(dir, f(i)), []byte("x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Once the deep directory is read, a change by hand, then the
+			// call, which comes while the rest is read: it changes files
+			// in directories read before it came and after.
+			var got []string
+			called := make(chan struct{})
+			passed, hurried := false, false
+			w.root.pictureDir = func(rel string) {
+				if hurried || !passed {
+					passed = passed || rel == deep
+					return
+				}
+				hurried = true
+				if err := os.WriteFile(filepath.Join(dir, deep, "by-hand"), []byte("h\n"), 0o644); err != nil {
+					t.Error(err)
+				}
+				if err := os.Remove(filepath.Join(dir, f(6))); err != nil {
+					t.Error(err)
+				}
+				go func() {
+					defer close(called)
+					got = w.sh(t, fmt.Sprintf("echo y >> %s && rm %s && echo n > %s/new && mkdir -p %s/n/m && echo z > %s/n/m/z && chmod +x %s && mv %s %s/moved"+
+						" && for i in $(seq 0 19); do echo y >> $(printf 'd%%03d/f%%05d.txt' $i $((i*5))); done",
+						f(0), f(1), deep, deep, deep, f(2), f(3), deep))
+				}()
+				for !w.root.watcher().hurry.Load() {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			w.root.StartWatching()
+			<-called
+			if !hurried {
+				t.Fatal("the call did not come during the picture")
+			}
+			want := []string{
+				"changed " + f(0) + " (shell)",
+				"changed " + f(2) + " (shell)",
+				"created " + deep + "/moved (shell)",
+				"created " + deep + "/n/m/z (shell)",
+				"created " + deep + "/new (shell)",
+				"deleted " + f(1) + " (shell)",
+				"deleted " + f(3) + " (shell)",
+			}
+			for i := range 20 {
+				want = append(want, fmt.Sprintf("changed d%03d/f%05d.txt (shell)", i, i*5))
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("first call's changes:\n got %q\nwant %q", got, want)
+			}
+			if again := w.sh(t, "echo 2 >> "+f(5)); !slices.Equal(again, []string{"changed " + f(5) + " (shell)"}) {
+				t.Errorf("second call's changes = %q", again)
+			}
+			if !scan && (len(w.problems) > 0 || w.root.watcher().kernel == nil) {
+				t.Errorf("the kernel did not watch: %q", w.problems)
+			}
+		})
+	}
+}
+
+// afterTick waits until the file system's clock has moved past the ctime
+// of every path given (it ticks every few milliseconds): a change made in
+// the same tick as a call's start cannot be told from one made at it.
+func afterTick(t testing.TB, dir string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		info, err := os.Lstat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctime, _ := statTimes(info)
+		for fsNow(dir) <= ctime {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// A file the picture knows by name alone, opened for writing by the first
+// call and closed with nothing written, did not change; one written did.
+func TestWatchFirstCallOpensWithoutWriting(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "d/c.txt": "c\n"}, false)
+	afterTick(t, w.root.Dir(), "a.txt", "d/c.txt")
+	w.root.StartWatching()
+	<-w.root.watcher().ready
+	if got := w.sh(t, ": >> a.txt; : >> d/c.txt; printf b >> b.txt"); !slices.Equal(got, []string{"changed b.txt (shell)"}) {
+		t.Errorf("changes = %q, want b.txt alone", got)
+	}
+}
+
+// forgetfulKernel loses track at the end of the first call: the scan that
+// makes up for it judges the files the picture knows by name alone by
+// their ctime.
+type forgetfulKernel struct {
+	lossyKernel
+	takes int
+}
+
+func (k *forgetfulKernel) take() (map[string]bool, []string, bool, error) {
+	k.takes++
+	return map[string]bool{}, nil, k.takes == 2, nil
+}
+
+func TestWatchFirstCallWhenTheKernelLosesTrack(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "d/c.txt": "c\n"}, false)
+	w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return &forgetfulKernel{}, nil }
+	afterTick(t, w.root.Dir(), "a.txt")
+	if got := w.sh(t, "echo x >> d/c.txt; rm b.txt; echo n > new"); !slices.Equal(got, []string{
+		"changed d/c.txt (shell)", "created new (shell)", "deleted b.txt (shell)"}) {
+		t.Errorf("changes = %q", got)
+	}
+}
+
+// A call about to come has the kernel watch ahead of it, once, and what it
+// changes is reported as ever.
+func TestReadyWatchingAheadOfTheCall(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "x\n", "b/y": "y\n"}, false)
+	var made atomic.Int32
+	w.root.watchKernel = func(root *Root, mu *sync.Mutex) (kernelWatch, error) {
+		made.Add(1)
+		return newKernelWatch(root, mu)
+	}
+	w.root.StartWatching()
+	w.root.ReadyWatching()
+	for made.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if got := w.sh(t, "echo 1 >> a/x; echo n > b/new"); !slices.Equal(got, []string{"changed a/x (shell)", "created b/new (shell)"}) {
+		t.Errorf("changes = %q", got)
+	}
+	if made.Load() != 1 {
+		t.Errorf("the kernel was asked %d times, want once", made.Load())
+	}
+}
+
+// A working directory inside one of ask's hidden paths (a run in its own
+// state directory) has nothing to report: the picture skips it as the
+// tools do.
+func TestWatchInsideAHiddenPath(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a/x": "x\n", "b": "b\n"}, false)
+	w.root.Hide(filepath.Dir(w.root.Dir()))
+	w.root.StartWatching()
+	<-w.root.watcher().ready
+	if n := len(w.root.watcher().files); n != 0 {
+		t.Errorf("the picture holds %d hidden paths", n)
+	}
+	if got := w.sh(t, "echo y >> a/x; rm b; echo n > new"); len(got) > 0 {
+		t.Errorf("changes = %q, want none", got)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,15 +48,24 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 // nil, with no error, when dir is in no repository or git is not
 // installed.
 func GitStateOf(ctx context.Context, dir string) (*records.GitState, error) {
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := exec.LookPath("git"); err != nil || !mayBeInRepository(dir) {
 		return nil, nil
 	}
-	// One process in the usual case, a repository with a commit; a second
-	// one tells a repository with none from no repository.
+	// Which commit and where in it, and what differs from it, are asked
+	// at once: a run's first command waits for both. One more process
+	// tells a repository with no commit from no repository.
+	var status []byte
+	var statusErr error
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		status, statusErr = git(ctx, dir, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=all", "--", ".")
+	}()
 	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-prefix", "HEAD")
 	if err != nil {
 		out, err = git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-prefix")
 	}
+	<-statusDone
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if err != nil || len(lines) < 2 || lines[0] != "true" {
 		return nil, nil // not a repository (or its .git directory itself)
@@ -63,10 +74,10 @@ func GitStateOf(ctx context.Context, dir string) (*records.GitState, error) {
 	if len(lines) == 3 {
 		st.Head = lines[2]
 	}
-	out, err = git(ctx, dir, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=all", "--", ".")
-	if err != nil {
-		return nil, err
+	if statusErr != nil {
+		return nil, statusErr
 	}
+	out = status
 	st.Dirty = []string{}
 	for _, entry := range bytes.Split(out, []byte{0}) {
 		if len(entry) < 4 {
@@ -78,6 +89,27 @@ func GitStateOf(ctx context.Context, dir string) (*records.GitState, error) {
 		}
 	}
 	return st, nil
+}
+
+// mayBeInRepository reports whether git could find a repository from dir:
+// a .git in dir or a directory above it (git looks from the real path), or
+// GIT_DIR naming one. Outside any, a run's first command starts no git.
+func mayBeInRepository(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return true // let git say
+	}
+	for d := real; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // errNotInGit is a file git cannot give back: not in the commit.

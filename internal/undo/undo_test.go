@@ -331,3 +331,54 @@ func TestGitStateNoCommit(t *testing.T) {
 		t.Errorf("GitStateOf in a repository with no commit: %+v, %v", st, err)
 	}
 }
+
+// TestGitStateStartsNoGitOutsideRepository: outside any repository no git
+// process is started (a run's first command would wait for it), while in
+// one, below its top or through a symbolic link, git is asked.
+func TestGitStateStartsNoGitOutsideRepository(t *testing.T) {
+	bin := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "calls")
+	script := "#!/bin/sh\necho \"$*\" >> " + calls + "\nexit 128\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv("GIT_DIR", "")
+	outside := t.TempDir()
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(outside, "link")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir  string
+		git  bool
+		name string
+	}{
+		{outside, false, "outside"},
+		{sub, true, "below the top"},
+		{link, true, "through a link into it"},
+	} {
+		os.Remove(calls)
+		if st, err := GitStateOf(context.Background(), tt.dir); st != nil || err != nil {
+			t.Errorf("%s: state %+v, %v; want none (git fails)", tt.name, st, err)
+		}
+		_, err := os.Stat(calls)
+		if ran := err == nil; ran != tt.git {
+			t.Errorf("%s: git run = %v, want %v", tt.name, ran, tt.git)
+		}
+	}
+	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+	os.Remove(calls)
+	GitStateOf(context.Background(), outside)
+	if _, err := os.Stat(calls); err != nil {
+		t.Errorf("with GIT_DIR set, git was not asked")
+	}
+}
