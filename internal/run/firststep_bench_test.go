@@ -19,8 +19,8 @@ import (
 // that answers at once and with one that takes 20 ms (a fast local
 // model). A run's first step pays what later ones find ready: reading the
 // repository's state for undo (a git process, about 4.5 ms), the change
-// watcher's picture (taken as the first request goes out, so a model that
-// takes longer hides it), the compiling of the called tool's schema.
+// watcher's picture, the tools' schemas; these now start as the first
+// request goes out, so a model that takes longer than they do hides them.
 func BenchmarkFirstStep(b *testing.B) {
 	for _, latency := range []time.Duration{0, 20 * time.Millisecond} {
 		b.Run(fmt.Sprintf("model-%s", latency), func(b *testing.B) { firstStep(b, latency) })
