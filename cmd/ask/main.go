@@ -79,15 +79,14 @@ type IO struct {
 }
 
 func main() {
-	growStack()
 	// A child the sandbox started: it confines itself and becomes the
 	// command, before anything of ask's runs.
 	sandbox.Main()
 	os.Exit(start(os.Args))
 }
 
-// growStack grows the main goroutine's stack once, while main's is the
-// only frame on it. A goroutine's stack starts small and is copied to one
+// growStack grows the main goroutine's stack once, while start's and
+// main's are the only frames on it (`ask --version` alone has no need). A goroutine's stack starts small and is copied to one
 // twice the size whenever a call needs more room, and each copy walks
 // every frame in use: a one-shot answer's main stack went from 8 to 16, 32
 // and 64 KB deep in the run's calls (urfave/cli, the run, net/http). A 16 KB
@@ -123,6 +122,7 @@ func start(args []string) int {
 		}
 		return exitOK
 	}
+	growStack()
 	ctx, _ := interrupt.OnSignals(context.Background())
 	return runCLI(ctx, args, systemIO())
 }
