@@ -17,9 +17,9 @@ import (
 // (TestMarshalAsEncodingJSON holds the two to the same bytes), without
 // asking encoding/json to build its encoder of Event: that takes about
 // 0.2 ms of reflection over Event's fields and every type they hold, paid
-// by every run at its first event, on its way to the first request. A
-// field that holds a struct, a slice or a map is still encoded by
-// encoding/json, when present.
+// by every run at its first event, on its way to the first request. The
+// settings write themselves too; any other field that holds a struct, a
+// slice or a map is encoded by encoding/json, when present.
 func (ev Event) MarshalJSON() ([]byte, error) {
 	w := objectWriter{b: make([]byte, 0, 256)}
 	w.b = append(w.b, '{')
@@ -29,21 +29,27 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	} else {
 		w.raw("time", t)
 	}
-	w.int("step", int64(ev.Step))
+	w.int("step", int64(ev.Step), true)
 	w.str("id", ev.ID, true)
 	w.str("version", ev.Version, true)
 	w.str("provider", ev.Provider, true)
 	w.str("model", ev.Model, true)
 	w.str("mode", ev.Mode, true)
 	if ev.Settings != nil {
-		w.value("settings", ev.Settings)
+		// Its own encoder, not encoding/json's, which would check again
+		// what it wrote (the system prompt and all).
+		if b, err := ev.Settings.MarshalJSON(); err != nil {
+			w.fail(err)
+		} else {
+			w.raw("settings", b)
+		}
 	}
 	w.str("parent_id", ev.ParentID, true)
 	if ev.Git != nil {
 		w.value("git", ev.Git)
 	}
 	w.str("url", ev.URL, true)
-	w.int("http_status", int64(ev.HTTPStatus))
+	w.int("http_status", int64(ev.HTTPStatus), true)
 	if len(ev.Headers) > 0 {
 		w.value("headers", ev.Headers)
 	}
@@ -64,7 +70,7 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	if !finished {
 		w.str("content", ev.Content, true)
 		w.bool("is_error", ev.IsError, true)
-		w.int("duration_ms", ev.DurationMS)
+		w.int("duration_ms", ev.DurationMS, true)
 	}
 	w.str("reason", ev.Reason, true)
 	// The embedded structs' fields, in their place, as encoding/json
@@ -81,7 +87,7 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	w.str("event", ev.HookEvent, true)
 	w.str("command", ev.Command, true)
 	w.str("decision", ev.Decision, true)
-	w.int("round", int64(ev.Round))
+	w.int("round", int64(ev.Round), true)
 	if ev.Passed != nil {
 		w.bool("passed", *ev.Passed, false)
 	}
@@ -93,26 +99,26 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 		w.value("allowed_tools", ev.AllowedTools)
 	}
 	w.str("host", ev.Host, true)
-	w.int("port", int64(ev.Port))
+	w.int("port", int64(ev.Port), true)
 	if ev.Allowed != nil {
 		w.bool("allowed", *ev.Allowed, false)
 	}
-	w.int("attempt", int64(ev.Attempt))
-	w.int("delay_ms", ev.DelayMS)
+	w.int("attempt", int64(ev.Attempt), true)
+	w.int("delay_ms", ev.DelayMS, true)
 	w.str("error", ev.Error, true)
 	w.str("status", ev.Status, true)
 	if ev.Answer != nil {
 		w.str("answer", *ev.Answer, false)
 	}
-	w.int("steps", int64(ev.Steps))
-	w.int("tool_call_count", int64(ev.ToolCount))
+	w.int("steps", int64(ev.Steps), true)
+	w.int("tool_call_count", int64(ev.ToolCount), true)
 	if len(ev.Denials) > 0 {
 		w.value("denials", ev.Denials)
 	}
 	if len(ev.Changes) > 0 {
 		w.value("changes", ev.Changes)
 	}
-	w.int("exit_code", int64(ev.ExitCode))
+	w.int("exit_code", int64(ev.ExitCode), true)
 	if ev.Cost != nil {
 		w.value("cost", *ev.Cost)
 	}
@@ -147,6 +153,56 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 		w.key("duration_ms")
 		w.b = strconv.AppendInt(w.b, ev.DurationMS, 10)
 	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	return append(w.b, '}'), nil
+}
+
+// MarshalJSON writes the settings as encoding/json would
+// (TestSettingsAsEncodingJSON), without building its encoder of Settings
+// and of the types it holds, which every run's run.started otherwise
+// pays for on its way to the first request (about 0.1 ms).
+func (s Settings) MarshalJSON() ([]byte, error) {
+	w := objectWriter{b: make([]byte, 0, 256+len(s.System))}
+	w.b = append(w.b, '{')
+	w.str("prompt", s.Prompt, false)
+	if len(s.Attachments) > 0 {
+		w.value("attachments", s.Attachments)
+	}
+	w.str("system", s.System, false)
+	w.str("project_file", s.ProjectFile, true)
+	w.str("base_url", s.BaseURL, true)
+	w.str("workdir", s.Workdir, true)
+	w.int("max_steps", int64(s.MaxSteps), false)
+	w.str("timeout", s.Timeout, false)
+	w.bool("stream", s.Stream, false)
+	w.value("tools", s.Tools) // null when nil, as encoding/json writes it
+	w.str("tool_protocol", s.ToolProtocol, true)
+	w.bool("safe", s.Safe, true)
+	w.str("tools_file", s.ToolsFile, true)
+	if len(s.MCP) > 0 {
+		w.value("mcp", s.MCP)
+	}
+	if len(s.UserTools) > 0 {
+		w.value("user_tools", s.UserTools)
+	}
+	w.int("max_tokens", int64(s.MaxTokens), true)
+	if s.Temperature != nil {
+		w.value("temperature", *s.Temperature)
+	}
+	w.str("reasoning", s.Reasoning, true)
+	w.str("tier", s.Tier, true)
+	w.bool("no_cache", s.NoCache, true)
+	if len(s.Schema) > 0 {
+		w.value("schema", s.Schema)
+	}
+	if len(s.History) > 0 {
+		w.value("history", s.History)
+	}
+	w.int("context_window", int64(s.ContextWindow), true)
+	w.int("compact_at", int64(s.CompactAt), true)
+	w.str("compact", s.Compact, true)
 	if w.err != nil {
 		return nil, w.err
 	}
@@ -190,10 +246,9 @@ func (w *objectWriter) str(k, v string, omitEmpty bool) {
 	w.raw(k, providers.Quote(v))
 }
 
-// int writes a number member; it is left out when 0, as every integer
-// member written with it is omitempty.
-func (w *objectWriter) int(k string, v int64) {
-	if v == 0 {
+// int writes a number member, none when omitEmpty and it is 0.
+func (w *objectWriter) int(k string, v int64, omitEmpty bool) {
+	if omitEmpty && v == 0 {
 		return
 	}
 	w.key(k)

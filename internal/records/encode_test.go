@@ -59,6 +59,27 @@ func TestMarshalAsEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestSettingsAsEncodingJSON holds Settings.MarshalJSON to encoding/json's
+// bytes, as TestMarshalAsEncodingJSON does the event's (whose settings it
+// writes).
+func TestSettingsAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	type plain Settings // without MarshalJSON
+	for seed := range uint64(3000) {
+		r := rand.New(rand.NewPCG(seed, 41))
+		var s Settings
+		fill(reflect.ValueOf(&s).Elem(), r, seed%2 == 0, 0)
+		got, gotErr := s.MarshalJSON()
+		want, wantErr := providers.MarshalNoEscape(plain(s))
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("seed %d: error %v, encoding/json's %v", seed, gotErr, wantErr)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: wrote\n%s\nencoding/json writes\n%s", seed, got, want)
+		}
+	}
+}
+
 // TestMarshalRecordedEvents: the events of a typical run, and of the demo's
 // recorded session, are written as encoding/json writes them.
 func TestMarshalRecordedEvents(t *testing.T) {

@@ -481,14 +481,10 @@ func (r *Recorder) Err() error {
 }
 
 // Warm builds encoding/json's encoders of what every run records beside
-// the event's own fields (Event.MarshalJSON writes those): the settings
-// of run.started, the usage of an answer and of run.finished. Built by
-// the first events, they cost about 0.1 ms on the way to the first
-// request. A run starts it on another goroutine as soon as its command
-// line is read, where it overlaps reading the config file, the flags and
-// the settings.
+// the fields Event and Settings write themselves (MarshalJSON): the usage
+// of an answer and of run.finished. A run starts it on another goroutine
+// as it begins, where it overlaps reading the settings.
 func Warm() {
-	_, _ = Marshal(Event{Type: TypeRunStarted, Settings: &Settings{}})
 	_, _ = Marshal(Event{Type: TypeRunFinished, Usage: &providers.Usage{}, UsagePerStep: []StepUsage{{}}})
 }
 
