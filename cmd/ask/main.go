@@ -85,27 +85,6 @@ func main() {
 	os.Exit(start(os.Args))
 }
 
-// growStack grows the main goroutine's stack once, while start's and
-// main's are the only frames on it (`ask --version` alone has no need). A goroutine's stack starts small and is copied to one
-// twice the size whenever a call needs more room, and each copy walks
-// every frame in use: a one-shot answer's main stack went from 8 to 16, 32
-// and 64 KB deep in the run's calls (urfave/cli, the run, net/http). A 16 KB
-// frame here takes it from 8 to 32 KB in one shallow copy, and spares two
-// deep ones (one-shot answer: CPU -10%, ask/stack 1.53x -> 1.41x, 2x400
-// interleaved pairs). Larger frames, which would spare the last copy too,
-// measured no better than none: zeroing them costs more than it spares.
-//
-//go:noinline
-func growStack() byte {
-	var room [16 << 10]byte
-	return lastByte(room[:])
-}
-
-// lastByte uses room, so that the compiler keeps it.
-//
-//go:noinline
-func lastByte(b []byte) byte { return b[len(b)-1] }
-
 // start is the process from its arguments to its exit code; the tests'
 // `ask` (TestMain) is start too. `ask --version` alone is answered before
 // the rest of the start (the signal handlers, the config file, the command
@@ -122,7 +101,6 @@ func start(args []string) int {
 		}
 		return exitOK
 	}
-	growStack()
 	ctx, _ := interrupt.OnSignals(context.Background())
 	return runCLI(ctx, args, systemIO())
 }
