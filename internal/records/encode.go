@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -24,11 +25,14 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	w := objectWriter{b: make([]byte, 0, 256)}
 	w.b = append(w.b, '{')
 	w.str("type", ev.Type, false)
-	if t, err := ev.Time.MarshalJSON(); err != nil {
+	// Time.MarshalJSON's bytes, appended.
+	w.key("time")
+	w.b = append(w.b, '"')
+	var err error
+	if w.b, err = ev.Time.AppendText(w.b); err != nil {
 		w.fail(err)
-	} else {
-		w.raw("time", t)
 	}
+	w.b = append(w.b, '"')
 	w.int("step", int64(ev.Step), true)
 	w.str("id", ev.ID, true)
 	w.str("version", ev.Version, true)
@@ -210,11 +214,15 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 }
 
 // objectWriter writes a JSON object's members as encoding/json writes a
-// struct's, HTML characters unescaped (providers.MarshalNoEscape). The
+// struct's, HTML characters unescaped (as providers.MarshalNoEscape). The
 // first error is kept, and ends the writing.
 type objectWriter struct {
 	b   []byte
 	err error
+	// enc writes the members encoding/json encodes to buf, one at a
+	// time: one encoder and one buffer an object.
+	enc *json.Encoder
+	buf bytes.Buffer
 }
 
 func (w *objectWriter) fail(err error) {
@@ -243,7 +251,8 @@ func (w *objectWriter) str(k, v string, omitEmpty bool) {
 	if omitEmpty && v == "" {
 		return
 	}
-	w.raw(k, providers.Quote(v))
+	w.key(k)
+	w.b = providers.AppendQuote(w.b, v)
 }
 
 // int writes a number member, none when omitEmpty and it is 0.
@@ -263,28 +272,36 @@ func (w *objectWriter) bool(k string, v, omitEmpty bool) {
 	w.b = strconv.AppendBool(w.b, v)
 }
 
+// encode is v as encoding/json writes it, HTML characters unescaped; nil
+// after an error.
+func (w *objectWriter) encode(v any) []byte {
+	if w.err != nil {
+		return nil
+	}
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf)
+		w.enc.SetEscapeHTML(false)
+	}
+	w.buf.Reset()
+	if err := w.enc.Encode(v); err != nil {
+		w.fail(err)
+		return nil
+	}
+	return bytes.TrimSuffix(w.buf.Bytes(), []byte("\n"))
+}
+
 // value writes a member that encoding/json encodes.
 func (w *objectWriter) value(k string, v any) {
-	if w.err != nil {
-		return
+	if b := w.encode(v); b != nil {
+		w.raw(k, b)
 	}
-	b, err := providers.MarshalNoEscape(v)
-	if err != nil {
-		w.fail(err)
-		return
-	}
-	w.raw(k, b)
 }
 
 // members writes the members of the object encoding/json makes of v, a
 // struct embedded in the event.
 func (w *objectWriter) members(v any) {
-	if w.err != nil {
-		return
-	}
-	b, err := providers.MarshalNoEscape(v)
-	if err != nil {
-		w.fail(err)
+	b := w.encode(v)
+	if b == nil {
 		return
 	}
 	inner := bytes.TrimSpace(b)
