@@ -214,8 +214,10 @@ func kindOf(f cli.Flag) settings.Kind {
 // command's flags from the rows; a subcommand by its name alone until the
 // line names it, then built and read from its declaration.
 func mainSpec(stdio *IO) *commandSpec {
-	main := &commandSpec{name: "ask", flags: map[string]flagSpec{}, prompt: true}
 	rows := settings.Rows()
+	// Sized for each row's name and short name, and help and version:
+	// grown a row at a time, it was rehashed several times every start.
+	main := &commandSpec{name: "ask", flags: make(map[string]flagSpec, 2*len(rows)+4), prompt: true}
 	for i := range rows {
 		r := &rows[i] // the shared row: a copy would cost every start an allocation a row
 		if r.ConfigOnly {

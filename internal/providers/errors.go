@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -123,14 +124,17 @@ var contextTooLong = []string{
 }
 
 // windowIn finds the window a "context too long" message names, in each
-// provider's words.
-var windowIn = []*regexp.Regexp{
-	regexp.MustCompile(`maximum context length is (\d+)`),            // OpenAI, OpenRouter, DeepSeek
-	regexp.MustCompile(`tokens > (\d+) maximum`),                     // Anthropic
-	regexp.MustCompile(`maximum number of tokens allowed \((\d+)\)`), // Gemini
-	regexp.MustCompile(`available context size \((\d+) tokens\)`),    // Ollama, llama.cpp
-	regexp.MustCompile(`"n_ctx":(\d+)`),                              // llama.cpp's body, inside Ollama's
-}
+// provider's words. They are compiled when first needed, not by every
+// run's package init.
+var windowIn = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`maximum context length is (\d+)`),            // OpenAI, OpenRouter, DeepSeek
+		regexp.MustCompile(`tokens > (\d+) maximum`),                     // Anthropic
+		regexp.MustCompile(`maximum number of tokens allowed \((\d+)\)`), // Gemini
+		regexp.MustCompile(`available context size \((\d+) tokens\)`),    // Ollama, llama.cpp
+		regexp.MustCompile(`"n_ctx":(\d+)`),                              // llama.cpp's body, inside Ollama's
+	}
+})
 
 // ContextWindow is the window in tokens a "context too long" error names,
 // 0 when it names none.
@@ -138,7 +142,7 @@ func (e *APIError) ContextWindow() int {
 	if !e.ContextTooLong() {
 		return 0
 	}
-	for _, re := range windowIn {
+	for _, re := range windowIn() {
 		if m := re.FindStringSubmatch(e.Message); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 				return n

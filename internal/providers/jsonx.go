@@ -56,16 +56,24 @@ func CallID(id string) string { return strings.ToValidUTF8(id, "\uFFFD") }
 // holds the two to the same bytes).
 func Quote(s string) json.RawMessage {
 	if isPlainASCII(s) {
-		b := make([]byte, 0, len(s)+2)
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
+		return AppendQuote(make([]byte, 0, len(s)+2), s)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // encoding a string cannot fail
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// AppendQuote appends Quote(s) to b, without allocating when s is plain
+// ASCII.
+func AppendQuote(b []byte, s string) []byte {
+	if isPlainASCII(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return append(b, Quote(s)...)
 }
 
 // isPlainASCII reports whether s is printable ASCII without a quote or a

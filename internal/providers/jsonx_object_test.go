@@ -76,5 +76,8 @@ func FuzzQuote(f *testing.F) {
 		if got := Quote(s); !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
 			t.Errorf("Quote(%q) = %s, encoding/json writes %s", s, got, want.Bytes())
 		}
+		if got := AppendQuote([]byte("x:"), s); !bytes.Equal(got, append([]byte("x:"), Quote(s)...)) {
+			t.Errorf("AppendQuote(x:, %q) = %s, want x:%s", s, got, Quote(s))
+		}
 	})
 }

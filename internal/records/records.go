@@ -175,25 +175,6 @@ type Child struct {
 	Cost   *float64        `json:"cost,omitempty"`
 }
 
-// MarshalJSON writes the event with the fields its type uses.
-// tool.finished has content, is_error and duration_ms always present
-// (DESIGN §6), even "", false and 0, and last; other events leave out what
-// they do not use. Reading needs nothing of the kind: a transcript written
-// before duration_ms existed reads as 0.
-func (ev Event) MarshalJSON() ([]byte, error) {
-	type plain Event // without this method
-	var v any = plain(ev)
-	if ev.Type == TypeToolFinished {
-		v = struct {
-			plain
-			Content    string `json:"content"`
-			IsError    bool   `json:"is_error"`
-			DurationMS int64  `json:"duration_ms"`
-		}{plain(ev), ev.Content, ev.IsError, ev.DurationMS}
-	}
-	return providers.MarshalNoEscape(v)
-}
-
 // Settings are what a run was asked to do; replay reads them back.
 type Settings struct {
 	Prompt string `json:"prompt"`
@@ -503,14 +484,12 @@ func (r *Recorder) Err() error {
 	return r.err
 }
 
-// Warm builds encoding/json's encoders of an event, which the first event
-// a run records otherwise builds on its way to the first request: Event
-// has many fields and nested types, and that first encoding costs about
-// 0.35 ms, a twentieth of a one-shot answer. A run starts it on another
-// goroutine as it begins, where it overlaps reading the settings.
+// Warm builds encoding/json's encoders of what every run records beside
+// the fields Event and Settings write themselves (MarshalJSON): the usage
+// of an answer and of run.finished. A run starts it on another goroutine
+// as it begins, where it overlaps reading the settings.
 func Warm() {
-	_, _ = Marshal(Event{Type: TypeRunStarted})
-	_, _ = Marshal(Event{Type: TypeToolFinished})
+	_, _ = Marshal(Event{Type: TypeRunFinished, Usage: &providers.Usage{}, UsagePerStep: []StepUsage{{}}})
 }
 
 // Marshal renders an event as one line of compact JSON, without escaping

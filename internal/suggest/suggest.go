@@ -2,6 +2,8 @@
 // typed is not one: a mistyped command, flag or config key.
 package suggest
 
+import "unicode/utf8"
+
 // Distance is the optimal string alignment distance between a and b, in
 // characters: insertions, deletions, substitutions and swaps of two
 // neighbours each count one edit ("replya" is one edit from "replay").
@@ -53,7 +55,14 @@ func Near(word string, names []string) string {
 // then the first.
 func Nearest(word string, names []string, maxEdits int) string {
 	best, bestDist := "", maxEdits+1
+	letters := utf8.RuneCountInString(word)
 	for _, n := range names {
+		// Names longer or shorter by more than maxEdits letters are
+		// further: every prompt of a few words is checked against every
+		// command's name (cmd/ask's nearCommand), on its way to the model.
+		if diff := letters - utf8.RuneCountInString(n); diff > maxEdits || -diff > maxEdits {
+			continue
+		}
 		if d := Distance(word, n); nearer(word, d, n, bestDist, best) {
 			best, bestDist = n, d
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -229,17 +228,6 @@ func runSafely(ctx context.Context, t Tool, args json.RawMessage) (out string, e
 		}
 	}()
 	return t.Run(ctx, args)
-}
-
-// Prepare compiles every tool's schema now, so that no first call pays for
-// it; a run calls it in the background as its first request goes out.
-func (r *Registry) Prepare() {
-	r.mu.RLock()
-	entries := slices.Clone(r.entries)
-	r.mu.RUnlock()
-	for _, e := range entries {
-		e.compiled()
-	}
 }
 
 // compiled returns the tool's schema, compiling it once. Nil means no schema.
