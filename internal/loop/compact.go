@@ -360,10 +360,10 @@ func (r *runner) prune(keep int) int {
 }
 
 // cutResults is compaction's last resort, when the one step it keeps
-// whole does not fit the window: that step's largest result is cut to its
-// head and tail (Cut), from what the tool gave, until the request is under
-// target or no result can be cut more. It returns how many results it cut
-// and the request's size after.
+// whole does not fit the window: the largest result not yet a stub (by
+// then, that step's) is cut to its head and tail (Cut), from what the
+// tool gave, until the request is under target or no result can be cut
+// more. It returns how many results it cut and the request's size after.
 func (r *runner) cutResults(window, target, now int) (int, int, error) {
 	c := &r.comp
 	cut := map[[2]int]bool{}
