@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,33 +115,14 @@ func Places(workdir, root, configHome, home string) []string {
 // of a name wins. One that cannot be read is left out with a one-line
 // warning naming its file.
 func Find(places []string) (found []Definition, warnings []string) {
-	seen := map[string]bool{}
-	for _, place := range places {
-		entries, err := os.ReadDir(place)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-				warnings = append(warnings, fmt.Sprintf("agents in %s left out: %v", place, err))
-			}
-			continue
+	return frontmatter.Find("agent", places, func(place string, e fs.DirEntry) (Definition, string, string, error) {
+		path := filepath.Join(place, e.Name())
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			return Definition{}, "", path, frontmatter.ErrNoDefinition
 		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-				continue
-			}
-			path := filepath.Join(place, e.Name())
-			d, err := read(path)
-			switch {
-			case err != nil:
-				warnings = append(warnings, fmt.Sprintf("agent %s left out: %v", path, err))
-				continue
-			case seen[d.Name]:
-				continue
-			}
-			seen[d.Name] = true
-			found = append(found, d)
-		}
-	}
-	return found, warnings
+		d, err := read(path)
+		return d, d.Name, path, err
+	})
 }
 
 // read reads one definition inside its place: a file that is a link out

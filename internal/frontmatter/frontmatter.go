@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,4 +116,43 @@ func ReadIn(dir, name string) ([]byte, error) {
 		return nil, errors.New("not a regular file")
 	}
 	return io.ReadAll(io.LimitReader(f, MaxSize+1))
+}
+
+// ErrNoDefinition is what Find's read returns for an entry of a place
+// that holds no definition (a file of another kind, a folder without one).
+var ErrNoDefinition = errors.New("no definition here")
+
+// Find reads the definitions in each place, in order: read reads the one
+// an entry of a place holds, returning its name and the file it read, or
+// ErrNoDefinition for an entry that holds none. The first
+// definition of a name wins. A place that cannot be listed, or an entry
+// that cannot be read, is left out with a one-line warning naming it (noun
+// is what a definition is called: "skill", "agent"); a place that is not
+// there, or not the user's to list, is no warning.
+func Find[T any](noun string, places []string, read func(place string, e fs.DirEntry) (def T, name, path string, err error)) (found []T, warnings []string) {
+	seen := map[string]bool{}
+	for _, place := range places {
+		entries, err := os.ReadDir(place)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+				warnings = append(warnings, fmt.Sprintf("%ss in %s left out: %v", noun, place, err))
+			}
+			continue
+		}
+		for _, e := range entries {
+			def, name, path, err := read(place, e)
+			switch {
+			case err == ErrNoDefinition:
+				continue
+			case err != nil:
+				warnings = append(warnings, fmt.Sprintf("%s %s left out: %v", noun, path, err))
+				continue
+			case seen[name]:
+				continue
+			}
+			seen[name] = true
+			found = append(found, def)
+		}
+	}
+	return found, warnings
 }

@@ -160,36 +160,18 @@ func Places(workdir, root, configHome, home string) []string {
 // warning of one line naming its file; a place that is not there is no
 // warning.
 func Find(places []string) (found []Skill, warnings []string) {
-	seen := map[string]bool{}
-	for _, place := range places {
-		entries, err := os.ReadDir(place)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-				warnings = append(warnings, fmt.Sprintf("skills in %s left out: %v", place, err))
-			}
-			continue
+	return frontmatter.Find("skill", places, func(place string, e fs.DirEntry) (Skill, string, string, error) {
+		dir := filepath.Join(place, e.Name())
+		path := filepath.Join(dir, FileName)
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return Skill{}, "", path, frontmatter.ErrNoDefinition
 		}
-		for _, e := range entries {
-			dir := filepath.Join(place, e.Name())
-			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-				continue
-			}
-			path := filepath.Join(dir, FileName)
-			s, err := read(path, dir)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue
-			case err != nil:
-				warnings = append(warnings, fmt.Sprintf("skill %s left out: %v", path, err))
-				continue
-			case seen[s.Name]:
-				continue
-			}
-			seen[s.Name] = true
-			found = append(found, s)
+		s, err := read(path, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return s, "", path, frontmatter.ErrNoDefinition
 		}
-	}
-	return found, warnings
+		return s, s.Name, path, err
+	})
 }
 
 // read reads and parses one SKILL.md; one larger than a definition may
