@@ -11,6 +11,7 @@ import (
 	"github.com/ask-cli/ask/internal/fakeprovider"
 	"github.com/ask-cli/ask/internal/fault"
 	"github.com/ask-cli/ask/internal/history"
+	"github.com/ask-cli/ask/internal/loop"
 	"github.com/ask-cli/ask/internal/mcpauth"
 	"github.com/ask-cli/ask/internal/providers"
 	"github.com/ask-cli/ask/internal/runtest"
@@ -41,36 +42,51 @@ func TestMCPSignInTokensStayWithTheServer(t *testing.T) {
 	config := `{"mcpServers": {"work": {"url": "` + srv.URL + `"}}}`
 	w.with("ASK_CONFIG", runtest.WriteConfig(t, t.TempDir(), config))
 	g := signedIn(t, w, srv, "work")
-	grantFiles := filepath.Join(history.StateDir(func(k string) string { return w.vars[k] }), "mcp-auth", "*.json")
-	model := fakeprovider.Start(
-		fakeprovider.Reply{Calls: []providers.ToolCall{
-			fakeprovider.Call("who", "work__whoami", `{}`),
-			fakeprovider.Call("env", "shell", `{"command":"env; cat `+grantFiles+`"}`),
-		}},
-		fakeprovider.Reply{Text: "done"})
-	defer model.Close()
-	w.with("ASK_PROVIDER", "openai", "ASK_BASE_URL", model.URL, "OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
-	r := w.ask("who am I?", "yes", true)
-	if r.code != fault.ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	calls := callsByID(r.summary().ToolCalls)
+	r, model, calls := askWhoAmI(t, w, "work", "")
 	if c := calls["who"]; c.IsError || !strings.Contains(c.Content, "signed in as the test user") {
 		t.Fatalf("whoami: %+v", c)
 	}
 	if c := calls["env"]; !strings.Contains(c.Content, `"server"`) {
 		t.Fatalf("the shell call did not read the kept file: %+v", c)
 	}
-	secrets := append(g.Secrets(), srv.Access())
+	noSecrets(t, r, model, append(g.Secrets(), srv.Access()))
+}
+
+// askWhoAmI runs w against a model that calls server's whoami tool (call
+// "who") and a shell that prints its environment, the files named in
+// also and the kept sign-ins (call "env"), and returns the run, the model
+// and the calls by id.
+func askWhoAmI(t *testing.T, w *world, server, also string) (ran, *fakeprovider.Server, map[string]loop.Call) {
+	t.Helper()
+	grantFiles := filepath.Join(history.StateDir(func(k string) string { return w.vars[k] }), "mcp-auth", "*.json")
+	model := fakeprovider.Start(
+		fakeprovider.Reply{Calls: []providers.ToolCall{
+			fakeprovider.Call("who", server+"__whoami", `{}`),
+			fakeprovider.Call("env", "shell", `{"command":"env; cat `+strings.TrimSpace(also+" "+grantFiles)+`"}`),
+		}},
+		fakeprovider.Reply{Text: "done"})
+	t.Cleanup(model.Close)
+	w.with("ASK_PROVIDER", "openai", "ASK_BASE_URL", model.URL, "OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
+	r := w.ask("who am I?", "yes", true)
+	if r.code != fault.ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	return r, model, callsByID(r.summary().ToolCalls)
+}
+
+// noSecrets fails t for each secret in the run's transcript, its stderr
+// or a request to the model.
+func noSecrets(t *testing.T, r ran, model *fakeprovider.Server, secrets []string) {
+	t.Helper()
 	for _, secret := range secrets {
 		for what, text := range map[string]string{"the transcript": string(r.transcript), "stderr": r.stderr} {
 			if strings.Contains(text, secret) {
-				t.Errorf("%s holds a token", what)
+				t.Errorf("%s holds %.12s…", what, secret)
 			}
 		}
 		for i, req := range model.Requests() {
 			if strings.Contains(string(req), secret) {
-				t.Errorf("request %d to the model holds a token", i+1)
+				t.Errorf("request %d to the model holds %.12s…", i+1, secret)
 			}
 		}
 	}
@@ -130,20 +146,7 @@ func TestMCPEnterpriseSignInStaysWithTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.ExpireAccess() // the run gets its own token from the kept ID token
-	grantFiles := filepath.Join(history.StateDir(func(k string) string { return w.vars[k] }), "mcp-auth", "*.json")
-	model := fakeprovider.Start(
-		fakeprovider.Reply{Calls: []providers.ToolCall{
-			fakeprovider.Call("who", "corp__whoami", `{}`),
-			fakeprovider.Call("env", "shell", `{"command":"env; cat notes.txt `+grantFiles+`"}`),
-		}},
-		fakeprovider.Reply{Text: "done"})
-	defer model.Close()
-	w.with("ASK_PROVIDER", "openai", "ASK_BASE_URL", model.URL, "OPENAI_API_KEY", "fake-test-not-a-real-key-0000")
-	r := w.ask("who am I?", "yes", true)
-	if r.code != fault.ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	calls := callsByID(r.summary().ToolCalls)
+	r, model, calls := askWhoAmI(t, w, "corp", "notes.txt")
 	if c := calls["who"]; c.IsError || !strings.Contains(c.Content, "signed in through the enterprise") {
 		t.Fatalf("whoami: %+v", c)
 	}
@@ -153,19 +156,7 @@ func TestMCPEnterpriseSignInStaysWithTheServer(t *testing.T) {
 	if n := e.Count(&e.Exchanges); n != 2 {
 		t.Fatalf("%d exchanges at the provider, want the login's and the run's", n)
 	}
-	secrets := append(g.Secrets(), e.Access(), e.ClientSecret, idpSecret)
-	for _, secret := range secrets {
-		for what, text := range map[string]string{"the transcript": string(r.transcript), "stderr": r.stderr} {
-			if strings.Contains(text, secret) {
-				t.Errorf("%s holds %.12s…", what, secret)
-			}
-		}
-		for i, req := range model.Requests() {
-			if strings.Contains(string(req), secret) {
-				t.Errorf("request %d to the model holds %.12s…", i+1, secret)
-			}
-		}
-	}
+	noSecrets(t, r, model, append(g.Secrets(), e.Access(), e.ClientSecret, idpSecret))
 }
 
 // A server that asks for more scopes mid-run (403 insufficient_scope)
