@@ -53,8 +53,11 @@ func runFlags(stdio *IO) []cli.Flag {
 // cliFlag is the row r as urfave/cli declares it, showing the default d
 // holds for it, with its names stored (namedFlag).
 func cliFlag(r settings.Row, d run.Settings) *namedFlag {
-	f := declareFlag(r, d)
-	return &namedFlag{Flag: f, names: append([]string{r.Name}, f.Names()[1:]...), category: r.Category}
+	names := []string{r.Name}
+	if r.Short != "" {
+		names = append(names, r.Short)
+	}
+	return &namedFlag{Flag: declareFlag(r, d), names: names, category: r.Category}
 }
 
 // namedFlag is a flag whose Names returns the names worked out once.

@@ -65,7 +65,6 @@ func checkQuietVerbose(c *cli.Context) error {
 }
 
 func runAction(c *cli.Context, stdio *IO) error {
-	go records.Warm()
 	if c.Bool("json") && c.Bool("events") {
 		return usageErr("--json and --events both write to stdout: choose one")
 	}

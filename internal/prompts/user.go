@@ -53,7 +53,11 @@ func User(ctx context.Context, in UserInput) (string, error) {
 		}
 	}
 	if readIt {
-		b, err := readAll(ctx, io.LimitReader(in.Stdin, in.MaxStdin+1))
+		read := readAll
+		if cannotBlock(in.Stdin) {
+			read = func(_ context.Context, r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+		}
+		b, err := read(ctx, io.LimitReader(in.Stdin, in.MaxStdin+1))
 		switch {
 		case ctx.Err() != nil:
 			return "", err
@@ -98,6 +102,26 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+}
+
+// cannotBlock reports whether reading in to its end waits on no one: a
+// regular file, or /dev/null, which a script's stdin often is. Those are
+// read at once; a pipe or a terminal on a goroutine that ctx can give up
+// on (readAll).
+func cannotBlock(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if info.Mode().IsRegular() {
+		return true
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(info, null)
 }
 
 // sharedFile reports whether in is a regular file read part-way already:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,5 +58,41 @@ func TestUserStopsWithTheContext(t *testing.T) {
 	cancel(stop)
 	if _, err := User(ctx, UserInput{Args: []string{"hi"}, Stdin: open, MaxStdin: 10}); !errors.Is(err, stop) {
 		t.Errorf("err %v, want the context's cause", err)
+	}
+}
+
+// Only what ends without waiting on anyone is read without a way to give
+// up: a file and /dev/null. A pipe, which may stay open, is not.
+func TestCannotBlock(t *testing.T) {
+	t.Parallel()
+	file, err := os.Create(filepath.Join(t.TempDir(), "in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name string
+		in   io.Reader
+		want bool
+	}{
+		{"a file", file, true},
+		{"/dev/null", null, true},
+		{"a pipe", r, false},
+		{"a reader", strings.NewReader("x"), false},
+	} {
+		if got := cannotBlock(tc.in); got != tc.want {
+			t.Errorf("%s: cannotBlock = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,9 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/ask-cli/ask/internal/providers"
@@ -19,8 +22,9 @@ import (
 // asking encoding/json to build its encoder of Event: that takes about
 // 0.2 ms of reflection over Event's fields and every type they hold, paid
 // by every run at its first event, on its way to the first request. The
-// settings write themselves too; any other field that holds a struct, a
-// slice or a map is encoded by encoding/json, when present.
+// settings, and what every run records (a request's headers and body, the
+// usage, the history), are written here too; any other field that holds a
+// struct, a slice or a map is encoded by encoding/json, when present.
 func (ev Event) MarshalJSON() ([]byte, error) {
 	w := objectWriter{b: make([]byte, 0, 256)}
 	w.b = append(w.b, '{')
@@ -55,10 +59,10 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	w.str("url", ev.URL, true)
 	w.int("http_status", int64(ev.HTTPStatus), true)
 	if len(ev.Headers) > 0 {
-		w.value("headers", ev.Headers)
+		w.stringMap("headers", ev.Headers)
 	}
 	if len(ev.Body) > 0 {
-		w.value("body", ev.Body)
+		w.rawJSON("body", ev.Body)
 	}
 	w.str("text", ev.Text, true)
 	w.str("reasoning", ev.Reasoning, true)
@@ -66,7 +70,8 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 		w.value("tool_calls", ev.ToolCalls)
 	}
 	if ev.Usage != nil {
-		w.value("usage", ev.Usage)
+		w.key("usage")
+		w.usage(*ev.Usage, nil)
 	}
 	w.str("name", ev.Name, true)
 	w.str("arguments", ev.Arguments, true)
@@ -124,23 +129,31 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	}
 	w.int("exit_code", int64(ev.ExitCode), true)
 	if ev.Cost != nil {
-		w.value("cost", *ev.Cost)
+		w.float("cost", *ev.Cost)
 	}
 	w.str("tier", ev.Tier, true)
 	if ev.PriceRate != nil {
-		w.value("price_rate", *ev.PriceRate)
+		w.float("price_rate", *ev.PriceRate)
 	}
 	if len(ev.UsagePerStep) > 0 {
-		w.value("usage_per_step", ev.UsagePerStep)
+		w.key("usage_per_step")
+		w.b = append(w.b, '[')
+		for i, u := range ev.UsagePerStep {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.usage(u.Usage, &u.Step)
+		}
+		w.b = append(w.b, ']')
 	}
 	if len(ev.SkillsUsed) > 0 {
-		w.value("skills_used", ev.SkillsUsed)
+		w.strings("skills_used", ev.SkillsUsed)
 	}
 	if len(ev.Children) > 0 {
 		w.value("children", ev.Children)
 	}
 	if len(ev.History) > 0 {
-		w.value("history", ev.History)
+		w.rawList("history", ev.History)
 	}
 	if len(ev.Deferred) > 0 {
 		w.value("deferred", ev.Deferred)
@@ -181,7 +194,7 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 	w.int("max_steps", int64(s.MaxSteps), false)
 	w.str("timeout", s.Timeout, false)
 	w.bool("stream", s.Stream, false)
-	w.value("tools", s.Tools) // null when nil, as encoding/json writes it
+	w.strings("tools", s.Tools)
 	w.str("tool_protocol", s.ToolProtocol, true)
 	w.bool("safe", s.Safe, true)
 	w.str("tools_file", s.ToolsFile, true)
@@ -193,7 +206,7 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 	}
 	w.int("max_tokens", int64(s.MaxTokens), true)
 	if s.Temperature != nil {
-		w.value("temperature", *s.Temperature)
+		w.float("temperature", *s.Temperature)
 	}
 	w.str("reasoning", s.Reasoning, true)
 	w.str("tier", s.Tier, true)
@@ -202,7 +215,7 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 		w.value("schema", s.Schema)
 	}
 	if len(s.History) > 0 {
-		w.value("history", s.History)
+		w.rawList("history", s.History)
 	}
 	w.int("context_window", int64(s.ContextWindow), true)
 	w.int("compact_at", int64(s.CompactAt), true)
@@ -270,6 +283,124 @@ func (w *objectWriter) bool(k string, v, omitEmpty bool) {
 	}
 	w.key(k)
 	w.b = strconv.AppendBool(w.b, v)
+}
+
+// rawJSON writes a member that holds a JSON document, compacted, as
+// encoding/json writes a json.RawMessage.
+func (w *objectWriter) rawJSON(k string, m json.RawMessage) {
+	w.key(k)
+	w.appendRaw(m)
+}
+
+func (w *objectWriter) appendRaw(m json.RawMessage) {
+	if m == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.buf.Reset()
+	if err := json.Compact(&w.buf, m); err != nil {
+		w.fail(err)
+		return
+	}
+	w.b = append(w.b, w.buf.Bytes()...)
+}
+
+// rawList writes a member that holds a list of JSON documents.
+func (w *objectWriter) rawList(k string, list []json.RawMessage) {
+	w.key(k)
+	if list == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i, m := range list {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.appendRaw(m)
+	}
+	w.b = append(w.b, ']')
+}
+
+// strings writes a member that holds a list of strings, null when nil.
+func (w *objectWriter) strings(k string, list []string) {
+	w.key(k)
+	if list == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i, s := range list {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = providers.AppendQuote(w.b, s)
+	}
+	w.b = append(w.b, ']')
+}
+
+// stringMap writes a member that holds an object of strings, its keys
+// sorted as encoding/json sorts a map's.
+func (w *objectWriter) stringMap(k string, m map[string]string) {
+	w.key(k)
+	if m == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '{')
+	for i, name := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = providers.AppendQuote(w.b, name)
+		w.b = append(w.b, ':')
+		w.b = providers.AppendQuote(w.b, m[name])
+	}
+	w.b = append(w.b, '}')
+}
+
+// float writes a number member as encoding/json writes a float64: the
+// shortest decimal that reads back as it, with an exponent below 1e-6 and
+// from 1e21 on, the exponent without a leading zero. NaN and the
+// infinities go to encoding/json, for its error.
+func (w *objectWriter) float(k string, f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		w.value(k, f)
+		return
+	}
+	w.key(k)
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
+	if n := len(w.b); format == 'e' && n >= 4 && w.b[n-4] == 'e' && w.b[n-3] == '-' && w.b[n-2] == '0' {
+		w.b[n-2] = w.b[n-1] // e-07 is e-7
+		w.b = w.b[:n-1]
+	}
+}
+
+// usage writes a usage object (a StepUsage's when step is not nil) as
+// encoding/json writes providers.Usage: its fields in their order.
+func (w *objectWriter) usage(u providers.Usage, step *int) {
+	o := objectWriter{b: append(make([]byte, 0, 160), '{')}
+	if step != nil {
+		o.int("step", int64(*step), false)
+	}
+	o.int("input_tokens", int64(u.InputTokens), false)
+	o.int("output_tokens", int64(u.OutputTokens), false)
+	o.int("cache_read_tokens", int64(u.CacheReadTokens), false)
+	o.int("cache_write_tokens", int64(u.CacheWriteTokens), false)
+	o.int("reasoning_tokens", int64(u.ReasoningTokens), true)
+	o.int("total_tokens", int64(u.TotalTokens), false)
+	if u.Cost != nil {
+		o.float("cost", *u.Cost)
+	}
+	if o.err != nil {
+		w.fail(o.err)
+		return
+	}
+	w.b = append(append(w.b, o.b...), '}')
 }
 
 // encode is v as encoding/json writes it, HTML characters unescaped; nil

@@ -484,14 +484,6 @@ func (r *Recorder) Err() error {
 	return r.err
 }
 
-// Warm builds encoding/json's encoders of what every run records beside
-// the fields Event and Settings write themselves (MarshalJSON): the usage
-// of an answer and of run.finished. A run starts it on another goroutine
-// as it begins, where it overlaps reading the settings.
-func Warm() {
-	_, _ = Marshal(Event{Type: TypeRunFinished, Usage: &providers.Usage{}, UsagePerStep: []StepUsage{{}}})
-}
-
 // Marshal renders an event as one line of compact JSON, without escaping
 // HTML characters in model text.
 func Marshal(ev Event) ([]byte, error) { return ev.MarshalJSON() }

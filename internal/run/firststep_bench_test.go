@@ -20,12 +20,12 @@ import (
 // against the median of the others (issue 41: within 2×), with a model
 // that answers at once and with one that takes 20 ms (a fast local
 // model). A run's first step pays what later ones find ready: the change
-// watcher's picture, which starts as the first request goes out, so that
-// a model that takes longer hides it; the shell tool's schema, compiled
-// by its first call; the
-// kernel's watch and, in a repository, the state undo needs (two git
-// processes at once), which start only as the model's calls are put to
-// the gate, so that a one-shot answer pays for neither.
+// watcher's picture, which starts once the first request has been out
+// 5 ms, so that a model that takes longer hides it; the shell tool's
+// schema, compiled by its first call; the kernel's watch and, in a
+// repository, the state undo needs (two git processes at once), which
+// start only as the model's calls are put to the gate, so that a one-shot
+// answer pays for neither.
 //
 // Each runs outside any repository (model-*), where no git is started,
 // and in a git repository with a commit (model-*-in-git).

@@ -60,9 +60,13 @@ type slot interface {
 	source() string
 	value() any
 	set(v any, source string) error
+	// take copies the value and source of from, the same row's slot in
+	// another layer, without boxing the value as set must.
+	take(from slot)
 }
 
 func (s *Setting[T]) given() bool    { return s.IsGiven() }
+func (s *Setting[T]) take(from slot) { *s = *from.(*Setting[T]) }
 func (s *Setting[T]) source() string { return s.Source }
 func (s *Setting[T]) value() any     { return s.Value }
 
@@ -185,10 +189,10 @@ func Over(hi, lo Values) Values {
 		switch {
 		case !l.given():
 		case !h.given():
-			h.set(l.value(), l.source())
+			h.take(l)
 		case r.Adds && len(l.value().([]string)) > 0:
 			if len(h.value().([]string)) == 0 {
-				h.set(l.value(), l.source())
+				h.take(l)
 				break
 			}
 			joined := slices.Concat(l.value().([]string), h.value().([]string))

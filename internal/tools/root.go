@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ask-cli/ask/internal/realpath"
 	"github.com/ask-cli/ask/internal/sandbox"
@@ -52,8 +53,10 @@ type Root struct {
 	onChange func(Change)
 	// watch finds what watched calls change (Watch); onWatchProblem hears
 	// when it must scan rather than be told by the kernel.
-	watchMu        sync.Mutex // guards watch
+	watchMu        sync.Mutex // guards watch and pictureSoon
 	watch          *watcher
+	pictureSoon    *time.Timer   // StartWatching's, until it fires
+	pictureGrace   time.Duration // tests: 0 is pictureGrace
 	onWatchProblem func(string)
 	watchKernel    func(*Root, *sync.Mutex) (kernelWatch, error) // nil: newKernelWatch; tests replace it
 	pictureDir     func(rel string)                              // tests: called as the picture reads each directory

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The change watcher finds what a call changed in the working directory
@@ -141,16 +142,40 @@ type watcher struct {
 	stopped   atomic.Bool // StopWatching was called: the picture need not be finished
 }
 
+// pictureGrace is how long a request is out before StartWatching takes
+// the picture. A model that answers sooner is a local fake or a cache: the
+// picture would only compete with the answer for the CPU (in a directory
+// of a thousand files, 0.3 ms of a one-shot answer's 5 on two cores), and
+// a call that comes that soon takes the picture itself. A model that keeps
+// the run waiting longer hides it.
+const pictureGrace = 5 * time.Millisecond
+
 // StartWatching takes the picture the watcher starts from, in the
 // background, so that the first watched call does not wait for it (a run
-// calls it as its first request goes out). The kernel is asked to watch
-// only by the first watched call, so that a run that calls no command
-// never pays for an inotify instance at its exit. Without it, the first
-// watched call takes the picture.
+// calls it as its first request goes out); the picture starts after
+// pictureGrace, unless a call asks for it first. The kernel is asked to
+// watch only by the first watched call, so that a run that calls no
+// command never pays for an inotify instance at its exit. Without it, the
+// first watched call takes the picture.
 func (r *Root) StartWatching() {
-	if r != nil && r.onChange != nil {
-		r.watcher()
+	if r == nil || r.onChange == nil {
+		return
 	}
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	if r.watch != nil || r.pictureSoon != nil {
+		return
+	}
+	var soon *time.Timer
+	grace := cmp.Or(r.pictureGrace, pictureGrace)
+	soon = time.AfterFunc(grace, func() {
+		r.watchMu.Lock()
+		defer r.watchMu.Unlock()
+		if r.pictureSoon == soon { // not stopped, nor taken by a call
+			r.watcherLocked()
+		}
+	})
+	r.pictureSoon = soon
 }
 
 // ReadyWatching asks the kernel to watch, in the background, for a
@@ -180,6 +205,7 @@ func (r *Root) StopWatching() {
 		return
 	}
 	r.watchMu.Lock()
+	r.stopPictureSoon()
 	w := r.watch
 	r.watch = nil
 	r.watchMu.Unlock()
@@ -200,11 +226,25 @@ func (r *Root) StopWatching() {
 func (r *Root) watcher() *watcher {
 	r.watchMu.Lock()
 	defer r.watchMu.Unlock()
+	return r.watcherLocked()
+}
+
+// watcherLocked is watcher with watchMu held.
+func (r *Root) watcherLocked() *watcher {
+	r.stopPictureSoon()
 	if r.watch == nil {
 		r.watch = &watcher{root: r, ready: make(chan struct{})}
 		go r.watch.start()
 	}
 	return r.watch
+}
+
+// stopPictureSoon drops StartWatching's timer; called with watchMu held.
+func (r *Root) stopPictureSoon() {
+	if r.pictureSoon != nil {
+		r.pictureSoon.Stop()
+		r.pictureSoon = nil
+	}
 }
 
 func (w *watcher) start() {

@@ -130,11 +130,11 @@ func makeDeepTree(dir string, n int) error {
 
 // BenchmarkFirstCall100k is what a run's first shell call costs in the
 // 100,000-file tree against its later ones (issue 41: within 50 ms). Each
-// iteration is a new run's root: the picture starts in the background as
-// the first request goes out (StartWatching); a first request that takes
-// as long as the picture (first-after-request) finds it ready, while one
-// answered at once (first-at-once) waits for what is left of it. The
-// metrics are milliseconds of the first and the second call.
+// iteration is a new run's root: the picture starts in the background
+// once the first request has been out for pictureGrace (StartWatching); a
+// first request that takes as long as the picture (first-after-request)
+// finds it ready, while one answered at once (first-at-once) takes it
+// itself. The metrics are milliseconds of the first and the second call.
 func BenchmarkFirstCall100k(b *testing.B) {
 	dir := benchTree(b)
 	args := json.RawMessage(`{"command":"echo x >> d00/d00/f0.txt"}`)

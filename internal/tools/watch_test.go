@@ -562,3 +562,63 @@ func TestWatchInsideAHiddenPath(t *testing.T) {
 		t.Errorf("changes = %q, want none", got)
 	}
 }
+
+// A run whose model answers within pictureGrace takes no picture: listing
+// the tree would only slow the answer. One that waits longer takes it
+// unasked, so that the first call finds it ready.
+func TestPictureWaitsForAModelThatTakesItsTime(t *testing.T) {
+	t.Parallel()
+	t.Run("answered at once", func(t *testing.T) {
+		t.Parallel()
+		w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+		var read atomic.Int64
+		w.root.pictureDir = func(string) { read.Add(1) }
+		w.root.pictureGrace = time.Hour // the answer comes within it
+		w.root.StartWatching()
+		w.root.watchMu.Lock()
+		started := w.root.watch != nil
+		w.root.watchMu.Unlock()
+		if started {
+			t.Error("the picture started as the request went out")
+		}
+		w.root.StopWatching() // the answer came
+		if n := read.Load(); n != 0 {
+			t.Errorf("the picture read %d directories of a run that had ended", n)
+		}
+		w.root.watchMu.Lock()
+		defer w.root.watchMu.Unlock()
+		if w.root.watch != nil || w.root.pictureSoon != nil {
+			t.Errorf("a stopped run kept a watcher (%v) or its timer (%v)", w.root.watch != nil, w.root.pictureSoon != nil)
+		}
+	})
+	t.Run("kept waiting", func(t *testing.T) {
+		t.Parallel()
+		w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+		started := make(chan struct{})
+		var once sync.Once
+		w.root.pictureDir = func(string) { once.Do(func() { close(started) }) }
+		w.root.StartWatching()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no picture was taken while the model kept the run waiting")
+		}
+		if got := w.sh(t, "echo b > b.txt"); !slices.Equal(got, []string{"created b.txt (shell)"}) {
+			t.Errorf("changes = %q", got)
+		}
+	})
+	t.Run("a call first", func(t *testing.T) {
+		t.Parallel()
+		w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+		w.root.pictureGrace = time.Hour // the call comes within it
+		w.root.StartWatching()
+		if got := w.sh(t, "echo b > b.txt"); !slices.Equal(got, []string{"created b.txt (shell)"}) {
+			t.Errorf("changes = %q", got)
+		}
+		w.root.watchMu.Lock()
+		defer w.root.watchMu.Unlock()
+		if w.root.pictureSoon != nil {
+			t.Error("the call took the picture but the timer was left to fire")
+		}
+	})
+}

@@ -11,14 +11,23 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	// The libraries ask is built on (DESIGN §1), for their package inits
-	// and the size they add: a process pays for both before main.
+	// The libraries ask is built on (DESIGN §1), each package of them ask
+	// imports, for their package inits and the size they add: a process
+	// pays for both before main.
+	_ "github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	_ "github.com/google/jsonschema-go/jsonschema"
 	_ "github.com/landlock-lsm/go-landlock/landlock"
+	_ "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	_ "github.com/mattn/go-isatty"
+	_ "github.com/modelcontextprotocol/go-sdk/auth"
+	_ "github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	_ "github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "github.com/modelcontextprotocol/go-sdk/oauthex"
 	_ "github.com/tidwall/gjson"
 	_ "github.com/tidwall/sjson"
+	_ "go.opentelemetry.io/otel/attribute"
+	_ "go.opentelemetry.io/otel/propagation"
+	_ "go.opentelemetry.io/otel/trace"
 	_ "mvdan.cc/sh/v3/syntax"
 )
 
