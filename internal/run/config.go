@@ -68,12 +68,12 @@ func (c *Config) Shown() string {
 
 func (c *Config) source(key string) string { return "config " + c.Resolved.Source(key) }
 
-// layers is what the file says about the settings that are not bound to
-// one provider: its profile's layer over its top level's. The file's
-// reader checked each value against its row, where it was written.
-func (c *Config) layers() (Settings, error) {
+// coverWithFile lays over s what the file says about the settings that
+// are not bound to one provider: its top level's layer, then its
+// profile's. The file's reader checked each value against its row, where
+// it was written.
+func (c *Config) coverWithFile(s *Settings) error {
 	r := c.Resolved
-	var s Settings
 	for _, l := range r.Layers() {
 		var layer Settings
 		for _, row := range settings.Rows() {
@@ -85,10 +85,10 @@ func (c *Config) layers() (Settings, error) {
 				v = r.Path(v.(string), c.home)
 			}
 			if err := layer.Values.Give(row.Name, v, "config "+l.Source); err != nil {
-				return Settings{}, asKind(Usage, err)
+				return asKind(Usage, err)
 			}
 		}
-		s = over(layer, s)
+		s.cover(&layer)
 	}
 	if servers := c.mcpServers(); len(servers) > 0 {
 		s.MCPServers = Given(servers, "config "+c.File.Name())
@@ -99,7 +99,7 @@ func (c *Config) layers() (Settings, error) {
 	if len(c.File.Prices) > 0 {
 		s.Prices = Given(c.File.Prices, "config "+c.File.Name())
 	}
-	return s, nil
+	return nil
 }
 
 // provider is the catalog's row for a provider with the file's settings

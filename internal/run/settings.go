@@ -83,20 +83,23 @@ func defaults() Settings {
 	return Settings{Values: settings.Defaults(), MCPServers: Given([]mcp.Server(nil), "default")}
 }
 
-// over lays hi over lo: each setting hi gives wins (deny rules add up).
-// The provider-bound settings (model, base URL, key) are resolved
-// separately, once the provider is known.
-func over(hi, lo Settings) Settings {
-	out := hi
-	out.Values = settings.Over(hi.Values, lo.Values)
-	out.Profile = hi.Profile.Or(lo.Profile)
-	out.MCPServers = hi.MCPServers.Or(lo.MCPServers)
-	out.Hooks = hi.Hooks.Or(lo.Hooks)
-	out.Prices = hi.Prices.Or(lo.Prices)
-	if out.Conversation == nil {
-		out.Conversation = lo.Conversation
+// cover lays hi over s in place, as a lower layer under a higher one:
+// each setting hi gives wins (deny rules add up), and what is not a
+// setting (the key, the credentials, the subagent) is hi's. The
+// provider-bound settings (model, base URL, key) are resolved separately,
+// once the provider is known. In place, since a Settings is 2 KB: copies
+// of it, made layer by layer, grew a run's stack past 32 KB.
+func (s *Settings) cover(hi *Settings) {
+	s.Values.Cover(&hi.Values)
+	s.Profile = hi.Profile.Or(s.Profile)
+	s.MCPServers = hi.MCPServers.Or(s.MCPServers)
+	s.Hooks = hi.Hooks.Or(s.Hooks)
+	s.Prices = hi.Prices.Or(s.Prices)
+	if hi.Conversation != nil {
+		s.Conversation = hi.Conversation
 	}
-	return out
+	s.Key, s.KeyVars, s.Aliases, s.Credentials = hi.Key, hi.KeyVars, hi.Aliases, hi.Credentials
+	s.child, s.keyFile = hi.child, hi.keyFile
 }
 
 // Inputs are the layers settings are resolved from, highest first: the
@@ -139,8 +142,9 @@ func Resolve(in Inputs) (Settings, error) {
 	if cfg.Err != nil {
 		return Settings{}, asKind(Usage, cfg.Err)
 	}
-	fromFile, err := cfg.layers()
-	if err != nil {
+	// The layers are laid from the bottom up, each over those below it.
+	s := defaults()
+	if err := cfg.coverWithFile(&s); err != nil {
 		return Settings{}, err
 	}
 	carried := Settings{}
@@ -153,13 +157,12 @@ func Resolve(in Inputs) (Settings, error) {
 			return Settings{}, err
 		}
 	}
-	fromEnv, err := envLayer(in.Getenv)
-	if err != nil {
+	if err := s.coverWithEnv(in.Getenv); err != nil {
 		return Settings{}, err
 	}
-	below := over(fromEnv, over(fromFile, defaults()))
-	carried.Mode = narrowCarriedMode(carried.Mode, below.Mode)
-	s := over(in.Flags, over(carried, below))
+	carried.Mode = narrowCarriedMode(carried.Mode, s.Mode)
+	s.cover(&carried)
+	s.cover(&in.Flags)
 	if s.MaxSteps.Source == "default" {
 		s.MaxSteps = Given(policy.DefaultMaxSteps(s.Mode.Value), "default (mode "+s.Mode.Value+")")
 	}
@@ -233,8 +236,9 @@ func narrowCarriedMode(carried, below Setting[string]) Setting[string] {
 
 // envLayer is what the environment says: each row's variable, through
 // the row's Parse.
-func envLayer(getenv func(string) string) (Settings, error) {
-	var s Settings
+// coverWithEnv lays the environment's settings over s.
+func (s *Settings) coverWithEnv(getenv func(string) string) error {
+	var env Settings
 	for _, r := range settings.Rows() {
 		if r.Env == "" || !r.IsSetting() {
 			continue
@@ -245,11 +249,12 @@ func envLayer(getenv func(string) string) (Settings, error) {
 		}
 		v, err := r.Parse(value)
 		if err != nil {
-			return s, fault.Usagef("%s %v", r.Env, err)
+			return fault.Usagef("%s %v", r.Env, err)
 		}
-		s.Values.Set(r.Name, v, "env "+r.Env)
+		env.Values.Set(r.Name, v, "env "+r.Env)
 	}
-	return s, nil
+	s.cover(&env)
+	return nil
 }
 
 // chooseProvider checks a provider named by a layer, or picks the first

@@ -180,26 +180,31 @@ func Defaults() Values {
 // Over lays hi over lo: each setting hi gives wins, except that the lists
 // of a row that Adds (the deny rules) join, lower layers first.
 func Over(hi, lo Values) Values {
-	out := hi
+	lo.Cover(&hi)
+	return lo
+}
+
+// Cover lays hi over v in place: v becomes Over(*hi, *v), without the
+// copies of the whole Values that a run's settings resolution would
+// otherwise hold on its stack.
+func (v *Values) Cover(hi *Values) {
 	for _, r := range Rows() {
 		if !r.IsSetting() {
 			continue
 		}
-		h, l := r.slot(&out), r.slot(&lo)
+		h, l := r.slot(hi), r.slot(v)
 		switch {
-		case !l.given():
-		case !h.given():
-			h.take(l)
-		case r.Adds && len(l.value().([]string)) > 0:
+		case !h.given() && l.given():
+		case r.Adds && h.given() && l.given() && len(l.value().([]string)) > 0:
 			if len(h.value().([]string)) == 0 {
-				h.take(l)
 				break
 			}
 			joined := slices.Concat(l.value().([]string), h.value().([]string))
-			h.set(joined, l.source()+", "+h.source())
+			l.set(joined, l.source()+", "+h.source())
+		default:
+			l.take(h)
 		}
 	}
-	return out
 }
 
 // Layer is one layer's settings by row name, as a config file or a

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -101,5 +102,79 @@ func TestRows(t *testing.T) {
 	steps, _ := Lookup("max-steps")
 	if steps.Check(0) == "" || steps.Check(1) != "" {
 		t.Error("max-steps must be at least 1")
+	}
+}
+
+// overByCopy is Over as it was written before Cover: the higher layer
+// copied whole, then each row it does not give taken from the lower one.
+// Cover must give the same for every row and every pair of layers.
+func overByCopy(hi, lo Values) Values {
+	out := hi
+	for _, r := range Rows() {
+		if !r.IsSetting() {
+			continue
+		}
+		h, l := r.slot(&out), r.slot(&lo)
+		switch {
+		case !l.given():
+		case !h.given():
+			h.set(l.value(), l.source())
+		case r.Adds && len(l.value().([]string)) > 0:
+			if len(h.value().([]string)) == 0 {
+				h.set(l.value(), l.source())
+				break
+			}
+			h.set(slices.Concat(l.value().([]string), h.value().([]string)), l.source()+", "+h.source())
+		}
+	}
+	return out
+}
+
+// TestCoverIsOver is generated from the rows: for each, a lower and a
+// higher layer that leave it out, give its zero value or give a sample of
+// it, in every pairing.
+func TestCoverIsOver(t *testing.T) {
+	t.Parallel()
+	for _, r := range Rows() {
+		if !r.IsSetting() {
+			continue
+		}
+		// The two layers' samples differ where the row has two, so that
+		// which one wins shows; lists differ always, so that their order
+		// shows.
+		good := r.Samples().Good
+		lowSample, err := r.Parse(good[0])
+		if err != nil {
+			t.Fatalf("%s: its sample %q: %v", r.Name, good[0], err)
+		}
+		highSample, err := r.Parse(good[len(good)-1])
+		if err != nil {
+			t.Fatalf("%s: its sample %q: %v", r.Name, good[len(good)-1], err)
+		}
+		if list, ok := highSample.([]string); ok {
+			highSample = append(slices.Clone(list), "higher")
+		}
+		zero := r.slot(&Values{}).value()
+		layer := func(v any, source string) Values {
+			var vs Values
+			if v != nil {
+				if err := r.slot(&vs).set(v, source); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return vs
+		}
+		for _, lo := range []any{nil, zero, lowSample} {
+			for _, hi := range []any{nil, zero, highSample} {
+				lower, higher := layer(lo, "lower"), layer(hi, "higher")
+				want := overByCopy(higher, lower)
+				got := lower
+				got.Cover(&higher)
+				g, w := r.slot(&got), r.slot(&want)
+				if !reflect.DeepEqual(g.value(), w.value()) || g.source() != w.source() {
+					t.Errorf("%s, %v over %v: %v from %q, want %v from %q", r.Name, hi, lo, g.value(), g.source(), w.value(), w.source())
+				}
+			}
+		}
 	}
 }
