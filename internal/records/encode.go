@@ -212,7 +212,7 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 	w.str("tier", s.Tier, true)
 	w.bool("no_cache", s.NoCache, true)
 	if len(s.Schema) > 0 {
-		w.value("schema", s.Schema)
+		w.rawJSON("schema", s.Schema)
 	}
 	if len(s.History) > 0 {
 		w.rawList("history", s.History)
