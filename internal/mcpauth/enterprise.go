@@ -123,7 +123,9 @@ func ParseIdPMetadata(body []byte, issuer string) (string, error) {
 	if err != nil || u.Host == "" || u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname())) {
 		return "", fmt.Errorf("its token_endpoint %q is not an https:// URL", termtext.Safe(meta.TokenEndpoint))
 	}
-	return meta.TokenEndpoint, nil
+	// As parsed: a scheme is case-insensitive (RFC 3986 §3.1), and the
+	// endpoint goes on as the "https" it was checked to be.
+	return u.String(), nil
 }
 
 func (e enterprise) idpCredentials() *oauthex.ClientCredentials {
