@@ -234,9 +234,8 @@ func narrowCarriedMode(carried, below Setting[string]) Setting[string] {
 	return carried
 }
 
-// envLayer is what the environment says: each row's variable, through
-// the row's Parse.
-// coverWithEnv lays the environment's settings over s.
+// coverWithEnv lays over s what the environment says: each row's
+// variable, through the row's Parse.
 func (s *Settings) coverWithEnv(getenv func(string) string) error {
 	var env Settings
 	for _, r := range settings.Rows() {

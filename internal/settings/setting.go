@@ -195,9 +195,10 @@ func (v *Values) Cover(hi *Values) {
 		h, l := r.slot(hi), r.slot(v)
 		switch {
 		case !h.given() && l.given():
+			// the lower layer's stands
 		case r.Adds && h.given() && l.given() && len(l.value().([]string)) > 0:
 			if len(h.value().([]string)) == 0 {
-				break
+				break // an empty higher list adds nothing
 			}
 			joined := slices.Concat(l.value().([]string), h.value().([]string))
 			l.set(joined, l.source()+", "+h.source())
