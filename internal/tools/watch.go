@@ -199,7 +199,10 @@ func (r *Root) ReadyWatching() {
 
 // StopWatching releases what watching holds in the kernel; a later
 // watched call starts again from a new picture. A call still running keeps
-// the old watcher, scanning.
+// the old watcher, scanning. The release goes on after it returns: closing
+// an inotify instance waits for the kernel to free its marks (a grace
+// period of its SRCU, 4–15 ms measured), which the run's answer and
+// transcript need not wait for; a process that exits still does.
 func (r *Root) StopWatching() {
 	if r == nil {
 		return
@@ -219,7 +222,7 @@ func (r *Root) StopWatching() {
 	w.kernel = nil
 	w.mu.Unlock()
 	if kw != nil {
-		kw.close()
+		go kw.close()
 	}
 }
 

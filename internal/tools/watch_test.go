@@ -339,6 +339,46 @@ func (k *countingKernel) addDir(string, string) error {
 	return nil
 }
 
+// slowKernel's close waits for release, as closing an inotify instance
+// waits for the kernel to free its marks.
+type slowKernel struct {
+	lossyKernel
+	release, closed chan struct{}
+}
+
+func (k *slowKernel) close() {
+	<-k.release
+	close(k.closed)
+}
+
+// The run's end does not wait for the kernel to let go of its watch: the
+// answer and the transcript go out meanwhile, and the watch is still
+// released.
+func TestStopDoesNotWaitForTheKernel(t *testing.T) {
+	t.Parallel()
+	w := newWatched(t, map[string]string{"a.txt": "a\n"}, false)
+	k := &slowKernel{release: make(chan struct{}), closed: make(chan struct{})}
+	w.root.watchKernel = func(*Root, *sync.Mutex) (kernelWatch, error) { return k, nil }
+	w.sh(t, "echo b > a.txt")
+	stopped := make(chan struct{})
+	go func() {
+		w.root.StopWatching()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		close(k.release)
+		t.Fatal("StopWatching waited for the kernel to close its watch")
+	}
+	close(k.release)
+	select {
+	case <-k.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the kernel's watch was never closed")
+	}
+}
+
 // A run that takes the picture as its first request goes out, and then
 // calls no command, never asks the kernel to watch (an inotify instance
 // costs 10–20 ms at exit); a stop ends the picture.
