@@ -102,8 +102,14 @@ type lineReader struct {
 	max  int    // the longest line accepted
 }
 
+// lineBuffer is the reader's buffer: a TLS record's most (16 KB), which
+// holds any ordinary event whole. A longer line is assembled in long; a
+// bigger buffer would only be 48 KB more of fresh memory for every reply,
+// on a one-shot answer's path.
+const lineBuffer = 16 << 10
+
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: maxEventSize}
+	return &lineReader{br: bufio.NewReaderSize(r, lineBuffer), max: maxEventSize}
 }
 
 // next returns the next line without its "\n", valid until the next call.

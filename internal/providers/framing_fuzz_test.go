@@ -180,6 +180,21 @@ func TestReadSSELongLineByteByByte(t *testing.T) {
 	}
 }
 
+// A short reply's reader allocates a few pages, not 64 KB: every answer
+// reads one, and a one-shot answer pays for each page it touches.
+func TestShortReplyReadsInASmallBuffer(t *testing.T) {
+	body := []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hello.\"}}]}\n\ndata: [DONE]\n\n")
+	got := bytesAllocated(func() {
+		if err := ReadSSE(bytes.NewReader(body), func(Event) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	const most = 32 << 10
+	if got > most {
+		t.Errorf("a %d-byte reply allocated %d bytes; want at most %d", len(body), got, most)
+	}
+}
+
 // bytesAllocated is what one run of f allocates on the heap.
 func bytesAllocated(f func()) uint64 {
 	var before, after runtime.MemStats
