@@ -309,18 +309,21 @@ type sample struct {
 	firstRequest time.Duration // from exec to the first request's arrival
 	gaps         []time.Duration
 	tail         time.Duration // from the last reply to the exit
-	firstBytes   int
-	requests     int
+	// answer is from the last reply to the first byte on stdout (ask
+	// prints its answer whole, with --quiet); -1 when nothing came.
+	answer     time.Duration
+	firstBytes int
+	requests   int
 }
 
 // stats are the medians over a scenario's runs.
 type stats struct {
-	wall, cpu, firstRequest, gap, tail time.Duration
-	rssKB                              int64
-	rssFloor                           bool
-	firstBytes                         int
-	gapCount                           int
-	requestsPerRun                     []int
+	wall, cpu, firstRequest, gap, tail, answer time.Duration
+	rssKB                                      int64
+	rssFloor                                   bool
+	firstBytes                                 int
+	gapCount                                   int
+	requestsPerRun                             []int
 	// timeRSSKB is /usr/bin/time's peak RSS of one more run; 0 when it
 	// is not installed.
 	timeRSSKB int64
@@ -411,7 +414,7 @@ func measure(runs int, once func() (sample, error)) (stats, error) {
 // summarize takes the medians of a scenario's samples.
 func summarize(samples []sample) stats {
 	var st stats
-	var wall, cpu, first, gaps, tails []time.Duration
+	var wall, cpu, first, gaps, tails, answers []time.Duration
 	var rss, sizes []int64
 	for _, s := range samples {
 		wall, cpu = append(wall, s.wall), append(cpu, s.cpu)
@@ -419,6 +422,9 @@ func summarize(samples []sample) stats {
 		if s.requests > 0 {
 			first = append(first, s.firstRequest)
 			tails = append(tails, s.tail)
+			if s.answer >= 0 {
+				answers = append(answers, s.answer)
+			}
 			sizes = append(sizes, int64(s.firstBytes))
 		}
 		st.rssFloor = st.rssFloor || s.rssFloor
@@ -426,6 +432,7 @@ func summarize(samples []sample) stats {
 		st.requestsPerRun = append(st.requestsPerRun, s.requests)
 	}
 	st.wall, st.cpu, st.firstRequest, st.gap, st.tail = median(wall), median(cpu), median(first), median(gaps), median(tails)
+	st.answer = median(answers)
 	st.rssKB, st.firstBytes, st.gapCount = median(rss), int(median(sizes)), len(gaps)
 	return st
 }
@@ -434,7 +441,8 @@ func summarize(samples []sample) stats {
 // fake provider's log.
 func runOnce(cmd *exec.Cmd, fake *fakeServer) (sample, error) {
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	stdout := &firstWrite{}
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	var offset int64
 	if fake != nil {
 		offset = fake.logSize()
@@ -473,8 +481,23 @@ func runOnce(cmd *exec.Cmd, fake *fakeServer) (sample, error) {
 	}
 	if len(reqs) > 0 {
 		s.tail = time.Duration(end.UnixNano() - reqs[len(reqs)-1].Replied)
+		s.answer = -1
+		if !stdout.at.IsZero() {
+			s.answer = time.Duration(stdout.at.UnixNano() - reqs[len(reqs)-1].Replied)
+		}
 	}
 	return s, nil
+}
+
+// firstWrite discards what it is given, and notes when the first of it
+// came.
+type firstWrite struct{ at time.Time }
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if w.at.IsZero() && len(p) > 0 {
+		w.at = time.Now()
+	}
+	return len(p), nil
 }
 
 // fakeServer is a running scripts/fakeprovider.
@@ -592,16 +615,16 @@ func printReport(w io.Writer, r report) {
 		fmt.Fprintf(w, "Extra environment: %s  \n", strings.Join(r.extraEnv, " "))
 	}
 	fmt.Fprintf(w, "Medians over %d runs after one warm-up run; gaps are the median over every step of every run.\n\n", r.runs)
-	columns := []string{"scenario", "wall", "CPU (user+sys)", "to first request", "gap between steps", "last reply to exit", "peak RSS"}
+	columns := []string{"scenario", "wall", "CPU (user+sys)", "to first request", "gap between steps", "last reply to answer", "last reply to exit", "peak RSS"}
 	if r.hasTime {
 		columns = append(columns, "peak RSS, /usr/bin/time")
 	}
 	tableHead(w, append(columns, "first request", "requests/run")...)
 	for _, res := range r.results {
 		st := res.stats
-		first, gap, tail, bytes, reqs := "–", "–", "–", "–", "–"
+		first, gap, answer, tail, bytes, reqs := "–", "–", "–", "–", "–", "–"
 		if res.requests > 0 {
-			first, tail = ms(st.firstRequest), ms(st.tail)
+			first, answer, tail = ms(st.firstRequest), ms(st.answer), ms(st.tail)
 			bytes = fmt.Sprintf("%.1f KB", float64(st.firstBytes)/1024)
 			reqs = perRun(st.requestsPerRun)
 		}
@@ -612,7 +635,7 @@ func printReport(w io.Writer, r report) {
 		if st.rssFloor {
 			rss = "≤ " + rss
 		}
-		cells := []string{res.name, ms(st.wall), ms(st.cpu), first, gap, tail, rss}
+		cells := []string{res.name, ms(st.wall), ms(st.cpu), first, gap, answer, tail, rss}
 		if r.hasTime {
 			cells = append(cells, mb(st.timeRSSKB))
 		}

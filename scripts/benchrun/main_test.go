@@ -170,3 +170,28 @@ func TestPrintFloor(t *testing.T) {
 		}
 	}
 }
+
+// The answer is timed from the last reply to ask's first byte on stdout,
+// apart from the exit: a command that answers and then takes 300 ms to
+// exit has an answer time at least 300 ms under its tail.
+func TestRunOnceTimesTheAnswerApartFromTheExit(t *testing.T) {
+	if _, err := exec.LookPath("date"); err != nil {
+		t.Skip("no date(1)")
+	}
+	t.Parallel()
+	log := t.TempDir() + "/requests.jsonl"
+	script := `now=$(date +%s%N)
+printf '{"step":1,"bytes":10,"arrived_ns":%s,"replied_ns":%s,"status":200}\n' "$now" "$now" >> "$1"
+echo answer
+sleep 0.3`
+	s, err := runOnce(exec.Command("/bin/sh", "-c", script, "sh", log), &fakeServer{log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.requests != 1 || s.answer < 0 {
+		t.Fatalf("requests %d, answer %v: the request or the answer went unseen", s.requests, s.answer)
+	}
+	if s.tail-s.answer < 300*time.Millisecond {
+		t.Errorf("answer %v, exit %v after the reply: want the answer at least 300 ms before the exit", s.answer, s.tail)
+	}
+}
