@@ -137,14 +137,7 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	}
 	if len(ev.UsagePerStep) > 0 {
 		w.key("usage_per_step")
-		w.b = append(w.b, '[')
-		for i, u := range ev.UsagePerStep {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.usage(u.Usage, &u.Step)
-		}
-		w.b = append(w.b, ']')
+		appendList(&w, ev.UsagePerStep, func(u StepUsage) { w.usage(u.Usage, &u.Step) })
 	}
 	if len(ev.SkillsUsed) > 0 {
 		w.strings("skills_used", ev.SkillsUsed)
@@ -308,33 +301,28 @@ func (w *objectWriter) appendRaw(m json.RawMessage) {
 // rawList writes a member that holds a list of JSON documents.
 func (w *objectWriter) rawList(k string, list []json.RawMessage) {
 	w.key(k)
-	if list == nil {
-		w.b = append(w.b, "null"...)
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, m := range list {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.appendRaw(m)
-	}
-	w.b = append(w.b, ']')
+	appendList(w, list, w.appendRaw)
 }
 
 // strings writes a member that holds a list of strings, null when nil.
 func (w *objectWriter) strings(k string, list []string) {
 	w.key(k)
+	appendList(w, list, func(s string) { w.b = providers.AppendQuote(w.b, s) })
+}
+
+// appendList writes list as a JSON array, each element by item; null when
+// list is nil, as encoding/json writes a nil slice.
+func appendList[T any](w *objectWriter, list []T, item func(T)) {
 	if list == nil {
 		w.b = append(w.b, "null"...)
 		return
 	}
 	w.b = append(w.b, '[')
-	for i, s := range list {
+	for i, v := range list {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = providers.AppendQuote(w.b, s)
+		item(v)
 	}
 	w.b = append(w.b, ']')
 }
