@@ -367,7 +367,11 @@ type waitList struct {
 
 func newWaitList(tell func([]string)) *waitList { return &waitList{tell: tell} }
 
+// add is called as each server starts, while those started before may
+// be done already (done, on their goroutines).
 func (w *waitList) add(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.names = append(w.names, name)
 	w.any = true
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -419,5 +420,33 @@ func TestMCPServerDirAndDisabledTools(t *testing.T) {
 	out, err := call(t, toolByName(t, s, "test__env"), `{}`)
 	if want := "wd=" + filepath.Join(dir, "sub"); err != nil || !strings.Contains(out, want) {
 		t.Errorf("env = %q, %v; want %s", out, err, want)
+	}
+}
+
+// A server that is up before the next one is added takes itself off the
+// list while Start is still adding: the list is shared with the servers'
+// goroutines (the race detector fails this without the lock in add).
+func TestWaitListAddWhileOneIsDone(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var told [][]string
+	w := newWaitList(func(names []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		told = append(told, names)
+	})
+	w.add("first")
+	up := make(chan struct{})
+	go func() {
+		w.done("first")
+		close(up)
+	}()
+	w.add("second")
+	<-up
+	w.show()
+	mu.Lock()
+	defer mu.Unlock()
+	if last := told[len(told)-1]; !slices.Equal(last, []string{"second"}) {
+		t.Errorf("still waited for %q, want [second]", last)
 	}
 }
