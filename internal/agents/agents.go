@@ -34,61 +34,84 @@ type Definition struct {
 	toolsGiven bool
 }
 
+// head is the front matter, as Claude Code's subagents write it; other
+// keys are ignored.
 type head struct {
-	Name           string    `yaml:"name"`
-	Description    string    `yaml:"description"`
-	Tools          *toolList `yaml:"tools"`
-	Disallowed     toolList  `yaml:"disallowedTools"`
-	Model          string    `yaml:"model"`
-	MaxTurns       int       `yaml:"maxTurns"`
-	PermissionMode string    `yaml:"permissionMode"`
+	name, description, model, permissionMode string
+	tools                                    *[]string // nil when not given
+	disallowed                               []string
+	maxTurns                                 int
+}
+
+func readHead(f frontmatter.Fields) (head, error) {
+	var h head
+	var err [7]error
+	h.name, err[0] = f.String("name")
+	h.description, err[1] = f.String("description")
+	h.model, err[2] = f.String("model")
+	h.permissionMode, err[3] = f.String("permissionMode")
+	h.maxTurns, err[4] = f.Int("maxTurns")
+	if v := f.Get("tools"); !v.IsNull() {
+		var tools []string
+		tools, err[5] = toolList(v)
+		h.tools = &tools
+	}
+	h.disallowed, err[6] = toolList(f.Get("disallowedTools"))
+	for _, e := range err {
+		if e != nil {
+			return h, e
+		}
+	}
+	return h, nil
 }
 
 // toolList reads a comma-separated string ("Read, Grep, Bash(git log:*)")
 // or a YAML list.
-type toolList []string
-
-func (t *toolList) UnmarshalYAML(unmarshal func(any) error) error {
-	var s string
-	if err := unmarshal(&s); err == nil {
-		*t = nil
+func toolList(v frontmatter.Value) ([]string, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	if s, ok := v.Scalar(); ok {
+		var out []string
 		for _, e := range strings.Split(s, ",") {
 			if e = strings.TrimSpace(e); e != "" {
-				*t = append(*t, e)
+				out = append(out, e)
 			}
 		}
-		return nil
+		return out, nil
 	}
-	var list []string
-	if err := unmarshal(&list); err != nil {
-		return errors.New("a tool list must be a string of names separated by commas, or a list of them")
+	list, ok := v.List()
+	if !ok {
+		return nil, errors.New("a tool list must be a string of names separated by commas, or a list of them")
 	}
-	*t = slices.DeleteFunc(list, func(e string) bool { return strings.TrimSpace(e) == "" })
-	return nil
+	return slices.DeleteFunc(list, func(e string) bool { return strings.TrimSpace(e) == "" }), nil
 }
 
 // Parse reads one definition from the file path (its name, without .md,
 // is the name when the front matter gives none).
 func Parse(data []byte, path string) (Definition, error) {
-	var h head
-	body, err := frontmatter.Parse(data, &h)
+	f, body, err := frontmatter.Parse(data)
 	if err != nil {
 		return Definition{}, err
 	}
-	name := h.Name
+	h, err := readHead(f)
+	if err != nil {
+		return Definition{}, err
+	}
+	name := h.name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), ".md")
 	}
 	if !validName(name) {
 		return Definition{}, fmt.Errorf("name %q: use letters, digits, '-' and '_' (at most 64)", name)
 	}
-	if h.MaxTurns < 0 {
-		return Definition{}, fmt.Errorf("maxTurns %d: must be 1 or more", h.MaxTurns)
+	if h.maxTurns < 0 {
+		return Definition{}, fmt.Errorf("maxTurns %d: must be 1 or more", h.maxTurns)
 	}
-	d := Definition{Name: name, Description: strings.TrimSpace(h.Description), Disallowed: h.Disallowed, Model: strings.TrimSpace(h.Model),
-		MaxTurns: h.MaxTurns, PermissionMode: strings.TrimSpace(h.PermissionMode), Prompt: strings.TrimSpace(body), Path: path}
-	if h.Tools != nil {
-		d.Tools, d.toolsGiven = *h.Tools, true
+	d := Definition{Name: name, Description: strings.TrimSpace(h.description), Disallowed: h.disallowed, Model: strings.TrimSpace(h.model),
+		MaxTurns: h.maxTurns, PermissionMode: strings.TrimSpace(h.permissionMode), Prompt: strings.TrimSpace(body), Path: path}
+	if h.tools != nil {
+		d.Tools, d.toolsGiven = *h.tools, true
 	}
 	return d, nil
 }

@@ -12,9 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/ask-cli/ask/internal/noblock"
 )
@@ -26,19 +25,18 @@ const MaxSize = 256 << 10
 // ErrNone is returned for a file that does not open with front matter.
 var ErrNone = errors.New("no front matter: the file must open with a line \"---\", then YAML, then a line \"---\"")
 
-// Parse splits data into its front matter, decoded into v (a pointer to a
-// struct or map), and the body after it. Keys v does not know are
-// ignored, as both formats ask.
-func Parse(data []byte, v any) (body string, err error) {
+// Parse splits data into its front matter and the body after it. Keys
+// the caller does not ask for are ignored, as both formats ask.
+func Parse(data []byte) (fields Fields, body string, err error) {
 	if len(data) > MaxSize {
-		return "", fmt.Errorf("%d bytes, more than the %d a definition may have", len(data), MaxSize)
+		return Fields{}, "", fmt.Errorf("%d bytes, more than the %d a definition may have", len(data), MaxSize)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark
 	first, rest, ok := cutLine(data)
 	if !ok || string(bytes.TrimRight(first, " \t")) != "---" {
-		return "", ErrNone
+		return Fields{}, "", ErrNone
 	}
-	var head []byte
+	var head []string
 	for {
 		line, after, more := cutLine(rest)
 		if string(bytes.TrimRight(line, " \t")) == "---" {
@@ -46,16 +44,81 @@ func Parse(data []byte, v any) (body string, err error) {
 			break
 		}
 		if !more {
-			return "", errors.New("front matter never ends: close it with a line \"---\"")
+			return Fields{}, "", errors.New("front matter never ends: close it with a line \"---\"")
 		}
-		head = append(head, line...)
-		head = append(head, '\n')
+		head = append(head, string(line))
 		rest = after
 	}
-	if err := yaml.Unmarshal(head, v); err != nil {
-		return "", fmt.Errorf("front matter: %w", oneLine(err))
+	v, err := readYAML(head)
+	if err != nil {
+		return Fields{}, "", fmt.Errorf("front matter: %w", err)
 	}
-	return body, nil
+	for i, k := range v.keys {
+		if slices.Contains(v.keys[:i], k) {
+			return Fields{}, "", fmt.Errorf("front matter: the key %q is given twice", k)
+		}
+	}
+	return Fields{v}, body, nil
+}
+
+// Fields are front matter's keys and their values.
+type Fields struct{ m Value }
+
+// Get is key's value: null when the key is absent.
+func (f Fields) Get(key string) Value {
+	for i, k := range f.m.keys {
+		if k == key {
+			return f.m.vals[i]
+		}
+	}
+	return Value{}
+}
+
+// String is key's value as text: "" when absent or null, an error when it
+// is a list or mapping.
+func (f Fields) String(key string) (string, error) {
+	v := f.Get(key)
+	if v.kind == listNode || v.kind == mapNode {
+		return "", fmt.Errorf("%s is a %s: give it as text", key, v.kind)
+	}
+	return v.text, nil
+}
+
+// Int is key's value as a whole number written in decimal: 0 when absent
+// or null.
+func (f Fields) Int(key string) (int, error) {
+	v := f.Get(key)
+	if v.kind == nullNode {
+		return 0, nil
+	}
+	digits := strings.TrimPrefix(strings.TrimPrefix(v.text, "-"), "+")
+	n, err := strconv.Atoi(v.text)
+	if v.kind != scalarNode || !v.plain || err != nil || digits == "" || len(digits) > 1 && digits[0] == '0' {
+		return 0, fmt.Errorf("%s must be a whole number such as 10", key)
+	}
+	return n, nil
+}
+
+// IsNull reports whether the value is null (or absent).
+func (v Value) IsNull() bool { return v.kind == nullNode }
+
+// Scalar is a scalar's text; false for a null, a list or a mapping.
+func (v Value) Scalar() (string, bool) { return v.text, v.kind == scalarNode }
+
+// List is a list's items as text, a null item as ""; false for anything
+// but a list of scalars.
+func (v Value) List() ([]string, bool) {
+	if v.kind != listNode {
+		return nil, false
+	}
+	out := make([]string, 0, len(v.items))
+	for _, it := range v.items {
+		if it.kind == listNode || it.kind == mapNode {
+			return nil, false
+		}
+		out = append(out, it.text)
+	}
+	return out, true
 }
 
 // cutLine returns the first line of b without its end (\n or \r\n), and
@@ -63,12 +126,6 @@ func Parse(data []byte, v any) (body string, err error) {
 func cutLine(b []byte) (line, rest []byte, more bool) {
 	line, rest, more = bytes.Cut(b, []byte("\n"))
 	return bytes.TrimSuffix(line, []byte("\r")), rest, more
-}
-
-// oneLine makes a YAML error fit the one-line warning it becomes.
-func oneLine(err error) error {
-	msg := string(bytes.Join(bytes.Fields([]byte(err.Error())), []byte(" ")))
-	return errors.New(msg)
 }
 
 // Places are where definitions of a kind ("skills", "agents") are looked

@@ -6,31 +6,29 @@ import (
 	"testing"
 )
 
-type head struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-}
-
 func TestParse(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name, in  string
-		want      head
-		body, err string
+		name, in          string
+		wantName, wantDes string
+		body, err         string
 	}{
-		{"plain", "---\nname: a\ndescription: does a\n---\n# A\nbody\n", head{"a", "does a"}, "# A\nbody\n", ""},
-		{"crlf and bom", "\xef\xbb\xbf---\r\nname: a\r\n---\r\nbody", head{Name: "a"}, "body", ""},
-		{"unknown keys ignored", "---\nname: a\nmodel: x\nmetadata: {k: v}\n---\n", head{Name: "a"}, "", ""},
-		{"empty front matter", "---\n---\nbody", head{}, "body", ""},
-		{"no front matter", "# just markdown\n", head{}, "", "no front matter"},
-		{"never closed", "---\nname: a\n", head{}, "", "never ends"},
-		{"bad yaml", "---\nname: [a\n---\n", head{}, "", "front matter: yaml:"},
-		{"not a mapping", "---\n- a\n---\n", head{}, "", "front matter: yaml:"},
-		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", MaxSize), head{}, "", "more than"},
+		{"plain", "---\nname: a\ndescription: does a\n---\n# A\nbody\n", "a", "does a", "# A\nbody\n", ""},
+		{"crlf and bom", "\xef\xbb\xbf---\r\nname: a\r\n---\r\nbody", "a", "", "body", ""},
+		{"unknown keys ignored", "---\nname: a\nmodel: x\nmetadata: {k: v}\n---\n", "a", "", "", ""},
+		{"empty front matter", "---\n---\nbody", "", "", "body", ""},
+		{"no front matter", "# just markdown\n", "", "", "", "no front matter"},
+		{"never closed", "---\nname: a\n", "", "", "", "never ends"},
+		{"bad yaml", "---\nname: [a\n---\n", "", "", "", "front matter: line 2: a [ or { never closes"},
+		{"not a mapping", "---\n- a\n---\n", "", "", "", "front matter: line 2: front matter must be keys"},
+		{"a key twice", "---\nname: a\nname: b\n---\n", "", "", "", `the key "name" is given twice`},
+		{"an anchor", "---\nname: &x a\n---\n", "", "", "", "line 2: '&' starts an anchor"},
+		{"a tab indents", "---\nmetadata:\n\tk: v\n---\n", "", "", "", "line 3: a tab indents"},
+		{"a colon in a plain value", "---\ndescription: Use it: always\n---\n", "", "", "", "line 2: a colon and a space inside a value: quote the value"},
+		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", MaxSize), "", "", "", "more than"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var h head
-			body, err := Parse([]byte(tt.in), &h)
+			f, body, err := Parse([]byte(tt.in))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
@@ -40,13 +38,51 @@ func TestParse(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || h != tt.want || body != tt.body {
-				t.Errorf("Parse = %+v, %q, %v; want %+v, %q", h, body, err, tt.want, tt.body)
+			name, _ := f.String("name")
+			des, _ := f.String("description")
+			if err != nil || name != tt.wantName || des != tt.wantDes || body != tt.body {
+				t.Errorf("Parse = name %q, description %q, body %q, %v; want %q, %q, %q", name, des, body, err, tt.wantName, tt.wantDes, tt.body)
 			}
 		})
 	}
-	if _, err := Parse([]byte("x"), &head{}); !errors.Is(err, ErrNone) {
+	if _, _, err := Parse([]byte("x")); !errors.Is(err, ErrNone) {
 		t.Errorf("a file without front matter: %v, want ErrNone", err)
+	}
+}
+
+func TestFieldsAsTypes(t *testing.T) {
+	t.Parallel()
+	f, _, err := Parse([]byte("---\nname: a\nlist: [x, 'y', ~]\nmap: {k: v}\nturns: 12\nquoted: \"12\"\nneg: -3\nhex: 0x10\nnothing:\n---\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := f.String("list"); err == nil {
+		t.Errorf("String(list) = %q, want an error", s)
+	}
+	if s, err := f.String("map"); err == nil {
+		t.Errorf("String(map) = %q, want an error", s)
+	}
+	if s, err := f.String("absent"); s != "" || err != nil {
+		t.Errorf("String(absent) = %q, %v", s, err)
+	}
+	for key, want := range map[string]int{"turns": 12, "neg": -3, "nothing": 0, "absent": 0} {
+		if n, err := f.Int(key); n != want || err != nil {
+			t.Errorf("Int(%s) = %d, %v; want %d", key, n, err, want)
+		}
+	}
+	for _, key := range []string{"quoted", "hex", "list", "name"} {
+		if n, err := f.Int(key); err == nil {
+			t.Errorf("Int(%s) = %d, want an error", key, n)
+		}
+	}
+	if l, ok := f.Get("list").List(); !ok || strings.Join(l, "|") != "x|y|" {
+		t.Errorf("List(list) = %q, %v", l, ok)
+	}
+	if _, ok := f.Get("map").List(); ok {
+		t.Error("a mapping read as a list")
+	}
+	if !f.Get("nothing").IsNull() || !f.Get("absent").IsNull() || f.Get("name").IsNull() {
+		t.Error("IsNull is wrong")
 	}
 }
 
@@ -57,8 +93,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var m map[string]any
-		body, err := Parse(data, &m)
+		_, body, err := Parse(data)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error spans lines: %q", err)

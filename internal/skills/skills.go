@@ -42,27 +42,18 @@ type Skill struct {
 	Body string `json:"-"`
 }
 
-// head is the front matter as the spec writes it; other keys are ignored.
-type head struct {
-	Name          string    `yaml:"name"`
-	Description   string    `yaml:"description"`
-	Compatibility string    `yaml:"compatibility"`
-	AllowedTools  toolNames `yaml:"allowed-tools"`
-}
-
-// toolNames reads allowed-tools as the spec's space-separated string, or
-// as the YAML list Claude Code also accepts.
-type toolNames []string
-
-func (t *toolNames) UnmarshalYAML(unmarshal func(any) error) error {
-	var s string
-	if err := unmarshal(&s); err == nil {
-		*t = splitTools(s)
-		return nil
+// allowedTools reads allowed-tools as the spec's space-separated string,
+// or as the YAML list Claude Code also accepts.
+func allowedTools(v frontmatter.Value) ([]string, error) {
+	if v.IsNull() {
+		return nil, nil
 	}
-	var list []string
-	if err := unmarshal(&list); err != nil {
-		return errors.New("allowed-tools must be a string of tool names or a list of them")
+	if s, ok := v.Scalar(); ok {
+		return splitTools(s), nil
+	}
+	list, ok := v.List()
+	if !ok {
+		return nil, errors.New("allowed-tools must be a string of tool names or a list of them")
 	}
 	var out []string
 	for _, item := range list {
@@ -70,8 +61,7 @@ func (t *toolNames) UnmarshalYAML(unmarshal func(any) error) error {
 			out = append(out, item) // an entry of a list is one, spaces and all
 		}
 	}
-	*t = out
-	return nil
+	return out, nil
 }
 
 // splitTools splits a tool list at spaces and commas, but not inside
@@ -103,31 +93,55 @@ func splitTools(s string) []string {
 	return out
 }
 
+// head is the front matter as the spec writes it; other keys are ignored.
+type head struct {
+	name, description, compatibility string
+	allowedTools                     []string
+}
+
+func readHead(f frontmatter.Fields) (head, error) {
+	var h head
+	var err [4]error
+	h.name, err[0] = f.String("name")
+	h.description, err[1] = f.String("description")
+	h.compatibility, err[2] = f.String("compatibility")
+	h.allowedTools, err[3] = allowedTools(f.Get("allowed-tools"))
+	for _, e := range err {
+		if e != nil {
+			return h, e
+		}
+	}
+	return h, nil
+}
+
 // Parse reads a SKILL.md found in the folder dir. It checks what the spec
 // requires: a name of lowercase letters, digits and single hyphens that
 // names its folder, and a description, each within its length.
 func Parse(data []byte, dir string) (Skill, error) {
-	var h head
-	body, err := frontmatter.Parse(data, &h)
+	f, body, err := frontmatter.Parse(data)
 	if err != nil {
 		return Skill{}, err
 	}
-	if err := CheckName(h.Name); err != nil {
+	h, err := readHead(f)
+	if err != nil {
 		return Skill{}, err
 	}
-	if folder := filepath.Base(dir); h.Name != folder {
-		return Skill{}, fmt.Errorf("name %q does not match its folder %q: rename one", h.Name, folder)
+	if err := CheckName(h.name); err != nil {
+		return Skill{}, err
 	}
-	desc := strings.TrimSpace(h.Description)
+	if folder := filepath.Base(dir); h.name != folder {
+		return Skill{}, fmt.Errorf("name %q does not match its folder %q: rename one", h.name, folder)
+	}
+	desc := strings.TrimSpace(h.description)
 	switch {
 	case desc == "":
 		return Skill{}, errors.New("no description: say what the skill does and when to use it")
 	case len(desc) > maxDescription:
 		return Skill{}, fmt.Errorf("description is %d characters, more than %d", len(desc), maxDescription)
-	case len(h.Compatibility) > maxCompatibility:
-		return Skill{}, fmt.Errorf("compatibility is %d characters, more than %d", len(h.Compatibility), maxCompatibility)
+	case len(h.compatibility) > maxCompatibility:
+		return Skill{}, fmt.Errorf("compatibility is %d characters, more than %d", len(h.compatibility), maxCompatibility)
 	}
-	return Skill{Name: h.Name, Description: desc, AllowedTools: h.AllowedTools, Dir: dir, Path: filepath.Join(dir, FileName), Body: strings.TrimSpace(body)}, nil
+	return Skill{Name: h.name, Description: desc, AllowedTools: h.allowedTools, Dir: dir, Path: filepath.Join(dir, FileName), Body: strings.TrimSpace(body)}, nil
 }
 
 // CheckName says what is wrong with a skill's name by the spec's rule, nil
