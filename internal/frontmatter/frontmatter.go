@@ -77,11 +77,13 @@ func (f Fields) Get(key string) Value {
 // String is key's value as text: "" when absent or null, an error when it
 // is a list or mapping.
 func (f Fields) String(key string) (string, error) {
-	v := f.Get(key)
-	if v.kind == listNode || v.kind == mapNode {
+	switch v := f.Get(key); v.kind {
+	case listNode, mapNode:
 		return "", fmt.Errorf("%s is a %s: give it as text", key, v.kind)
+	case scalarNode:
+		return v.text, nil
 	}
-	return v.text, nil
+	return "", nil
 }
 
 // Int is key's value as a whole number written in decimal: 0 when absent
@@ -103,7 +105,12 @@ func (f Fields) Int(key string) (int, error) {
 func (v Value) IsNull() bool { return v.kind == nullNode }
 
 // Scalar is a scalar's text; false for a null, a list or a mapping.
-func (v Value) Scalar() (string, bool) { return v.text, v.kind == scalarNode }
+func (v Value) Scalar() (string, bool) {
+	if v.kind != scalarNode {
+		return "", false
+	}
+	return v.text, true
+}
 
 // List is a list's items as text, a null item as ""; false for anything
 // but a list of scalars.
@@ -113,10 +120,11 @@ func (v Value) List() ([]string, bool) {
 	}
 	out := make([]string, 0, len(v.items))
 	for _, it := range v.items {
-		if it.kind == listNode || it.kind == mapNode {
+		text, ok := it.Scalar()
+		if !ok && !it.IsNull() {
 			return nil, false
 		}
-		out = append(out, it.text)
+		out = append(out, text)
 	}
 	return out, true
 }

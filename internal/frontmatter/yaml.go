@@ -149,7 +149,7 @@ func (r *reader) indent() (int, error) {
 func isListItem(s string) bool { return s != "" && s[0] == '-' && (len(s) == 1 || isBlank(s[1])) }
 
 // block reads the block node whose first line, the current one, is
-// indented ind, more than its parent's parent.
+// indented ind, more than its owner (indented parent).
 func (r *reader) block(ind, parent int) (Value, error) {
 	content := r.lines[r.n][ind:]
 	if isListItem(content) {
@@ -271,10 +271,10 @@ func splitKey(s string) (key, rest string, ok bool, err error) {
 			}
 			return text, t[1:], true, nil
 		}
-		return "", "", false, err
+		return "", "", false, nil
 	case '?':
 		if len(s) == 1 || isBlank(s[1]) {
-			return "", "", false, fmt.Errorf("complex keys (?) are not read in front matter")
+			return "", "", false, errors.New("complex keys (?) are not read in front matter")
 		}
 	case '[', '{', '&', '*', '!', '|', '>', '%', '@', '`', '#', ',', ']', '}':
 		return "", "", false, nil
@@ -415,7 +415,7 @@ func plainLine(s string) (text string, comment bool, err error) {
 		case s[i] == '#' && i > 0 && isBlank(s[i-1]):
 			return strings.TrimRight(s[:i], " \t"), true, nil
 		case s[i] == ':' && (i+1 == len(s) || isBlank(s[i+1])):
-			return "", false, fmt.Errorf("a colon and a space inside a value: quote the value")
+			return "", false, errors.New("a colon and a space inside a value: quote the value")
 		}
 	}
 	return strings.TrimRight(s, " \t"), false, nil
@@ -538,7 +538,7 @@ func (r *reader) nextQuotedLine() (breaks int, err error) {
 // returns how many bytes of s it took.
 func unescape(b *strings.Builder, s string) (int, error) {
 	if s == "" {
-		return 0, fmt.Errorf("a backslash ends the line inside a quoted value")
+		return 0, errors.New("a backslash ends the line inside a quoted value")
 	}
 	simple := map[byte]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v", 'f': "\f",
 		'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"", '\\': "\\", 'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
@@ -677,7 +677,7 @@ func (r *reader) flowScalar(s *string) (Value, error) {
 	}
 	v := Value{kind: scalarNode, text: strings.TrimRight(t[:i], " \t"), plain: true}
 	if isNull(v.text) {
-		v = Value{}
+		v.kind = nullNode // its text kept for a key: {~: x} has the key "~"
 	}
 	return v, nil
 }
