@@ -6,6 +6,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,12 +58,7 @@ func readHead(f frontmatter.Fields) (head, error) {
 		h.tools = &tools
 	}
 	h.disallowed, err[6] = toolList(f.Get("disallowedTools"))
-	for _, e := range err {
-		if e != nil {
-			return h, e
-		}
-	}
-	return h, nil
+	return h, cmp.Or(err[:]...) // the first error, if any
 }
 
 // toolList reads a comma-separated string ("Read, Grep, Bash(git log:*)")

@@ -167,19 +167,12 @@ func (r *reader) block(ind, parent int) (Value, error) {
 func (r *reader) mapping(ind int) (Value, error) {
 	m := Value{kind: mapNode}
 	for {
-		r.skipEmpty()
-		if r.done() {
-			return m, nil
-		}
-		li, err := r.indent()
+		more, err := r.nextAt(ind)
 		if err != nil {
 			return Value{}, err
 		}
-		if li < ind {
+		if !more {
 			return m, nil
-		}
-		if li > ind {
-			return Value{}, r.errorf("unexpected indentation")
 		}
 		content := r.lines[r.n][ind:]
 		key, rest, ok, err := splitKey(content)
@@ -203,23 +196,34 @@ func (r *reader) mapping(ind int) (Value, error) {
 	}
 }
 
+// nextAt skips empty lines and reports whether the next line goes on the
+// block collection indented ind: not at the end nor at a line indented
+// less, where the collection ends; a line indented more is an error.
+func (r *reader) nextAt(ind int) (bool, error) {
+	r.skipEmpty()
+	if r.done() {
+		return false, nil
+	}
+	li, err := r.indent()
+	if err != nil {
+		return false, err
+	}
+	if li > ind {
+		return false, r.errorf("unexpected indentation")
+	}
+	return li == ind, nil
+}
+
 // list reads a block list whose dashes are indented ind.
 func (r *reader) list(ind int) (Value, error) {
 	l := Value{kind: listNode}
 	for {
-		r.skipEmpty()
-		if r.done() {
-			return l, nil
-		}
-		li, err := r.indent()
+		more, err := r.nextAt(ind)
 		if err != nil {
 			return Value{}, err
 		}
-		if li < ind {
+		if !more {
 			return l, nil
-		}
-		if li > ind {
-			return Value{}, r.errorf("unexpected indentation")
 		}
 		content := r.lines[r.n][ind:]
 		if !isListItem(content) {

@@ -6,6 +6,7 @@
 package skills
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -106,12 +107,7 @@ func readHead(f frontmatter.Fields) (head, error) {
 	h.description, err[1] = f.String("description")
 	h.compatibility, err[2] = f.String("compatibility")
 	h.allowedTools, err[3] = allowedTools(f.Get("allowed-tools"))
-	for _, e := range err {
-		if e != nil {
-			return h, e
-		}
-	}
-	return h, nil
+	return h, cmp.Or(err[:]...) // the first error, if any
 }
 
 // Parse reads a SKILL.md found in the folder dir. It checks what the spec
