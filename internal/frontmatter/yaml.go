@@ -264,9 +264,11 @@ func splitKey(s string) (key, rest string, ok bool, err error) {
 	}
 	switch s[0] {
 	case '"', '\'':
-		text, after, closed, err := quotedOnLine(s)
-		if err != nil || !closed {
-			return "", "", false, nil // a quoted value, read (and checked) as one
+		// Read on its own line, a quote that goes on past it is an
+		// error: a quoted value, read (and checked) as one.
+		text, after, err := (&reader{lines: []string{s}}).quoted(s)
+		if err != nil {
+			return "", "", false, nil
 		}
 		t := strings.TrimLeft(after, " \t")
 		if t != "" && t[0] == ':' && (len(t) == 1 || isBlank(t[1])) {
@@ -433,35 +435,6 @@ func isNull(s string) bool {
 	return false
 }
 
-// quotedOnLine reads a quoted scalar that closes on the line s; closed is
-// false when it goes on past the line.
-func quotedOnLine(s string) (text, after string, closed bool, err error) {
-	var b strings.Builder
-	q := s[0]
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == q && q == '\'' && i+1 < len(s) && s[i+1] == '\'':
-			b.WriteByte('\'')
-			i++
-		case c == q:
-			return b.String(), s[i+1:], true, nil
-		case c == '\\' && q == '"':
-			if i+1 == len(s) {
-				return "", "", false, nil
-			}
-			n, err := unescape(&b, s[i+1:])
-			if err != nil {
-				return "", "", false, err
-			}
-			i += n
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return "", "", false, nil
-}
-
 // quoted reads a quoted scalar that starts the current line's rest and
 // may go on over the following lines, folded as YAML folds them.
 func (r *reader) quoted(s string) (text, after string, err error) {
@@ -538,20 +511,31 @@ func (r *reader) nextQuotedLine() (breaks int, err error) {
 	}
 }
 
+// simpleEscapes are the escapes of one character after the backslash
+// (a tab among them), by that character; an array of constants, which
+// the linker lays out, so that no run pays to build it.
+var simpleEscapes = [256]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v", 'f': "\f",
+	'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"", '\\': "\\", 'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
+
 // unescape writes the escape that s (after the backslash) starts, and
 // returns how many bytes of s it took.
 func unescape(b *strings.Builder, s string) (int, error) {
 	if s == "" {
 		return 0, errors.New("a backslash ends the line inside a quoted value")
 	}
-	simple := map[byte]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v", 'f': "\f",
-		'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"", '\\': "\\", 'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
-	if out, ok := simple[s[0]]; ok {
+	if out := simpleEscapes[s[0]]; out != "" {
 		b.WriteString(out)
 		return 1, nil
 	}
-	width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[0]]
-	if width == 0 {
+	var width int
+	switch s[0] {
+	case 'x':
+		width = 2
+	case 'u':
+		width = 4
+	case 'U':
+		width = 8
+	default:
 		return 0, fmt.Errorf("unknown escape \\%c in a quoted value", s[0])
 	}
 	if len(s) < 1+width {

@@ -108,6 +108,7 @@ var frontMatters = []string{
 	"k: >\n  a\n   more\n  b\n",
 	"url: http://example.com/a:b\ntime: 12:30\nneg: -1\n",
 	"tools: [\n  Read,\n  Grep\n]\nmap: {a: b, 'c': \"d\", e: }\n",
+	"\"a \\\"key\\\"\": 1\n'it''s': two\nlist:\n- \"x: y\"\n- 'k': v\n",
 }
 
 func TestSameAsYAMLLibrary(t *testing.T) {
