@@ -25,6 +25,8 @@ func TestParse(t *testing.T) {
 		{"an anchor", "---\nname: &x a\n---\n", "", "", "", "line 2: '&' starts an anchor"},
 		{"a tab indents", "---\nmetadata:\n\tk: v\n---\n", "", "", "", "line 3: a tab indents"},
 		{"a colon in a plain value", "---\ndescription: Use it: always\n---\n", "", "", "", "line 2: a colon and a space inside a value: quote the value"},
+		{"a key in { } over two lines", "---\nmetadata: {\"a\n b\": c}\n---\n", "", "", "", "line 3: a key inside { } must be on one line"},
+		{"a long key in { }", "---\nmetadata: {" + strings.Repeat("k", 1001) + ": v}\n---\n", "", "", "", "line 2: a key inside { } must be on one line, at most 1000 characters"},
 		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", MaxSize), "", "", "", "more than"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -567,6 +567,7 @@ func (r *reader) flow(s string) (Value, string, error) {
 		if s[0] == closer {
 			return v, s[1:], nil
 		}
+		keyLine, keyStart := r.n, s
 		key, err := r.flowScalar(&s)
 		if err != nil {
 			return Value{}, "", err
@@ -580,6 +581,9 @@ func (r *reader) flow(s string) (Value, string, error) {
 			return Value{}, "", r.errorf("a key: value pair inside [ ] is not read in front matter")
 		case open == '{' && !isPair:
 			return Value{}, "", r.errorf("expected a colon after a key inside { }")
+		case open == '{' && (r.n != keyLine || len(keyStart)-len(s) > maxKey):
+			// As YAML takes a key: on one line, to its colon.
+			return Value{}, "", r.errorf("a key inside { } must be on one line, at most %d characters to its colon", maxKey)
 		case open == '{':
 			if s, err = r.flowSpace(s[1:]); err != nil {
 				return Value{}, "", err
