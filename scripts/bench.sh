@@ -6,6 +6,7 @@
 # (and git, to name the commit measured).
 #   scripts/bench.sh                 10 runs of each scenario (the least)
 #   RUNS=30 scripts/bench.sh         more runs
+#   ROUNDS=20 scripts/bench.sh       more rounds of the start scenarios (10)
 #   TAGS= scripts/bench.sh           measure the build without urfave_cli_no_docs
 #   TAGS=a,b scripts/bench.sh        measure another build variant
 # The measuring is done by scripts/benchrun (Go): wall time from fork-exec
@@ -16,12 +17,16 @@
 # request from 10× the messages from BenchmarkBuildRequestGrowth; ask's
 # start against scripts/floor's (--version, a one-shot answer, the 5-step
 # loop), the two run in turn, as ratios of medians, and the floor built on
-# ask's stack (-tags stack) beside them.
+# ask's stack (-tags stack) beside them. The start is measured in rounds,
+# each after the first with fresh copies in a fresh work directory, and
+# its ratios are the median over them: one round's ratio strays from the
+# next by more than a limit's margin.
 # hyperfine is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=${RUNS:-10}
+rounds=${ROUNDS:-10}
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 
@@ -68,5 +73,5 @@ for f in ask floor floor-stack; do
   mv "$bin/$f.copy" "$bin/$f"
 done
 
-echo "== measuring ($runs runs of each scenario)" >&2
-"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -floor "$bin/floor" -stack "$bin/floor-stack" -loopbench "$bin/loop.test" -runs "$runs"
+echo "== measuring ($runs runs of each scenario, $rounds rounds of the start)" >&2
+"$bin/benchrun" -ask "$bin/ask" -fake "$bin/fakeprovider" -floor "$bin/floor" -stack "$bin/floor-stack" -loopbench "$bin/loop.test" -runs "$runs" -rounds "$rounds"

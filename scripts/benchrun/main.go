@@ -73,6 +73,10 @@ var scenarios = []scenario{
 // --version` and a one-shot answer within 1.5 times the floor's wall time.
 const startLimit = 1.5
 
+// stackLimit is the most ask's start may cost over the same loop on ask's
+// stack (issue 39).
+const stackLimit = 1.35
+
 // shellFloor is the reference row: the shell tool's own work, /bin/sh
 // running one echo, without ask.
 const shellFloor = "`sh -c 'echo step 1'` alone"
@@ -106,6 +110,7 @@ func run() error {
 	stackBin := flag.String("stack", "", "scripts/floor built with -tags stack, measured beside the floor")
 	loopBench := flag.String("loopbench", "", "a test binary of internal/loop (go test -c), to report the request-build growth")
 	runs := flag.Int("runs", minRuns, "measured runs of each scenario (after one warm-up run); at least 10")
+	rounds := flag.Int("rounds", 1, "rounds of the start scenarios, each after the first with fresh copies of the binaries and a fresh work directory; with more than one, ask's ratios to the floors are the median over the rounds")
 	var extraEnv envList
 	flag.Var(&extraEnv, "env", "add `KEY=VALUE` to ask's environment, such as GOGC=400; repeatable")
 	flag.Parse()
@@ -117,6 +122,9 @@ func run() error {
 	}
 	if err := checkRuns(*runs); err != nil {
 		return err
+	}
+	if *rounds < 1 {
+		return fmt.Errorf("-rounds %d: give at least one round", *rounds)
 	}
 	loadBefore := loadAverage()
 	_, err := os.Stat(timeBin)
@@ -164,13 +172,23 @@ func run() error {
 		}
 		results = append(results, res)
 	}
+	var spreads []spread
+	if *floorBin != "" {
+		bins := []string{*askBin, *floorBin}
+		if *stackBin != "" {
+			bins = append(bins, *stackBin)
+		}
+		if spreads, err = measureRounds(*rounds, results, bins, *fakeBin, *runs, extraEnv); err != nil {
+			return err
+		}
+	}
 	var growth []growthResult
 	if *loopBench != "" {
 		if growth, err = measureGrowth(*loopBench, *runs); err != nil {
 			return fmt.Errorf("%s: %w", growthBench, err)
 		}
 	}
-	printReport(os.Stdout, report{results: results, growth: growth, runs: *runs, askBin: *askBin, extraEnv: extraEnv,
+	printReport(os.Stdout, report{results: results, spreads: spreads, growth: growth, runs: *runs, askBin: *askBin, extraEnv: extraEnv,
 		hasTime: hasTime, loadBefore: loadBefore, loadAfter: loadAverage()})
 	return nil
 }
@@ -398,6 +416,101 @@ func measureScenario(sc scenario, bins []string, fakeBin, work string, runs int,
 	return st, nil
 }
 
+// spread is a start scenario's ratios of ask's median wall time to the
+// floors', one a round, and the most the ratio to the floor may be.
+type spread struct {
+	name         string
+	limit        float64
+	floor, stack []float64 // stack is empty without -stack
+}
+
+// over says what a target's figure is taken over: one round, or the median
+// of several.
+func (sp spread) over() string {
+	if len(sp.floor) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (median of %d rounds)", len(sp.floor))
+}
+
+// measureRounds gives the start scenarios' ratios to the floors over
+// rounds: the first round's, from first, then those of rounds−1 more. One
+// round's ratio moves with what the machine, its page cache and its file
+// system were doing while it ran, by more than a limit's margin; so each
+// further round measures fresh copies of bins (ask, the floor, the stack
+// floor) in a fresh work directory, as another bench.sh would.
+func measureRounds(rounds int, first []result, bins []string, fakeBin string, runs int, extraEnv []string) ([]spread, error) {
+	var spreads []spread
+	for _, res := range first {
+		if res.floor == nil || res.floorLimit <= 0 {
+			continue
+		}
+		sp := spread{name: res.name, limit: res.floorLimit, floor: []float64{floorRatio(res)}}
+		if res.stack != nil {
+			sp.stack = []float64{ratio(res.stats.wall, res.stack.wall)}
+		}
+		spreads = append(spreads, sp)
+	}
+	for round := 2; round <= rounds; round++ {
+		if err := measureRound(spreads, bins, fakeBin, runs, extraEnv); err != nil {
+			return nil, fmt.Errorf("round %d: %w", round, err)
+		}
+	}
+	return spreads, nil
+}
+
+// measureRound measures each of spreads' scenarios once more, and adds
+// the ratios to them.
+func measureRound(spreads []spread, bins []string, fakeBin string, runs int, extraEnv []string) error {
+	dir, err := os.MkdirTemp("", "ask-bench-round-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	copies, err := copyBinaries(bins, filepath.Join(dir, "bin"))
+	if err != nil {
+		return err
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(filepath.Join(work, "home"), 0o755); err != nil {
+		return err
+	}
+	for i, sp := range spreads {
+		j := slices.IndexFunc(scenarios, func(sc scenario) bool { return sc.name == sp.name })
+		st, err := measureScenario(scenarios[j], copies, fakeBin, work, runs, extraEnv, false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sp.name, err)
+		}
+		spreads[i].floor = append(spreads[i].floor, ratio(st[0].wall, st[1].wall))
+		if len(st) > 2 {
+			spreads[i].stack = append(spreads[i].stack, ratio(st[0].wall, st[2].wall))
+		}
+	}
+	return nil
+}
+
+// copyBinaries copies each of bins into dir as an install would, with
+// write(2), and returns the copies' paths (bench.sh says why a copy).
+func copyBinaries(bins []string, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var copies []string
+	for i, bin := range bins {
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			return nil, err
+		}
+		// Numbered: the floors may share a name in different directories.
+		to := filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(bin)))
+		if err := os.WriteFile(to, data, 0o755); err != nil {
+			return nil, err
+		}
+		copies = append(copies, to)
+	}
+	return copies, nil
+}
+
 // measure runs once the given number of times and takes medians.
 func measure(runs int, once func() (sample, error)) (stats, error) {
 	var samples []sample
@@ -579,7 +692,7 @@ func (f *fakeServer) requestsSince(offset int64) ([]request, error) {
 	return reqs, sc.Err()
 }
 
-func median[T int64 | time.Duration](xs []T) T {
+func median[T int64 | time.Duration | float64](xs []T) T {
 	if len(xs) == 0 {
 		return 0
 	}
@@ -594,6 +707,7 @@ func median[T int64 | time.Duration](xs []T) T {
 // report is everything printReport shows.
 type report struct {
 	results               []result
+	spreads               []spread
 	growth                []growthResult
 	runs                  int
 	askBin                string
@@ -648,6 +762,7 @@ func printReport(w io.Writer, r report) {
 		fmt.Fprintf(w, "%s is not installed (Debian package \"time\"): peak RSS is not cross-checked.\n", timeBin)
 	}
 	printFloor(w, r.results)
+	printRounds(w, r.spreads)
 	if len(r.growth) > 0 {
 		fmt.Fprintf(w, "\nRequest build from 10× the messages (%s, 1,000 against 10,000 messages: the fastest of %d builds of each, CPU time of the thread):\n\n", growthBench, r.runs)
 		for _, g := range r.growth {
@@ -655,7 +770,7 @@ func printReport(w io.Writer, r report) {
 		}
 	}
 	fmt.Fprintln(w)
-	printTargets(w, r.results, r.growth)
+	printTargets(w, r.results, r.spreads, r.growth)
 }
 
 // printFloor sets ask's medians beside scripts/floor's, measured in the
@@ -692,6 +807,28 @@ func printFloor(w io.Writer, results []result) {
 		tableRow(w, res.name, ms(res.floor.wall), ms(res.stack.wall), times(ratio(res.stack.wall, res.floor.wall)),
 			ms(res.stats.wall), times(ratio(res.stats.wall, res.stack.wall)))
 	}
+}
+
+// printRounds gives the start scenarios' ratios over the rounds, when
+// there was more than one.
+func printRounds(w io.Writer, spreads []spread) {
+	if len(spreads) == 0 || len(spreads[0].floor) < 2 {
+		return
+	}
+	fmt.Fprintf(w, "\nask's start over the floors in %d rounds, the first the one above, each after it with fresh copies of the binaries and a fresh work directory: the median is the figure a limit is held to, the range how far one round strays.\n\n", len(spreads[0].floor))
+	tableHead(w, "scenario", "ask/floor, median", "ask/floor, range", "ask/stack, median", "ask/stack, range")
+	for _, sp := range spreads {
+		stackMedian, stackRange := "–", "–"
+		if len(sp.stack) > 0 {
+			stackMedian, stackRange = times(median(sp.stack)), span(sp.stack)
+		}
+		tableRow(w, sp.name, times(median(sp.floor)), span(sp.floor), stackMedian, stackRange)
+	}
+}
+
+// span is the least and the most of xs.
+func span(xs []float64) string {
+	return fmt.Sprintf("%.2f–%.2f×", slices.Min(xs), slices.Max(xs))
 }
 
 // tableHead writes a markdown table's header: the first column, which
@@ -765,8 +902,9 @@ func perRun(counts []int) string {
 	return fmt.Sprintf("%d–%d", lo, hi)
 }
 
-// printTargets checks the medians against the targets of issue 9.
-func printTargets(w io.Writer, results []result, growth []growthResult) {
+// printTargets checks the medians against the targets of issue 9, and the
+// start's ratios to the floors (issues 9 and 39) as spreads holds them.
+func printTargets(w io.Writer, results []result, spreads []spread, growth []growthResult) {
 	by := map[string]stats{}
 	for _, r := range results {
 		by[r.name] = r.stats
@@ -787,9 +925,10 @@ func printTargets(w io.Writer, results []result, growth []growthResult) {
 		{"50 MB file peak RSS", float64(by["read a 50 MB file"].rssKB) / 1024, 40, "MB"},
 		{"first request, all built-in tools", float64(by["one-shot answer"].firstBytes) / 1024, 8, "KB"},
 	}
-	for _, r := range results {
-		if r.floor != nil && r.floorLimit > 0 {
-			checks = append(checks, check{r.name + ": ask's wall over the floor's", floorRatio(r), r.floorLimit, "×"})
+	for _, sp := range spreads {
+		checks = append(checks, check{sp.name + ": ask's wall over the floor's" + sp.over(), median(sp.floor), sp.limit, "×"})
+		if len(sp.stack) > 0 {
+			checks = append(checks, check{sp.name + ": ask's wall over the same loop on ask's stack" + sp.over(), median(sp.stack), stackLimit, "×"})
 		}
 	}
 	if len(growth) > 0 {
@@ -803,11 +942,12 @@ func printTargets(w io.Writer, results []result, growth []growthResult) {
 		if c.got > c.want {
 			mark = fmt.Sprintf("no (%.1f×)", c.got/c.want)
 		}
-		sep := " "
+		sep, figure := " ", fmt.Sprintf("%.1f", c.got)
 		if c.unit == "×" {
-			sep = ""
+			// A ratio's limit may be 0.01× from it: two decimals.
+			sep, figure = "", fmt.Sprintf("%.2f", c.got)
 		}
-		fmt.Fprintf(w, "| %s | %.1f%s%s | %g%s%s | %s |\n", c.what, c.got, sep, c.unit, c.want, sep, c.unit, mark)
+		fmt.Fprintf(w, "| %s | %s%s%s | %g%s%s | %s |\n", c.what, figure, sep, c.unit, c.want, sep, c.unit, mark)
 	}
 	fmt.Fprintln(w, "\nEvery run made exactly one request a step (benchrun fails otherwise).")
 	fmt.Fprintln(w, "A peak RSS marked ≤ is benchrun's own: Linux passes a parent's peak to a child it starts with vfork and exec.")

@@ -121,7 +121,7 @@ func TestReportTables(t *testing.T) {
 		for _, want := range []string{
 			"- request build 10× messages (openai): 9.6× time (limit 12×)\n",
 			"- request build 10× messages (gemini): 14.4× time (limit 12×) — over by 1.2×\n",
-			"| request build, 10× the messages (slowest protocol: gemini) | 14.4× | 12× | no (1.2×) |",
+			"| request build, 10× the messages (slowest protocol: gemini) | 14.40× | 12× | no (1.2×) |",
 			"Commit: ",
 		} {
 			if !strings.Contains(out, want) {
@@ -194,5 +194,107 @@ sleep 0.5`
 	}
 	if s.tail-s.answer < 300*time.Millisecond {
 		t.Errorf("answer %v, exit %v after the reply: want the answer at least 300 ms before the exit", s.answer, s.tail)
+	}
+}
+
+// The first round's ratios seed the spreads: one for each scenario with a
+// floor and a limit, with the stack's when it was measured.
+func TestMeasureRoundsStartsWithTheFirstRound(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	first := []result{
+		{name: "`ask --version`", stats: stats{wall: ms(6)}, floor: &stats{wall: ms(4)}, stack: &stats{wall: ms(5)}, floorLimit: 1.5},
+		{name: "one-shot answer", stats: stats{wall: ms(9)}, floor: &stats{wall: ms(5)}, floorLimit: 1.5},
+		{name: "5 shell tool calls", stats: stats{wall: ms(20)}, floor: &stats{wall: ms(10)}, floorLimit: -1},
+		{name: "20-step loop (read_file)", stats: stats{wall: ms(30)}},
+	}
+	got, err := measureRounds(1, first, nil, "", 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []spread{
+		{name: "`ask --version`", limit: 1.5, floor: []float64{1.5}, stack: []float64{1.2}},
+		{name: "one-shot answer", limit: 1.5, floor: []float64{1.8}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("spreads %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].name != want[i].name || got[i].limit != want[i].limit ||
+			!slices.Equal(got[i].floor, want[i].floor) || !slices.Equal(got[i].stack, want[i].stack) {
+			t.Errorf("spread %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestPrintRounds(t *testing.T) {
+	spreads := []spread{
+		{name: "`ask --version`", limit: 1.5, floor: []float64{1.4, 1.2, 1.3}, stack: []float64{1.1, 1.0, 1.2}},
+		{name: "one-shot answer", limit: 1.5, floor: []float64{1.6, 1.5, 1.9}},
+	}
+	var b strings.Builder
+	printRounds(&b, spreads)
+	for _, want := range []string{
+		"in 3 rounds",
+		"| `ask --version` | 1.30× | 1.20–1.40× | 1.10× | 1.00–1.20× |",
+		"| one-shot answer | 1.60× | 1.50–1.90× | – | – |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	printRounds(&b, []spread{{name: "one-shot answer", floor: []float64{1.6}}})
+	if b.Len() != 0 {
+		t.Errorf("a table of one round:\n%s", b.String())
+	}
+}
+
+// The targets hold the median over the rounds to the limits, not one
+// round's ratio: here the first round is over both, the median under.
+func TestTargetsHoldTheMedianOfTheRounds(t *testing.T) {
+	spreads := []spread{{name: "one-shot answer", limit: 1.5, floor: []float64{1.6, 1.3, 1.4}, stack: []float64{1.40, 1.30, 1.34}}}
+	var b strings.Builder
+	printTargets(&b, nil, spreads, nil)
+	for _, want := range []string{
+		"| one-shot answer: ask's wall over the floor's (median of 3 rounds) | 1.40× | 1.5× | yes |",
+		"| one-shot answer: ask's wall over the same loop on ask's stack (median of 3 rounds) | 1.34× | 1.35× | yes |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	printTargets(&b, nil, []spread{{name: "one-shot answer", limit: 1.5, floor: []float64{1.6}, stack: []float64{1.36}}}, nil)
+	if want := "| one-shot answer: ask's wall over the same loop on ask's stack | 1.36× | 1.35× | no (1.0×) |"; !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in:\n%s", want, b.String())
+	}
+}
+
+// A round's binaries are copies written anew, executable, that keep their
+// contents; two of one name do not overwrite each other.
+func TestCopyBinaries(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	var bins []string
+	for i, sub := range []string{"a", "b"} {
+		if err := os.MkdirAll(src+"/"+sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin := src + "/" + sub + "/floor"
+		if err := os.WriteFile(bin, []byte{byte('0' + i)}, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bins = append(bins, bin)
+	}
+	copies, err := copyBinaries(bins, t.TempDir()+"/bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range copies {
+		data, err := os.ReadFile(c)
+		info, serr := os.Stat(c)
+		if err != nil || serr != nil || string(data) != string(rune('0'+i)) || info.Mode().Perm()&0o100 == 0 {
+			t.Errorf("copy %d (%s): %q, %v, %v", i, c, data, err, serr)
+		}
 	}
 }
